@@ -1,0 +1,197 @@
+//! Command-line parsing only: what the user asked for, nothing measured yet.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Exit codes, shown in `--help` and kept in step with README.md.
+pub const EXIT_CODES_HELP: &str = "\
+Exit status:
+  N        the measured program's own exit status (0-255)
+  128+N    the measured program was ended by signal N (e.g. 137 for SIGKILL)
+  125      arum itself failed (bad option value, cannot write the report, ...)
+  126      the program was found but could not be executed (permission, format)
+  127      the program was not found
+  2        usage error (unknown option, missing command)
+
+The report goes to stderr (or to --output FILE); the program's stdin, stdout and
+stderr are passed through untouched.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "arum",
+    version,
+    about = "ARUM, the Application Resource Usage Monitor: run a program and report its resource usage",
+    after_help = EXIT_CODES_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show what matters before measuring: CPU, kernel, permissions, usable counter backends.
+    Info(InfoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
+    pub format: InfoFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InfoFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("program").required(true).args(["launch", "argv"]))]
+pub struct RunArgs {
+    /// Program and arguments as one string, split into words as a POSIX shell would
+    /// (quotes, backslash escapes); no shell is run unless --shell is given.
+    #[arg(short = 'l', long, value_name = "\"CMD ARGS\"")]
+    pub launch: Option<String>,
+
+    /// Run the --launch string through `/bin/sh -c` instead of splitting it.
+    #[arg(long, requires = "launch")]
+    pub shell: bool,
+
+    /// Write the report to FILE (atomically) instead of stderr.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+
+    /// Show arum's own set-up and post-processing phases (always recorded in JSON).
+    #[arg(long)]
+    pub self_timing: bool,
+
+    /// The program and its arguments, after `--`, taken word for word.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub argv: Vec<String>,
+}
+
+impl RunArgs {
+    /// How the user named the program, resolved into the argument vector to execute.
+    pub fn program(&self) -> Result<ProgramSpec, crate::error::ArumError> {
+        use crate::error::ArumError;
+        match (&self.launch, self.shell) {
+            (Some(line), true) => Ok(ProgramSpec {
+                argv: vec!["/bin/sh".into(), "-c".into(), line.clone()],
+                how: LaunchHow::Shell,
+                line: Some(line.clone()),
+            }),
+            (Some(line), false) => {
+                let argv = shell_words::split(line).map_err(|e| ArumError::BadLaunch {
+                    line: line.clone(),
+                    why: e.to_string(),
+                })?;
+                if argv.is_empty() {
+                    return Err(ArumError::BadLaunch {
+                        line: line.clone(),
+                        why: "it names no program".into(),
+                    });
+                }
+                Ok(ProgramSpec {
+                    argv,
+                    how: LaunchHow::Split,
+                    line: Some(line.clone()),
+                })
+            }
+            (None, _) => Ok(ProgramSpec {
+                argv: self.argv.clone(),
+                how: LaunchHow::Argv,
+                line: None,
+            }),
+        }
+    }
+}
+
+/// The program to run, as the report will name it.
+#[derive(Debug, Clone)]
+pub struct ProgramSpec {
+    pub argv: Vec<String>,
+    pub how: LaunchHow,
+    pub line: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchHow {
+    /// `-- CMD ARGS...`: taken word for word.
+    Argv,
+    /// `--launch "CMD ARGS"`: split as a POSIX shell splits words.
+    Split,
+    /// `--launch "..." --shell`: run by /bin/sh -c.
+    Shell,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from(args).expect("parses")
+    }
+
+    #[test]
+    fn launch_string_is_split_like_a_shell() {
+        let cli = parse(&["arum", "--launch", r#"sh -c 'echo "a b"' x\ y"#]);
+        let p = cli.run.program().unwrap();
+        assert_eq!(p.argv, ["sh", "-c", r#"echo "a b""#, "x y"]);
+        assert_eq!(p.how, LaunchHow::Split);
+    }
+
+    #[test]
+    fn argv_after_double_dash_is_taken_verbatim() {
+        let cli = parse(&["arum", "--", "./app", "-t", "2", "--launch"]);
+        let p = cli.run.program().unwrap();
+        assert_eq!(p.argv, ["./app", "-t", "2", "--launch"]);
+    }
+
+    #[test]
+    fn shell_mode_runs_sh_c() {
+        let cli = parse(&["arum", "--shell", "--launch", "echo $HOME | wc -c"]);
+        assert_eq!(
+            cli.run.program().unwrap().argv,
+            ["/bin/sh", "-c", "echo $HOME | wc -c"]
+        );
+    }
+
+    #[test]
+    fn unbalanced_quote_is_an_error() {
+        let cli = parse(&["arum", "--launch", "echo 'oops"]);
+        assert!(cli.run.program().is_err());
+    }
+
+    #[test]
+    fn a_program_is_required_unless_a_subcommand_is_given() {
+        assert!(Cli::try_parse_from(["arum"]).is_err());
+        assert!(Cli::try_parse_from(["arum", "info"]).is_ok());
+        assert!(Cli::try_parse_from(["arum", "--launch", "x", "--", "y"]).is_err());
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,124 @@
+//! The child's side of the launch: the only code that runs between fork and exec.
+//! It uses async-signal-safe calls only and touches no allocator.
+
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+
+use nix::errno::Errno;
+use nix::unistd::{ForkResult, Pid};
+
+use super::signals::SignalGuard;
+use super::Executable;
+use crate::error::{EXIT_ARUM_FAILED, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND};
+
+/// Forks, into `cgroup` when given and the kernel allows it (the bool says whether it did); the
+/// child waits on `start` and then execs `exe`, reporting a failed exec on `exec_err`.
+pub(super) fn fork_waiting(
+    exe: &Executable,
+    signals: &SignalGuard,
+    cgroup: Option<BorrowedFd<'_>>,
+    start: OwnedFd,
+    exec_err: OwnedFd,
+) -> Result<(Pid, bool), Errno> {
+    let (start, exec_err) = (start.as_raw_fd(), exec_err.as_raw_fd());
+    if let Some(cgroup) = cgroup {
+        match fork_into_cgroup(cgroup) {
+            Ok(ForkResult::Child) => child_main(exe, signals, start, exec_err),
+            Ok(ForkResult::Parent { child }) => return Ok((child, true)),
+            // Older kernels (ENOSYS), or a group the kernel will not fork into: plain fork.
+            Err(_) => {}
+        }
+    }
+    // SAFETY: arum is single-threaded when it launches (see `spawn`), and the child below only
+    // makes async-signal-safe calls (sigaction, read, execv, write, _exit) before exec or exit.
+    match unsafe { nix::unistd::fork() }? {
+        ForkResult::Child => child_main(exe, signals, start, exec_err),
+        ForkResult::Parent { child } => Ok((child, false)),
+    }
+}
+
+/// clone3(CLONE_INTO_CGROUP) with fork semantics: the child is born in the group.
+fn fork_into_cgroup(cgroup: BorrowedFd<'_>) -> Result<ForkResult, Errno> {
+    /// From linux/sched.h (Linux 5.7).
+    const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
+    // SAFETY: clone_args is plain old data; all-zero is "no flags, no stack" (fork semantics).
+    let mut args: libc::clone_args = unsafe { std::mem::zeroed() };
+    args.flags = CLONE_INTO_CGROUP;
+    args.exit_signal = libc::SIGCHLD as u64;
+    args.cgroup = cgroup.as_raw_fd() as u64;
+    // SAFETY: as for fork (see `fork_waiting`): no CLONE_VM, so the child runs on a copy of this
+    // stack and address space. glibc's fork handlers do not run in the child, which is why the
+    // child calls nothing but raw async-signal-safe functions that do not depend on them.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_clone3,
+            &mut args as *mut libc::clone_args,
+            std::mem::size_of::<libc::clone_args>(),
+        )
+    };
+    match r {
+        -1 => Err(Errno::last()),
+        0 => Ok(ForkResult::Child),
+        pid => Ok(ForkResult::Parent {
+            child: Pid::from_raw(pid as i32),
+        }),
+    }
+}
+
+fn child_main(exe: &Executable, signals: &SignalGuard, start: i32, exec_err: i32) -> ! {
+    signals.restore_in_child();
+    let mut go = [0u8; 1];
+    loop {
+        // SAFETY: `go` is a valid one-byte buffer; `start` is the child's copy of the pipe's read end.
+        let n = unsafe { libc::read(start, go.as_mut_ptr().cast(), 1) };
+        match n {
+            1 => break,
+            -1 if Errno::last() == Errno::EINTR => continue,
+            // The parent gave up on the launch (its set-up failed): run nothing.
+            // SAFETY: _exit is async-signal-safe and skips the parent's atexit handlers.
+            _ => unsafe { libc::_exit(EXIT_ARUM_FAILED) },
+        }
+    }
+
+    // Try each PATH candidate as execvp does: skip names that do not exist, remember EACCES.
+    let mut errno = Errno::ENOENT;
+    let mut denied = false;
+    for path in &exe.candidates {
+        // SAFETY: `path` and `argv_ptrs` are NUL-terminated C strings / a NULL-terminated array
+        // built before fork; execv only returns on failure.
+        unsafe { libc::execv(path.as_ptr(), exe.argv_ptrs.as_ptr()) };
+        errno = Errno::last();
+        match errno {
+            Errno::EACCES => denied = true,
+            Errno::ENOENT | Errno::ENOTDIR | Errno::ESTALE | Errno::ENODEV | Errno::ETIMEDOUT => {}
+            _ => break,
+        }
+    }
+    if denied && errno != Errno::EACCES && matches!(errno, Errno::ENOENT | Errno::ENOTDIR) {
+        errno = Errno::EACCES;
+    }
+    let bytes = (errno as i32).to_ne_bytes();
+    // SAFETY: writes 4 bytes from a valid buffer to the exec-error pipe, then leaves at once.
+    unsafe {
+        libc::write(exec_err, bytes.as_ptr().cast(), bytes.len());
+        libc::_exit(if errno == Errno::ENOENT {
+            EXIT_NOT_FOUND
+        } else {
+            EXIT_CANNOT_EXECUTE
+        })
+    }
+}
+
+/// Parent side: EOF means exec succeeded (the pipe closed on exec); four bytes are the errno.
+pub(super) fn read_exec_error(fd: BorrowedFd<'_>) -> Option<Errno> {
+    let mut buf = [0u8; 4];
+    let mut got = 0;
+    while got < buf.len() {
+        match nix::unistd::read(fd, &mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(Errno::EINTR) => continue,
+            Err(_) => break,
+        }
+    }
+    (got == buf.len()).then(|| Errno::from_raw(i32::from_ne_bytes(buf)))
+}

@@ -1,0 +1,193 @@
+//! The spine of a run: fork, hold the child on a start pipe while the facilities arm themselves,
+//! release it into exec, forward signals, and reap it with its resource usage.
+//!
+//! ```text
+//!  parent                               child
+//!  spawn():  pipe(start), pipe(err), fork ──► restore signal dispositions
+//!            (facilities arm counters,        read(start)  ... waits ...
+//!             cgroups, samplers here)
+//!  release(): t0 = CLOCK_MONOTONIC
+//!            write(start) ──────────────────► execve()  ──ok──► err pipe closes (CLOEXEC)
+//!            read(err): EOF = running                    └fail─► write(errno), _exit(126/127)
+//!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC
+//! ```
+
+mod child;
+mod reap;
+mod signals;
+
+use std::ffi::CString;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::time::Duration;
+
+use nix::fcntl::OFlag;
+use nix::unistd::{pipe2, Pid};
+
+use crate::error::ArumError;
+pub use reap::{Exit, Reaped};
+pub use signals::SignalGuard;
+
+/// Everything the child needs after fork, built before fork so that the child allocates nothing.
+pub struct Executable {
+    display: String,
+    candidates: Vec<CString>,
+    /// Owns the strings `argv_ptrs` points into.
+    _argv: Vec<CString>,
+    /// NULL-terminated pointers into `argv`'s heap buffers, which stay put when `Executable` moves.
+    argv_ptrs: Vec<*const libc::c_char>,
+}
+
+impl Executable {
+    /// Prepares `argv` for exec, searching PATH the way execvp does when the name has no slash.
+    pub fn new(argv: &[String]) -> Result<Self, ArumError> {
+        let bad = |what: &str| ArumError::BadLaunch {
+            line: argv.join(" "),
+            why: format!("{what} contains a NUL byte"),
+        };
+        let program = argv.first().ok_or_else(|| ArumError::BadLaunch {
+            line: String::new(),
+            why: "it names no program".into(),
+        })?;
+        let candidates = if program.contains('/') {
+            vec![CString::new(program.as_str()).map_err(|_| bad("the program name"))?]
+        } else {
+            let path =
+                std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+            path.split(':')
+                .map(|dir| {
+                    let dir = if dir.is_empty() { "." } else { dir };
+                    CString::new(format!("{dir}/{program}"))
+                        .map_err(|_| bad("PATH or the program name"))
+                })
+                .collect::<Result<_, _>>()?
+        };
+        let argv: Vec<CString> = argv
+            .iter()
+            .map(|a| CString::new(a.as_str()).map_err(|_| bad("an argument")))
+            .collect::<Result<_, _>>()?;
+        let argv_ptrs = argv
+            .iter()
+            .map(|a| a.as_ptr())
+            .chain(std::iter::once(std::ptr::null()))
+            .collect();
+        Ok(Executable {
+            display: program.clone(),
+            candidates,
+            _argv: argv,
+            argv_ptrs,
+        })
+    }
+}
+
+/// A forked child waiting on the start pipe. Dropping it without `release` ends the child.
+pub struct Pending {
+    pid: Pid,
+    in_cgroup: bool,
+    start: Option<OwnedFd>,
+    exec_error: OwnedFd,
+    display: String,
+    signals: SignalGuard,
+}
+
+impl Pending {
+    pub fn pid(&self) -> Pid {
+        self.pid
+    }
+
+    /// Whether the child was born in the cgroup given to [`spawn`].
+    pub fn in_cgroup(&self) -> bool {
+        self.in_cgroup
+    }
+
+    /// Lets the child exec. Returns once exec has succeeded or failed.
+    pub fn release(mut self) -> Result<Running, ArumError> {
+        let start = self.start.take().expect("released once");
+        let t0 = monotonic();
+        let sent = nix::unistd::write(&start, &[1u8]);
+        drop(start);
+        if let Err(e) = sent {
+            return Err(ArumError::Launch {
+                what: "releasing the child",
+                source: e,
+            });
+        }
+        match child::read_exec_error(self.exec_error.as_fd()) {
+            None => {
+                let pid = std::mem::replace(&mut self.pid, Pid::from_raw(0));
+                signals::track_child(pid);
+                Ok(Running {
+                    pid,
+                    t0,
+                    signals: std::mem::replace(&mut self.signals, SignalGuard::inert()),
+                })
+            }
+            Some(errno) => {
+                // The child has written its errno and exits; reap it so no zombie is left.
+                let _ = nix::sys::wait::waitpid(self.pid, None);
+                self.pid = Pid::from_raw(0);
+                Err(ArumError::Exec {
+                    program: std::mem::take(&mut self.display),
+                    source: errno,
+                })
+            }
+        }
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        if self.pid.as_raw() > 0 {
+            // Closing the start pipe makes the waiting child exit without running anything.
+            self.start.take();
+            let _ = nix::sys::wait::waitpid(self.pid, None);
+        }
+    }
+}
+
+/// The program is running.
+pub struct Running {
+    pid: Pid,
+    t0: Duration,
+    signals: SignalGuard,
+}
+
+impl Running {
+    /// Waits for the program to end, then reaps it with its resource usage.
+    pub fn wait(self) -> Result<Reaped, ArumError> {
+        let reaped = reap::reap(self.pid, self.t0)?;
+        drop(self.signals);
+        Ok(reaped)
+    }
+}
+
+/// Forks the child that will run `exe`, holding it until [`Pending::release`].
+///
+/// Must be called while arum is single-threaded: the child only runs async-signal-safe code, but
+/// keeping arum single-threaded at fork also keeps the child's copy of the heap consistent.
+/// With `cgroup`, the child is born in that cgroup v2 group where the kernel allows it
+/// ([`Pending::in_cgroup`] says whether it was).
+pub fn spawn(exe: &Executable, cgroup: Option<BorrowedFd<'_>>) -> Result<Pending, ArumError> {
+    let launch_err = |what| move |source| ArumError::Launch { what, source };
+    let (start_r, start_w) =
+        pipe2(OFlag::O_CLOEXEC).map_err(launch_err("creating the start pipe"))?;
+    let (err_r, err_w) =
+        pipe2(OFlag::O_CLOEXEC).map_err(launch_err("creating the exec-error pipe"))?;
+    let signals = SignalGuard::install();
+    let (pid, in_cgroup) =
+        child::fork_waiting(exe, &signals, cgroup, start_r, err_w).map_err(launch_err("fork"))?;
+    Ok(Pending {
+        pid,
+        in_cgroup,
+        start: Some(start_w),
+        exec_error: err_r,
+        display: exe.display.clone(),
+        signals,
+    })
+}
+
+/// CLOCK_MONOTONIC as a duration since an arbitrary origin.
+pub fn monotonic() -> Duration {
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .expect("CLOCK_MONOTONIC is always available on Linux");
+    Duration::new(ts.tv_sec() as u64, ts.tv_nsec() as u32)
+}

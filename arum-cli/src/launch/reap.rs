@@ -1,0 +1,87 @@
+//! Waiting for the program and collecting its exit status and resource usage.
+
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::sys::signal::Signal;
+use nix::sys::wait::{waitid, Id, WaitPidFlag};
+use nix::unistd::Pid;
+
+use super::{monotonic, signals};
+use crate::error::ArumError;
+
+/// How the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal { signal: i32, core_dumped: bool },
+}
+
+impl Exit {
+    /// arum's own exit status: the program's, or 128+N for signal N (as a shell reports it).
+    pub fn status(self) -> i32 {
+        match self {
+            Exit::Code(c) => c,
+            Exit::Signal { signal, .. } => 128 + signal,
+        }
+    }
+
+    pub fn signal_name(self) -> Option<&'static str> {
+        match self {
+            Exit::Signal { signal, .. } => Signal::try_from(signal).ok().map(|s| s.as_str()),
+            Exit::Code(_) => None,
+        }
+    }
+}
+
+/// The reaped program: its exit, wall time and the kernel's rusage for it and its reaped children.
+pub struct Reaped {
+    pub exit: Exit,
+    pub wall: Duration,
+    pub rusage: libc::rusage,
+}
+
+pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
+    // Wait for the exit without reaping, so the pid cannot be reused while signals are forwarded.
+    loop {
+        match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            Ok(_) => break,
+            Err(Errno::EINTR) => continue,
+            Err(source) => {
+                return Err(ArumError::Launch {
+                    what: "waiting for the program",
+                    source,
+                })
+            }
+        }
+    }
+    signals::forget_child();
+    let mut status = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it in full when it returns the pid.
+    let mut rusage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: status and rusage are valid, writable locals.
+        let r = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut rusage) };
+        let wall = monotonic().saturating_sub(t0);
+        if r == pid.as_raw() {
+            let exit = if libc::WIFSIGNALED(status) {
+                Exit::Signal {
+                    signal: libc::WTERMSIG(status),
+                    core_dumped: libc::WCOREDUMP(status),
+                }
+            } else {
+                Exit::Code(libc::WEXITSTATUS(status))
+            };
+            return Ok(Reaped { exit, wall, rusage });
+        }
+        match Errno::last() {
+            Errno::EINTR => continue,
+            source => {
+                return Err(ArumError::Launch {
+                    what: "reaping the program",
+                    source,
+                })
+            }
+        }
+    }
+}

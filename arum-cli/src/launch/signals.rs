@@ -1,0 +1,96 @@
+//! Signals while the program runs: SIGINT and SIGQUIT are ignored by arum (the terminal delivers
+//! them to the whole foreground process group, so the program gets them itself); SIGTERM, SIGHUP,
+//! SIGUSR1 and SIGUSR2 sent to arum are forwarded to the program.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::unistd::Pid;
+
+const IGNORED: [Signal; 2] = [Signal::SIGINT, Signal::SIGQUIT];
+const FORWARDED: [Signal; 4] = [
+    Signal::SIGTERM,
+    Signal::SIGHUP,
+    Signal::SIGUSR1,
+    Signal::SIGUSR2,
+];
+
+/// The running program's pid, or 0 when there is none to forward to.
+static CHILD: AtomicI32 = AtomicI32::new(0);
+/// A forwarded signal that arrived before the program was released (0 = none).
+static EARLY: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn forward(sig: libc::c_int) {
+    let pid = CHILD.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill is async-signal-safe; pid > 0 never addresses a process group.
+        unsafe { libc::kill(pid, sig) };
+    } else {
+        EARLY.store(sig, Ordering::SeqCst);
+    }
+}
+
+/// arum's dispositions while a program runs; dropping it restores the previous ones.
+pub struct SignalGuard {
+    saved: Vec<(Signal, SigAction)>,
+}
+
+impl SignalGuard {
+    pub fn install() -> Self {
+        let ignore = SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty());
+        let fwd = SigAction::new(
+            SigHandler::Handler(forward),
+            SaFlags::SA_RESTART,
+            SigSet::empty(),
+        );
+        let mut saved = Vec::with_capacity(IGNORED.len() + FORWARDED.len());
+        for (sig, action) in IGNORED
+            .iter()
+            .map(|s| (*s, &ignore))
+            .chain(FORWARDED.iter().map(|s| (*s, &fwd)))
+        {
+            // SAFETY: the handler only calls async-signal-safe functions and touches atomics.
+            if let Ok(old) = unsafe { signal::sigaction(sig, action) } {
+                saved.push((sig, old));
+            }
+        }
+        SignalGuard { saved }
+    }
+
+    /// A guard that restores nothing (used once the real one has been handed on).
+    pub fn inert() -> Self {
+        SignalGuard { saved: Vec::new() }
+    }
+
+    /// In the child before exec: the program gets the dispositions arum itself was started with
+    /// (an ignored SIGHUP under nohup stays ignored; caught signals reset at exec anyway).
+    pub fn restore_in_child(&self) {
+        for (sig, old) in &self.saved {
+            // SAFETY: sigaction is async-signal-safe; `old` was returned by the kernel earlier.
+            unsafe {
+                let _ = signal::sigaction(*sig, old);
+            }
+        }
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        self.restore_in_child();
+    }
+}
+
+/// The program is running: forward signals to it, including one that arrived during set-up.
+pub fn track_child(pid: Pid) {
+    CHILD.store(pid.as_raw(), Ordering::SeqCst);
+    let early = EARLY.swap(0, Ordering::SeqCst);
+    if early != 0 {
+        // SAFETY: pid is the live child; kill has no memory-safety preconditions.
+        unsafe { libc::kill(pid.as_raw(), early) };
+    }
+}
+
+/// The program has exited (not yet reaped): stop forwarding before its pid can be reused.
+pub fn forget_child() {
+    CHILD.store(0, Ordering::SeqCst);
+}

@@ -1,0 +1,52 @@
+//! The kernel's cpulist syntax (`0-3,8,10-11`), as in /sys/devices/system/cpu/online and `-C`.
+
+/// Parses a cpulist into sorted, de-duplicated CPU numbers.
+pub fn parse(list: &str) -> Result<Vec<u32>, String> {
+    let mut cpus = Vec::new();
+    for part in list.trim().split(',').filter(|p| !p.is_empty()) {
+        let num = |s: &str| {
+            s.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("{s:?} is not a CPU number (expected a list like 0-3,8)"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("range {part:?} runs backwards"));
+                }
+                cpus.extend(a..=b);
+            }
+            None => cpus.push(num(part)?),
+        }
+    }
+    if cpus.is_empty() {
+        return Err("the CPU list is empty".into());
+    }
+    cpus.sort_unstable();
+    cpus.dedup();
+    Ok(cpus)
+}
+
+/// The CPUs the kernel has online now.
+pub fn online() -> Option<Vec<u32>> {
+    parse(&std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn ranges_and_singles() {
+        assert_eq!(parse("0-3,8,10-11\n").unwrap(), [0, 1, 2, 3, 8, 10, 11]);
+        assert_eq!(parse("1,1,0").unwrap(), [0, 1]);
+    }
+
+    #[test]
+    fn bad_lists_are_rejected() {
+        assert!(parse("").is_err());
+        assert!(parse("3-1").is_err());
+        assert!(parse("a").is_err());
+    }
+}

@@ -1,0 +1,90 @@
+//! A cgroup v2 group of its own for the launched tree: `cgroup.procs` lists every process of the
+//! tree, and `memory.peak` (when the memory controller is enabled there) is its exact peak.
+//!
+//! The group is created before fork so that the child can be born in it (clone3 with
+//! CLONE_INTO_CGROUP): moving a running task between groups takes the kernel's threadgroup lock
+//! and costs 5-7 ms on our machines, more than the rest of arum's launch overhead together.
+
+use std::fs::{self, File};
+use std::os::fd::{AsFd, BorrowedFd};
+use std::path::{Path, PathBuf};
+
+use nix::unistd::Pid;
+
+pub struct TreeCgroup {
+    dir: PathBuf,
+    handle: File,
+    parent: PathBuf,
+}
+
+impl TreeCgroup {
+    /// Creates `arum-<pid>` beside arum's own cgroup v2 group. `None` where the machine has no
+    /// writable cgroup v2 hierarchy (the caller falls back to walking /proc).
+    pub fn create() -> Option<Self> {
+        let parent = own_cgroup_dir()?;
+        let dir = parent.join(format!("arum-{}", std::process::id()));
+        fs::create_dir(&dir).ok()?;
+        match File::open(&dir) {
+            Ok(handle) => Some(TreeCgroup {
+                dir,
+                handle,
+                parent,
+            }),
+            Err(_) => {
+                let _ = fs::remove_dir(&dir);
+                None
+            }
+        }
+    }
+
+    /// The group's directory, for clone3's CLONE_INTO_CGROUP.
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.handle.as_fd()
+    }
+
+    /// Moves an already running process into the group (the slow path, see the module note).
+    pub fn adopt(&self, pid: Pid) -> bool {
+        fs::write(self.procs_file(), pid.as_raw().to_string()).is_ok()
+    }
+
+    /// The file listing the tree's processes.
+    pub fn procs_file(&self) -> PathBuf {
+        self.dir.join("cgroup.procs")
+    }
+
+    /// `memory.peak` in bytes, where the memory controller is enabled for the group.
+    pub fn memory_peak(&self) -> Option<u64> {
+        fs::read_to_string(self.dir.join("memory.peak"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    }
+}
+
+impl Drop for TreeCgroup {
+    fn drop(&mut self) {
+        // Processes the program left behind (daemons) go back to arum's own group.
+        if let Ok(left) = fs::read_to_string(self.procs_file()) {
+            for pid in left.lines() {
+                let _ = fs::write(self.parent.join("cgroup.procs"), pid);
+            }
+        }
+        let _ = fs::remove_dir(&self.dir);
+    }
+}
+
+/// arum's own cgroup v2 directory: the cgroup2 mount point joined with the `0::` line's path.
+fn own_cgroup_dir() -> Option<PathBuf> {
+    let mount = procfs::process::Process::myself()
+        .ok()?
+        .mountinfo()
+        .ok()?
+        .into_iter()
+        .find(|m| m.fs_type == "cgroup2")?
+        .mount_point;
+    let cgroups = fs::read_to_string("/proc/self/cgroup").ok()?;
+    let rel = cgroups.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = mount.join(Path::new(rel.trim_start_matches('/')));
+    dir.is_dir().then_some(dir)
+}

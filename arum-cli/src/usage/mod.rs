@@ -1,0 +1,41 @@
+//! Resource usage of the launched program: the kernel's rusage for it, and the peak resident
+//! memory of the whole process tree, which rusage cannot give (see `tree`).
+
+mod cgroup;
+mod tree;
+
+pub use tree::TreeWatch;
+
+use std::time::Duration;
+
+use crate::report::model::Usage;
+
+fn timeval(tv: libc::timeval) -> Duration {
+    Duration::new(tv.tv_sec as u64, tv.tv_usec as u32 * 1000)
+}
+
+/// Converts wait4's rusage of the program (and its reaped descendants) into the report's terms.
+pub fn from_rusage(ru: &libc::rusage, wall: Duration) -> Usage {
+    let user = timeval(ru.ru_utime);
+    let system = timeval(ru.ru_stime);
+    let wall_ns = wall.as_nanos() as u64;
+    Usage {
+        wall_ns,
+        user_ns: user.as_nanos() as u64,
+        system_ns: system.as_nanos() as u64,
+        cpu_utilisation: if wall_ns == 0 {
+            0.0
+        } else {
+            (user + system).as_nanos() as f64 / wall_ns as f64
+        },
+        minor_faults: ru.ru_minflt as u64,
+        major_faults: ru.ru_majflt as u64,
+        voluntary_context_switches: ru.ru_nvcsw as u64,
+        involuntary_context_switches: ru.ru_nivcsw as u64,
+        block_input_ops: ru.ru_inblock as u64,
+        block_output_ops: ru.ru_oublock as u64,
+        signals_received: ru.ru_nsignals as u64,
+        rusage_maxrss_bytes: ru.ru_maxrss as u64 * 1024,
+        peak_memory: None,
+    }
+}

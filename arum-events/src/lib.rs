@@ -1,0 +1,4 @@
+//! What ARUM knows about processors and their events: CPU identification, the event tables,
+//! event-name resolution and encoding, counter constraints, and the `/dev/arum` wire format.
+
+pub mod cpu;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 / Ubuntu machine lacks to build and test ARUM, from Debian's
+# packages only. Sourced by demo.sh and test.sh; safe to run again.
+set -euo pipefail
+need=()
+command -v cc >/dev/null || need+=(build-essential)
+[ -x /usr/bin/time ] || need+=(time)
+command -v perf >/dev/null || need+=(linux-perf)
+command -v xz >/dev/null || need+=(xz-utils)
+if ((${#need[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "installing: ${need[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null; then
+  echo "cargo is missing: install a Rust toolchain >= 1.85 with rustup, then run this again" >&2
+  exit 1
+fi

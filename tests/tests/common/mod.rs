@@ -1,0 +1,83 @@
+//! Running the built `arum` binary and the helper programs from integration tests.
+#![allow(dead_code)] // each test file uses a different subset
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// The `arum` binary of this build (target/<profile>/arum, beside this test's deps/ directory).
+pub fn arum_path() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>");
+    let arum = dir.join("arum");
+    assert!(
+        arum.exists(),
+        "{} is missing: build it first with `cargo build --workspace` (the README's test command does)",
+        arum.display()
+    );
+    arum
+}
+
+pub fn arum() -> Command {
+    Command::new(arum_path())
+}
+
+/// A helper program of this package, by name.
+pub fn helper(name: &str) -> String {
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>");
+    let path = dir.join(name);
+    assert!(path.exists(), "helper {} was not built", path.display());
+    path.to_string_lossy().into_owned()
+}
+
+/// Runs arum with `args` and returns its output and the parsed JSON report (written with -o).
+pub fn run_json(args: &[&str]) -> (Output, Value) {
+    let dir = tempfile_dir();
+    let report = dir.join("report.json");
+    let out = arum()
+        .args(["--format", "json", "-o"])
+        .arg(&report)
+        .args(args)
+        .output()
+        .expect("arum runs");
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
+        panic!(
+            "no report at {}: {e}; stderr: {}",
+            report.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let json = serde_json::from_str(&text).expect("the report is valid JSON");
+    let _ = std::fs::remove_dir_all(&dir);
+    (out, json)
+}
+
+/// A fresh, empty directory under the system's temporary directory.
+pub fn tempfile_dir() -> PathBuf {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "arum-test-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temporary directory");
+    dir
+}
+
+pub fn u64_at(v: &Value, pointer: &str) -> u64 {
+    v.pointer(pointer)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("{pointer} missing or not a number in {v}"))
+}
+
+pub const MIB: u64 = 1 << 20;

@@ -1,0 +1,135 @@
+//! The report: JSON schema and round trip, CSV, text sections, atomic file output.
+
+mod common;
+
+use arum_cli::report::model::Report;
+use common::{arum, helper, run_json};
+
+#[test]
+fn json_round_trips_through_the_model_and_holds_every_field() {
+    let (_, json) = run_json(&["--launch", "sh -c 'exit 0'"]);
+    let report: Report = serde_json::from_value(json.clone()).expect("matches the model");
+    assert_eq!(serde_json::to_value(&report).unwrap(), json);
+    assert_eq!(report.schema, "arum.report/1");
+    for pointer in [
+        "/metadata/arum_version",
+        "/metadata/host",
+        "/metadata/kernel_release",
+        "/metadata/cpu/vendor",
+        "/metadata/cpu/family",
+        "/metadata/cpu/model",
+        "/metadata/cpu/stepping",
+        "/metadata/cpu/model_name",
+        "/metadata/online_cpus",
+        "/metadata/start_time_utc",
+        "/command/argv",
+        "/command/launch",
+        "/exit/status",
+        "/usage/wall_ns",
+        "/usage/user_ns",
+        "/usage/system_ns",
+        "/usage/cpu_utilisation",
+        "/usage/minor_faults",
+        "/usage/major_faults",
+        "/usage/voluntary_context_switches",
+        "/usage/involuntary_context_switches",
+        "/usage/block_input_ops",
+        "/usage/block_output_ops",
+        "/usage/signals_received",
+        "/usage/peak_memory/peak_rss_bytes",
+        "/usage/peak_memory/method",
+        "/self_timing/setup_phase1_us",
+        "/self_timing/setup_phase2_us",
+        "/self_timing/post_phase1_us",
+        "/self_timing/post_phase2_us",
+    ] {
+        assert!(json.pointer(pointer).is_some(), "{pointer} missing");
+    }
+    assert_eq!(report.command.argv, ["sh", "-c", "exit 0"]);
+    assert!(report.metadata.start_time_utc.ends_with('Z'));
+}
+
+#[test]
+fn text_report_starts_with_the_title_and_has_the_original_rows() {
+    let out = arum()
+        .args(["--self-timing", "--", "true"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.starts_with("ARUM REPORT\n"), "{text}");
+    for row in [
+        "user time",
+        "system time",
+        "application elapsed time",
+        "peak resident memory",
+        "set-up phase 1",
+        "post-processing phase 2",
+    ] {
+        assert!(text.contains(row), "{row} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn csv_has_a_row_per_json_field() {
+    let out = arum()
+        .args(["--format", "csv", "--", "true"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.starts_with("field,value\n"));
+    assert!(text.contains("\nusage.user_ns,"));
+    assert!(text.contains("\nschema,arum.report/1\n"));
+}
+
+#[test]
+fn output_file_replaces_the_old_one_and_leaves_no_temporary_behind() {
+    let dir = common::tempfile_dir();
+    let path = dir.join("r.json");
+    std::fs::write(&path, "old").unwrap();
+    let out = arum()
+        .args(["--format", "json", "-o"])
+        .arg(&path)
+        .args(["--", &helper("sleeper"), "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "with -o nothing of arum's goes to stderr"
+    );
+    let report: Report = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(report.exit.status, 0);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["r.json"], "no temporary file is left behind");
+}
+
+#[test]
+fn output_to_a_fifo_writes_into_it_and_keeps_it_a_fifo() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = common::tempfile_dir();
+    let fifo = dir.join("pipe");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: c is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    let out = arum()
+        .args(["--format", "json", "-o"])
+        .arg(&fifo)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Report = serde_json::from_str(&reader.join().unwrap()).unwrap();
+    assert_eq!(report.exit.status, 0);
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+}

@@ -1,0 +1,109 @@
+//! Resource usage: helpers do a known amount of work and the report must show that amount.
+
+mod common;
+
+use common::{helper, run_json, u64_at, MIB};
+
+#[test]
+fn cpu_burner_user_time_matches_the_work() {
+    let (out, json) = run_json(&["--", &helper("burn"), "0.3"]);
+    assert!(out.status.success());
+    let user = u64_at(&json, "/usage/user_ns") as f64 / 1e9;
+    let sys = u64_at(&json, "/usage/system_ns") as f64 / 1e9;
+    let wall = u64_at(&json, "/usage/wall_ns") as f64 / 1e9;
+    assert!(
+        (user - 0.3).abs() <= 0.3 * 0.2,
+        "user {user:.3} s, expected 0.3 s ± 20%"
+    );
+    // wall and CPU time come from different clocks; allow the kernel's accounting granularity.
+    assert!(
+        wall + 0.005 >= user + sys,
+        "wall {wall:.4} s < user+sys {:.4} s",
+        user + sys
+    );
+    let util = json["usage"]["cpu_utilisation"].as_f64().unwrap();
+    assert!(
+        util > 0.8 && util < 1.2,
+        "one busy thread uses about one CPU: {util}"
+    );
+}
+
+#[test]
+fn peak_memory_of_a_200_mib_toucher() {
+    let (out, json) = run_json(&["--", &helper("touch"), "200", "300"]);
+    assert!(out.status.success());
+    let peak = u64_at(&json, "/usage/peak_memory/peak_rss_bytes");
+    assert!(
+        (200 * MIB..260 * MIB).contains(&peak),
+        "peak {} MiB",
+        peak / MIB
+    );
+    assert!(json["usage"]["peak_memory"]["method"].is_string());
+    // Every page touched is a fresh minor fault.
+    assert!(u64_at(&json, "/usage/minor_faults") >= 200 * MIB / 4096);
+}
+
+#[test]
+fn peak_memory_is_not_inflated_by_a_large_launcher() {
+    // arum touches 300 MiB itself before forking: the program's peak must not include it.
+    let report = |args: &[&str]| {
+        let dir = common::tempfile_dir();
+        let path = dir.join("r.json");
+        let out = common::arum()
+            .env("ARUM_TEST_BALLAST_MIB", "300")
+            .args(["--format", "json", "-o"])
+            .arg(&path)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        json
+    };
+    let json = report(&["--", &helper("touch"), "200", "300"]);
+    let peak = u64_at(&json, "/usage/peak_memory/peak_rss_bytes");
+    assert!(
+        (200 * MIB..260 * MIB).contains(&peak),
+        "peak {} MiB",
+        peak / MIB
+    );
+    assert!(u64_at(&json, "/usage/peak_memory/launcher_rss_at_fork_bytes") >= 300 * MIB);
+
+    let json = report(&["--", &helper("sleeper"), "20", "5"]);
+    let peak = u64_at(&json, "/usage/peak_memory/peak_rss_bytes");
+    assert!(
+        peak < 20 * MIB,
+        "a small program under a large arum: peak {} MiB",
+        peak / MIB
+    );
+}
+
+#[test]
+fn sleeping_k_times_gives_at_least_k_voluntary_switches() {
+    let (out, json) = run_json(&["--", &helper("sleeper"), "50", "1"]);
+    assert!(out.status.success());
+    assert!(u64_at(&json, "/usage/voluntary_context_switches") >= 50);
+}
+
+#[test]
+fn threads_and_processes_of_the_tree_are_counted() {
+    let (out, json) = run_json(&["--", &helper("burn"), "0.3", "4"]);
+    assert!(out.status.success());
+    assert_eq!(
+        u64_at(&json, "/usage/peak_memory/peak_threads"),
+        5,
+        "main + 4 burners"
+    );
+    let (_, json) = run_json(&[
+        "--shell",
+        "--launch",
+        &format!("{0} 0.3 1 & {0} 0.3 1; wait", helper("burn")),
+    ]);
+    assert!(
+        u64_at(&json, "/usage/peak_memory/peak_processes") >= 3,
+        "sh + 2 burners"
+    );
+    // The burners are children of sh and reaped by it: their CPU time is in the rusage.
+    assert!(u64_at(&json, "/usage/user_ns") >= 500_000_000);
+}
