@@ -38,6 +38,38 @@ pub struct Cli {
 pub enum Command {
     /// Show what matters before measuring: CPU, kernel, permissions, usable counter backends.
     Info(InfoArgs),
+    /// List the events of the detected (or --cpu) processor, or the supported processors.
+    List(ListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// List the supported microarchitectures and their CPUID keys instead.
+    #[arg(long)]
+    pub cpus: bool,
+
+    #[command(flatten)]
+    pub cpu: CpuArgs,
+
+    /// Output format: text, or JSON lines (one object per event and unit mask).
+    #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
+    pub format: InfoFormat,
+
+    /// Show only names, aliases or descriptions containing PATTERN (case-insensitive).
+    pub pattern: Option<String>,
+}
+
+/// Which processor's events to use.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CpuArgs {
+    /// Use the tables of this CPU instead of the detected one: VENDOR-FAMILY-MODEL[-STEPPING],
+    /// family decimal and model hex as in Intel's mapfile (e.g. GenuineIntel-6-55, AuthenticAMD-15-41).
+    #[arg(long, value_name = "SPEC")]
+    pub cpu: Option<String>,
+
+    /// Read event tables from DIR before the built-in ones (also ARUM_EVENT_TABLES=DIR).
+    #[arg(long, value_name = "DIR")]
+    pub event_tables: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -83,6 +115,24 @@ pub struct RunArgs {
     /// Show arum's own set-up and post-processing phases (always recorded in JSON).
     #[arg(long)]
     pub self_timing: bool,
+
+    /// Events to count: aliases (dcache_misses), native names (INST_RETIRED.ANY,
+    /// EVENT:UMASK), raw codes (r003c), perf-style terms (cpu/event=0x41,umask=0x1/), software
+    /// events (task-clock); `:u`/`:k` count user or kernel only. Space- or comma-separated, repeatable.
+    #[arg(short, long = "events", value_name = "LIST")]
+    pub events: Vec<String>,
+
+    /// Read event names from FILE, one per line (`#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub events_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub cpu: CpuArgs,
+
+    /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
+    /// the machine cannot count) as an error (exit 125) instead of a warning.
+    #[arg(long)]
+    pub strict: bool,
 
     /// The program and its arguments, after `--`, taken word for word.
     #[arg(last = true, value_name = "CMD ARGS")]

@@ -30,6 +30,16 @@ pub enum ArumError {
         source: std::io::Error,
     },
 
+    #[error("{0}")]
+    Events(String),
+
+    #[error("cannot read --events-file {path}: {source}; give a readable file with one event name per line")]
+    EventsFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     #[error("cannot start the program: {what}: {source}; check the system's process limits (ulimit -u) and free memory")]
     Launch {
         what: &'static str,

@@ -6,8 +6,10 @@
 
 pub mod cli;
 pub mod error;
+pub mod events;
 pub mod info;
 pub mod launch;
+pub mod list;
 pub mod report;
 pub mod run;
 pub mod system;

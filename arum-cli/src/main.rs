@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use arum_cli::{cli, info, run};
+use arum_cli::{cli, info, list, run};
 use clap::Parser;
 
 fn main() {
@@ -10,6 +10,7 @@ fn main() {
     let cli = cli::Cli::parse();
     let result = match &cli.command {
         Some(cli::Command::Info(args)) => info::run(args),
+        Some(cli::Command::List(args)) => list::run(args),
         None => run::run(&cli.run, started),
     };
     match result {

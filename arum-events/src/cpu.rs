@@ -17,10 +17,110 @@ pub struct CpuIdent {
     pub model_name: String,
 }
 
+/// What the processor's performance-monitoring unit offers, per logical CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PmuFacts {
+    /// Intel architectural perfmon version (CPUID leaf 0xA); 0 where absent or not usable.
+    pub arch_perfmon_version: u32,
+    pub general_counters: u32,
+    pub counter_width: u32,
+    pub fixed_counters: u32,
+    pub fixed_width: u32,
+    /// Where the facts come from: CPUID, or the event table when CPUID says nothing usable.
+    pub source: PmuSource,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PmuSource {
+    Cpuid,
+    Table,
+    /// Neither CPUID nor a table describes the counters (e.g. a VM that hides the PMU).
+    None,
+}
+
+/// Parses `--cpu VENDOR-FAMILY-MODEL[-STEPPING]`: family decimal, model (and stepping) hex, as in
+/// Intel's mapfile (`GenuineIntel-6-55`, `AuthenticAMD-15-41`, `GenuineIntel-15-3`).
+pub fn parse_spec(spec: &str) -> Result<CpuIdent, String> {
+    let bad = |why: &str| {
+        format!("bad --cpu {spec:?}: {why}; expected VENDOR-FAMILY-MODEL[-STEPPING], e.g. GenuineIntel-6-55 (family decimal, model hex)")
+    };
+    let parts: Vec<&str> = spec.split('-').collect();
+    if !(3..=4).contains(&parts.len()) {
+        return Err(bad("wrong number of fields"));
+    }
+    let vendor = parts[0];
+    if vendor.len() != 12 {
+        return Err(bad("the vendor is a 12-letter CPUID string (GenuineIntel, AuthenticAMD)"));
+    }
+    let family = parts[1].parse().map_err(|_| bad("family is not a decimal number"))?;
+    let model = u32::from_str_radix(parts[2].trim_start_matches("0x"), 16)
+        .map_err(|_| bad("model is not a hex number"))?;
+    let stepping = match parts.get(3) {
+        Some(s) => u32::from_str_radix(s, 16).map_err(|_| bad("stepping is not a hex number"))?,
+        None => 0,
+    };
+    Ok(CpuIdent {
+        vendor: vendor.to_string(),
+        family,
+        model,
+        stepping,
+        model_name: String::new(),
+    })
+}
+
+/// Counter facts from CPUID: Intel leaf 0xA; AMD PerfCtrExtCore (0x8000_0001 ECX[23]) and leaf
+/// 0x8000_0022 (Zen 4+); NetBurst has no leaf 0xA but a fixed layout of 18 counters.
+pub fn pmu_from_cpuid<R: CpuIdReader + Clone>(cpuid: CpuId<R>, reader: R, ident: &CpuIdent) -> Option<PmuFacts> {
+    let facts = |v, g, w, f, fw| PmuFacts {
+        arch_perfmon_version: v,
+        general_counters: g,
+        counter_width: w,
+        fixed_counters: f,
+        fixed_width: fw,
+        source: PmuSource::Cpuid,
+    };
+    match ident.vendor.as_str() {
+        "GenuineIntel" if ident.family == 15 => Some(facts(0, 18, 40, 0, 0)),
+        "GenuineIntel" => {
+            let pm = cpuid.get_performance_monitoring_info()?;
+            if pm.version_id() == 0 || pm.number_of_counters() == 0 {
+                return None;
+            }
+            let fixed = if pm.version_id() >= 2 { u32::from(pm.fixed_function_counters()) } else { 0 };
+            let fixed_w = if pm.version_id() >= 2 { u32::from(pm.fixed_function_counters_bit_width()) } else { 0 };
+            Some(facts(
+                u32::from(pm.version_id()),
+                u32::from(pm.number_of_counters()),
+                u32::from(pm.counter_bit_width()),
+                fixed,
+                fixed_w,
+            ))
+        }
+        "AuthenticAMD" | "HygonGenuine" => {
+            let max_ext = reader.cpuid1(0x8000_0000).eax;
+            if max_ext >= 0x8000_0022 {
+                let ebx = reader.cpuid1(0x8000_0022).ebx;
+                if ebx & 0xF != 0 {
+                    return Some(facts(0, ebx & 0xF, 48, 0, 0));
+                }
+            }
+            let ext_core = max_ext >= 0x8000_0001 && reader.cpuid1(0x8000_0001).ecx & (1 << 23) != 0;
+            Some(facts(0, if ext_core { 6 } else { 4 }, 48, 0, 0))
+        }
+        _ => None,
+    }
+}
+
 impl CpuIdent {
     /// Identifies the processor arum runs on.
     pub fn detect() -> Option<CpuIdent> {
         Self::from_reader(CpuId::new())
+    }
+
+    /// The counters of the processor arum runs on, as CPUID reports them.
+    pub fn detect_pmu(&self) -> Option<PmuFacts> {
+        pmu_from_cpuid(CpuId::new(), raw_cpuid::CpuIdReaderNative, self)
     }
 
     /// Identifies the processor whose CPUID answers come from `cpuid` (tests inject them).

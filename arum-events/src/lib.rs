@@ -2,3 +2,8 @@
 //! event-name resolution and encoding, counter constraints, and the `/dev/arum` wire format.
 
 pub mod cpu;
+pub mod plan;
+pub mod resolve;
+pub mod schedule;
+pub mod table;
+pub mod wire;

@@ -1,0 +1,66 @@
+//! The events the user asked for: gathered from -e and --events-file, resolved against the
+//! CPU's table (detected, or --cpu), placed on counters, or hardware counting switched off with
+//! one reason. Tables are only parsed here, when events were asked for.
+
+use arum_events::cpu::{self, CpuIdent};
+use arum_events::plan::{self, Plan};
+use arum_events::resolve::split_event_list;
+use arum_events::table::{Table, TableSource};
+
+use crate::cli::{CpuArgs, RunArgs};
+use crate::error::ArumError;
+
+/// The CPU to use: --cpu, or the one arum runs on.
+pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
+    match &args.cpu {
+        Some(spec) => Ok((cpu::parse_spec(spec).map_err(ArumError::Events)?, true)),
+        None => Ok((
+            CpuIdent::detect().ok_or_else(|| ArumError::Events("cannot identify the processor with CPUID; name one with --cpu".into()))?,
+            false,
+        )),
+    }
+}
+
+/// The table for `cpu`, if ARUM has one.
+pub fn table(args: &CpuArgs, cpu: &CpuIdent) -> Result<Option<Table>, ArumError> {
+    TableSource::new(args.event_tables.as_deref())
+        .for_cpu(cpu)
+        .map_err(|e| ArumError::Events(e.to_string()))
+}
+
+/// Every event name given, in order.
+pub fn specs(args: &RunArgs) -> Result<Vec<String>, ArumError> {
+    let mut specs: Vec<String> = args.events.iter().flat_map(|s| split_event_list(s)).collect();
+    if let Some(path) = &args.events_file {
+        let text = std::fs::read_to_string(path).map_err(|source| ArumError::EventsFile {
+            path: path.clone(),
+            source,
+        })?;
+        for line in text.lines() {
+            let line = line.split('#').next().unwrap_or("");
+            specs.extend(split_event_list(line));
+        }
+    }
+    Ok(specs)
+}
+
+/// Resolves and places the requested events. `None` when no event was asked for.
+pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
+    let specs = specs(args)?;
+    if specs.is_empty() {
+        return Ok(None);
+    }
+    let (cpu, given) = cpu(&args.cpu)?;
+    let table = table(&args.cpu, &cpu)?;
+    // CPUID only describes the counters of the CPU arum runs on, not of a --cpu one.
+    let cpuid_pmu = if given { None } else { cpu.detect_pmu() };
+    let plan = plan::plan(&specs, &cpu, table.as_ref(), cpuid_pmu);
+    if let Some(reason) = &plan.hardware_off {
+        let line = format!("hardware counting is off: {reason}");
+        if args.strict {
+            return Err(ArumError::Events(format!("{line} (--strict)")));
+        }
+        eprintln!("arum: warning: {line}");
+    }
+    Ok(Some(plan))
+}
