@@ -35,19 +35,23 @@ bare=$(mean_us /bin/true)
 t_arum=$(mean_us "$arum" -o /dev/null -- /bin/true)
 t_time=$(mean_us /usr/bin/time -v /bin/true)
 t_perf=$(mean_us perf stat -e "$sw_events" /bin/true)
+t_arum_ev=$(mean_us "$arum" -o /dev/null -e "$sw_events" -- /bin/true)
 m_arum=$(peak_kib "$arum" -o /dev/null -- /bin/true)
 m_perf=$(peak_kib perf stat -e "$sw_events" /bin/true)
+m_arum_ev=$(peak_kib "$arum" -o /dev/null -e "$sw_events" -- /bin/true)
 m_time=$(peak_kib /usr/bin/time -v /bin/true)
 
 added() { echo $(($1 - bare)); }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-printf '%-28s %12s %14s %12s\n' tool "wall/run us" "added us/run" "peak RSS KiB"
-printf '%-28s %12d %14s %12s\n' "/bin/true" "$bare" - -
-printf '%-28s %12d %14d %12d\n' "arum -- true" "$t_arum" "$(added "$t_arum")" "$m_arum"
-printf '%-28s %12d %14d %12d\n' "/usr/bin/time -v true" "$t_time" "$(added "$t_time")" "$m_time"
-printf '%-28s %12d %14d %12d\n' "perf stat -e $sw_events true" "$t_perf" "$(added "$t_perf")" "$m_perf"
+printf '%-44s %12s %14s %12s\n' tool "wall/run us" "added us/run" "peak RSS KiB"
+printf '%-44s %12d %14s %12s\n' "/bin/true" "$bare" - -
+printf '%-44s %12d %14d %12d\n' "arum -- true" "$t_arum" "$(added "$t_arum")" "$m_arum"
+printf '%-44s %12d %14d %12d\n' "/usr/bin/time -v true" "$t_time" "$(added "$t_time")" "$m_time"
+printf '%-44s %12d %14d %12d\n' "perf stat -e $sw_events true" "$t_perf" "$(added "$t_perf")" "$m_perf"
+printf '%-44s %12d %14d %12d\n' "arum -e $sw_events -- true" "$t_arum_ev" "$(added "$t_arum_ev")" "$m_arum_ev"
 echo
 echo "arum added wall time / GNU time's: $(ratio "$(added "$t_arum")" "$(added "$t_time")")"
 echo "arum added wall time / perf stat's: $(ratio "$(added "$t_arum")" "$(added "$t_perf")")"
 echo "arum peak RSS / perf stat's:        $(ratio "$m_arum" "$m_perf")"
+echo "with the same two events, arum / perf stat: wall $(ratio "$(added "$t_arum_ev")" "$(added "$t_perf")"), peak RSS $(ratio "$m_arum_ev" "$m_perf")"
 echo "targets: arum adds <= 4000 us per run and peaks under 5120 KiB"

@@ -86,6 +86,20 @@ pub enum InfoFormat {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Scope {
+    /// Only the launched program, its threads and children, per CPU.
+    App,
+    /// Everything on the selected CPUs (needs perf_event_paranoid <= 0 or CAP_PERFMON).
+    System,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendChoice {
+    Auto,
+    Perf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     Text,
     Json,
@@ -129,6 +143,30 @@ pub struct RunArgs {
     #[command(flatten)]
     pub cpu: CpuArgs,
 
+    /// Count only the launched process tree (`app`, per CPU) or everything on the CPUs (`system`).
+    #[arg(long, value_enum, default_value_t = Scope::App)]
+    pub scope: Scope,
+
+    /// Count everything on every CPU: the same as --scope system.
+    #[arg(short = 'a', long = "all-cpus")]
+    pub all_cpus: bool,
+
+    /// Count on these CPUs only (Linux cpulist syntax, e.g. 0-3,8).
+    #[arg(short = 'C', long = "cpus", value_name = "LIST")]
+    pub cpus: Option<String>,
+
+    /// Open events pinned, never multiplexed; events that could not get a counter are reported.
+    #[arg(long)]
+    pub no_multiplex: bool,
+
+    /// Also read the counters every MS milliseconds while the program runs (a time series).
+    #[arg(short = 'I', long = "interval", value_name = "MS")]
+    pub interval: Option<u64>,
+
+    /// Counting back-end: perf_event_open (`perf`); `auto` picks the best available.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+
     /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
     /// the machine cannot count) as an error (exit 125) instead of a warning.
     #[arg(long)]
@@ -140,6 +178,14 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    pub fn scope(&self) -> Scope {
+        if self.all_cpus {
+            Scope::System
+        } else {
+            self.scope
+        }
+    }
+
     /// How the user named the program, resolved into the argument vector to execute.
     pub fn program(&self) -> Result<ProgramSpec, crate::error::ArumError> {
         use crate::error::ArumError;

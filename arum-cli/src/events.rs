@@ -15,7 +15,11 @@ pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
     match &args.cpu {
         Some(spec) => Ok((cpu::parse_spec(spec).map_err(ArumError::Events)?, true)),
         None => Ok((
-            CpuIdent::detect().ok_or_else(|| ArumError::Events("cannot identify the processor with CPUID; name one with --cpu".into()))?,
+            CpuIdent::detect().ok_or_else(|| {
+                ArumError::Events(
+                    "cannot identify the processor with CPUID; name one with --cpu".into(),
+                )
+            })?,
             false,
         )),
     }
@@ -30,7 +34,11 @@ pub fn table(args: &CpuArgs, cpu: &CpuIdent) -> Result<Option<Table>, ArumError>
 
 /// Every event name given, in order.
 pub fn specs(args: &RunArgs) -> Result<Vec<String>, ArumError> {
-    let mut specs: Vec<String> = args.events.iter().flat_map(|s| split_event_list(s)).collect();
+    let mut specs: Vec<String> = args
+        .events
+        .iter()
+        .flat_map(|s| split_event_list(s))
+        .collect();
     if let Some(path) = &args.events_file {
         let text = std::fs::read_to_string(path).map_err(|source| ArumError::EventsFile {
             path: path.clone(),
@@ -51,7 +59,15 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
         return Ok(None);
     }
     let (cpu, given) = cpu(&args.cpu)?;
-    let table = table(&args.cpu, &cpu)?;
+    // Parse the CPU's table only when a name needs it: software events and raw codes do not.
+    let table = if specs
+        .iter()
+        .all(|s| arum_events::resolve::needs_no_table(s))
+    {
+        None
+    } else {
+        table(&args.cpu, &cpu)?
+    };
     // CPUID only describes the counters of the CPU arum runs on, not of a --cpu one.
     let cpuid_pmu = if given { None } else { cpu.detect_pmu() };
     let plan = plan::plan(&specs, &cpu, table.as_ref(), cpuid_pmu);

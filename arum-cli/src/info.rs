@@ -14,9 +14,38 @@ struct Info {
     arch: String,
     cpu: arum_events::cpu::CpuIdent,
     cpu_key: String,
+    /// The event table ARUM has for this CPU, if any.
+    microarchitecture: Option<String>,
+    /// Counters as CPUID reports them (absent when the CPU, or a VM, hides them).
+    pmu: Option<arum_events::cpu::PmuFacts>,
     online_cpus: Vec<u32>,
     permissions: Permissions,
     device: Device,
+    backends: Backends,
+}
+
+/// Which counting back-ends work here, tried for real on arum itself.
+#[derive(Debug, Serialize)]
+struct Backends {
+    /// perf_event_open with a software event (task-clock).
+    perf_software: Result<(), String>,
+    /// perf_event_open with a generic hardware event (instructions): needs a PMU.
+    perf_hardware: Result<(), String>,
+    /// The /dev/arum module.
+    kmod: Result<(), String>,
+}
+
+fn probe(type_: u32, config: u64) -> Result<(), String> {
+    let attr = crate::counters::sys::Attr {
+        type_,
+        config,
+        exclude_kernel: true,
+        disabled: true,
+        ..Default::default()
+    };
+    crate::counters::sys::open(&attr, 0, -1, None)
+        .map(drop)
+        .map_err(|e| format!("{} ({e:?})", e.desc()))
 }
 
 #[derive(Debug, Serialize)]
@@ -31,24 +60,39 @@ const DEVICE: &str = "/dev/arum";
 
 pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
     let meta = system::metadata(std::time::SystemTime::now());
+    let device_open = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(DEVICE)
+        .map(drop)
+        .map_err(|e| e.to_string());
     let info = Info {
         arum_version: meta.arum_version,
         kernel_release: meta.kernel_release,
         kernel_version: meta.kernel_version,
         arch: meta.arch,
         cpu_key: meta.cpu.key(),
+        microarchitecture: arum_events::table::TableSource::new(None)
+            .for_cpu(&meta.cpu)
+            .ok()
+            .flatten()
+            .map(|t| format!("{} [{}]", t.table.title, t.table.name)),
+        pmu: meta.cpu.detect_pmu(),
         cpu: meta.cpu,
         online_cpus: system::cpulist::online().unwrap_or_default(),
         permissions: Permissions::current(),
+        backends: Backends {
+            perf_software: probe(1, 1),
+            perf_hardware: probe(0, 1),
+            kmod: Err(match &device_open {
+                Ok(()) => "the kmod back-end is not part of this arum build".into(),
+                Err(e) => format!("/dev/arum: {e}"),
+            }),
+        },
         device: Device {
             path: DEVICE,
             exists: std::path::Path::new(DEVICE).exists(),
-            open: std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(DEVICE)
-                .map(drop)
-                .map_err(|e| e.to_string()),
+            open: device_open,
         },
     };
     let text = match args.format {
@@ -57,6 +101,13 @@ pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
     };
     print!("{text}");
     Ok(0)
+}
+
+fn usable(r: &Result<(), String>) -> String {
+    match r {
+        Ok(()) => "usable".into(),
+        Err(e) => format!("not usable: {e}"),
+    }
 }
 
 fn render_text(i: &Info) -> String {
@@ -77,6 +128,22 @@ fn render_text(i: &Info) -> String {
             ),
         ),
         ("cpu model name", i.cpu.model_name.clone()),
+        (
+            "microarchitecture",
+            i.microarchitecture
+                .clone()
+                .unwrap_or_else(|| "no ARUM event table (hardware events by raw code only)".into()),
+        ),
+        (
+            "counters (CPUID)",
+            match &i.pmu {
+                Some(p) => format!(
+                    "{} general of {} bits, {} fixed (arch. perfmon v{})",
+                    p.general_counters, p.counter_width, p.fixed_counters, p.arch_perfmon_version
+                ),
+                None => "none reported (CPUID leaf 0xA version 0: a VM hiding the PMU?)".into(),
+            },
+        ),
         (
             "online cpus",
             format!("{} ({:?})", i.online_cpus.len(), i.online_cpus),
@@ -109,6 +176,15 @@ fn render_text(i: &Info) -> String {
                 (true, Err(e)) => format!("present, cannot open: {e}"),
             },
         ),
+        (
+            "perf_event_open, software events",
+            usable(&i.backends.perf_software),
+        ),
+        (
+            "perf_event_open, hardware events",
+            usable(&i.backends.perf_hardware),
+        ),
+        ("kmod back-end (/dev/arum)", usable(&i.backends.kmod)),
     ];
     let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
     rows.iter()

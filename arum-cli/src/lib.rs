@@ -5,6 +5,7 @@
 //! renderings). `system` holds the facts about the machine; `info` is `arum info`.
 
 pub mod cli;
+pub mod counters;
 pub mod error;
 pub mod events;
 pub mod info;

@@ -45,7 +45,10 @@ pub fn run(args: &ListArgs) -> Result<i32, ArumError> {
                 if cpu.model_name.is_empty() { "given with --cpu" } else { &cpu.model_name }
             ))
         })?;
-        let resolver = Resolver { cpu: &cpu, table: Some(&table) };
+        let resolver = Resolver {
+            cpu: &cpu,
+            table: Some(&table),
+        };
         let lines = lines(&table, &resolver);
         let pattern = args.pattern.as_deref().map(str::to_ascii_lowercase);
         let keep = |l: &Line| {
@@ -72,17 +75,26 @@ pub fn run(args: &ListArgs) -> Result<i32, ArumError> {
 fn lines<'a>(table: &'a Table, resolver: &Resolver) -> Vec<Line<'a>> {
     let mut out = Vec::new();
     let mut names = Vec::new();
-    for e in table.events.iter().filter(|e| e.on_model(resolver.cpu.model)) {
-        let masks: Vec<_> = e.masks.iter().filter(|m| m.on_model(resolver.cpu.model)).collect();
+    for e in table
+        .events
+        .iter()
+        .filter(|e| e.on_model(resolver.cpu.model))
+    {
+        let masks: Vec<_> = e
+            .masks
+            .iter()
+            .filter(|m| m.on_model(resolver.cpu.model))
+            .collect();
         if masks.is_empty() {
             names.push(e.name.clone());
         }
         names.extend(masks.iter().map(|m| format!("{}:{}", e.name, m.name)));
     }
     let alias_of = |canonical: &str| {
-        table.aliases.keys().find(|a| {
-            resolver.resolve(a).is_ok_and(|r| r.name == canonical)
-        })
+        table
+            .aliases
+            .keys()
+            .find(|a| resolver.resolve(a).is_ok_and(|r| r.name == canonical))
     };
     for name in &names {
         if let Some(l) = line(table, resolver, name, alias_of(name).map(String::as_str)) {
@@ -99,7 +111,12 @@ fn lines<'a>(table: &'a Table, resolver: &Resolver) -> Vec<Line<'a>> {
     out
 }
 
-fn line<'a>(table: &'a Table, resolver: &Resolver, spec: &str, alias: Option<&'a str>) -> Option<Line<'a>> {
+fn line<'a>(
+    table: &'a Table,
+    resolver: &Resolver,
+    spec: &str,
+    alias: Option<&'a str>,
+) -> Option<Line<'a>> {
     let r = resolver.resolve(spec).ok()?;
     let EventKind::Hardware(hw) = r.kind else {
         return None;
@@ -130,7 +147,10 @@ fn line<'a>(table: &'a Table, resolver: &Resolver, spec: &str, alias: Option<&'a
         config1: (hw.config1 != 0).then(|| format!("{:#x}", hw.config1)),
         escr: nb.map(|n| format!("{:#x}", n.escr)),
         cccr: nb.map(|n| format!("{:#x}", n.cccr)),
-        escrs: table.event(spec.split(':').next().unwrap_or(spec)).filter(|_| nb.is_some()).map(|e| e.escrs.as_slice()),
+        escrs: table
+            .event(spec.split(':').next().unwrap_or(spec))
+            .filter(|_| nb.is_some())
+            .map(|e| e.escrs.as_slice()),
         p4_index: nb.map(|n| n.p4_index),
     })
 }
@@ -144,23 +164,41 @@ fn text_listing(table: &Table, lines: &[Line]) -> String {
         "{} general counters of {} bits{}",
         p.general_counters,
         p.counter_width,
-        if p.fixed_counters > 0 { format!(", {} fixed of {} bits", p.fixed_counters, p.fixed_width) } else { String::new() }
+        if p.fixed_counters > 0 {
+            format!(", {} fixed of {} bits", p.fixed_counters, p.fixed_width)
+        } else {
+            String::new()
+        }
     );
     let aliased: Vec<&Line> = lines.iter().filter(|l| l.alias.is_some()).collect();
     if !aliased.is_empty() {
         let _ = writeln!(out, "\nAliases");
         for l in &aliased {
-            let _ = writeln!(out, "  {:<24} {}  ({})", l.alias.unwrap_or(""), l.name, l.desc);
+            let _ = writeln!(
+                out,
+                "  {:<24} {}  ({})",
+                l.alias.unwrap_or(""),
+                l.name,
+                l.desc
+            );
         }
     }
     let _ = writeln!(out, "\nEvents (name, raw config, description)");
     for l in lines {
         let extra = if table.table.style == Style::Netburst {
-            format!(" escr={} cccr={}", l.escr.as_deref().unwrap_or(""), l.cccr.as_deref().unwrap_or(""))
+            format!(
+                " escr={} cccr={}",
+                l.escr.as_deref().unwrap_or(""),
+                l.cccr.as_deref().unwrap_or("")
+            )
         } else {
             String::new()
         };
-        let _ = writeln!(out, "  {:<48} {:<12}{extra} {}", l.name, l.perf_config, l.desc);
+        let _ = writeln!(
+            out,
+            "  {:<48} {:<12}{extra} {}",
+            l.name, l.perf_config, l.desc
+        );
     }
     out
 }
@@ -186,7 +224,11 @@ fn list_cpus(source: &TableSource, format: InfoFormat) -> Result<String, ArumErr
                 .iter()
                 .flat_map(|m| {
                     m.models.iter().map(move |[lo, hi]| {
-                        let models = if lo == hi { format!("{lo:X}") } else { format!("{lo:X}..{hi:X}") };
+                        let models = if lo == hi {
+                            format!("{lo:X}")
+                        } else {
+                            format!("{lo:X}..{hi:X}")
+                        };
                         format!("{}-{}-{models}", t.table.vendor, m.family)
                     })
                 })
@@ -195,7 +237,10 @@ fn list_cpus(source: &TableSource, format: InfoFormat) -> Result<String, ArumErr
         })
         .collect();
     Ok(match format {
-        InfoFormat::Json => rows.iter().map(|r| serde_json::to_string(r).expect("serialises") + "\n").collect(),
+        InfoFormat::Json => rows
+            .iter()
+            .map(|r| serde_json::to_string(r).expect("serialises") + "\n")
+            .collect(),
         InfoFormat::Text => rows
             .iter()
             .map(|r| format!("{:<16} {:<70} {}\n", r.table, r.title, r.keys.join(", ")))

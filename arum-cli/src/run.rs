@@ -3,11 +3,12 @@
 use std::time::{Instant, SystemTime};
 
 use crate::cli::RunArgs;
+use crate::counters::{self, IntervalSampler};
 use crate::error::ArumError;
 use crate::launch::{self, Executable};
 use crate::report::model::{CommandInfo, ExitInfo, Report, SelfTiming, SCHEMA};
 use crate::report::{self, sink::Sink};
-use crate::{system, usage};
+use crate::{events, system, usage};
 
 /// Runs the program under measurement and returns arum's exit status (the program's).
 pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
@@ -20,21 +21,66 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
         ..SelfTiming::default()
     };
 
+    // Set-up phase 2: event verification here, counter configuration while the child waits.
+    let phase2 = Instant::now();
+    let plan = events::plan(args)?;
+    let request = match &plan {
+        Some(_) => Some(counter_request(args)?),
+        None => None,
+    };
+    let mut phase2_us = micros(phase2);
+
     let mut tree = usage::TreeWatch::prepare();
     let pending = launch::spawn(&exe, tree.cgroup_fd())?;
     tree.attach(pending.pid(), pending.in_cgroup());
     drop(ballast);
 
-    // Set-up phase 2: event verification and counter configuration, while the child waits.
-    let phase2 = Instant::now();
-    timing.setup_phase2_us = micros(phase2);
+    let arming = Instant::now();
+    let armed = match (&plan, &request) {
+        (Some(p), Some(r)) => Some(counters::arm(p, r, pending.pid())?),
+        _ => None,
+    };
+    if let Some(a) = &armed {
+        for e in a.events.iter().filter(|e| e.error.is_some()) {
+            eprintln!(
+                "arum: warning: {} not counted: {}",
+                e.planned.event.name,
+                e.error.as_deref().unwrap_or_default()
+            );
+        }
+        a.backend.start()?;
+    }
+    phase2_us += micros(arming);
+    timing.setup_phase2_us = phase2_us;
 
     let start_time = SystemTime::now();
     let running = pending.release()?;
     tree.start();
+    let sampler = match (&armed, args.interval) {
+        (Some(a), Some(ms)) => Some(IntervalSampler::start(
+            a.backend.clone(),
+            ms,
+            a.events
+                .iter()
+                .map(|e| e.planned.event.name.clone())
+                .collect(),
+            args.format == crate::cli::ReportFormat::Text,
+        )),
+        _ => None,
+    };
     let reaped = running.wait()?;
 
+    // Post-processing phase 1: reading the counters.
     let post1 = Instant::now();
+    let counters_report = match (&armed, &plan, &request) {
+        (Some(a), Some(p), Some(r)) => {
+            a.backend.stop();
+            let finals = a.backend.read_all();
+            let intervals = sampler.map(|s| s.finish(&finals));
+            Some(counters::report(a, p, r, cpu_key(args), &finals, intervals))
+        }
+        _ => None,
+    };
     timing.post_phase1_us = micros(post1);
 
     let post2 = Instant::now();
@@ -69,6 +115,7 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
             ),
         },
         usage,
+        counters: counters_report,
         self_timing: timing,
         warnings: Vec::new(),
     };
@@ -79,6 +126,41 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
         eprintln!("arum: {e}");
     }
     Ok(exit.status())
+}
+
+/// Where and how to count, from the command line.
+fn counter_request(args: &RunArgs) -> Result<counters::Request, ArumError> {
+    let online = system::cpulist::online().unwrap_or_default();
+    let cpus = match &args.cpus {
+        None => online,
+        Some(list) => {
+            let wanted = system::cpulist::parse(list)
+                .map_err(|why| ArumError::Events(format!("bad -C/--cpus {list:?}: {why}")))?;
+            if let Some(bad) = wanted.iter().find(|c| !online.contains(c)) {
+                return Err(ArumError::Events(format!(
+                    "CPU {bad} in -C/--cpus is not online; online CPUs: {}",
+                    online
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )));
+            }
+            wanted
+        }
+    };
+    Ok(counters::Request {
+        scope: args.scope(),
+        cpus,
+        no_multiplex: args.no_multiplex,
+        strict: args.strict,
+    })
+}
+
+fn cpu_key(args: &RunArgs) -> String {
+    events::cpu(&args.cpu)
+        .map(|(c, _)| c.key())
+        .unwrap_or_default()
 }
 
 fn micros(since: Instant) -> u64 {

@@ -51,9 +51,13 @@ pub fn parse_spec(spec: &str) -> Result<CpuIdent, String> {
     }
     let vendor = parts[0];
     if vendor.len() != 12 {
-        return Err(bad("the vendor is a 12-letter CPUID string (GenuineIntel, AuthenticAMD)"));
+        return Err(bad(
+            "the vendor is a 12-letter CPUID string (GenuineIntel, AuthenticAMD)",
+        ));
     }
-    let family = parts[1].parse().map_err(|_| bad("family is not a decimal number"))?;
+    let family = parts[1]
+        .parse()
+        .map_err(|_| bad("family is not a decimal number"))?;
     let model = u32::from_str_radix(parts[2].trim_start_matches("0x"), 16)
         .map_err(|_| bad("model is not a hex number"))?;
     let stepping = match parts.get(3) {
@@ -71,7 +75,11 @@ pub fn parse_spec(spec: &str) -> Result<CpuIdent, String> {
 
 /// Counter facts from CPUID: Intel leaf 0xA; AMD PerfCtrExtCore (0x8000_0001 ECX[23]) and leaf
 /// 0x8000_0022 (Zen 4+); NetBurst has no leaf 0xA but a fixed layout of 18 counters.
-pub fn pmu_from_cpuid<R: CpuIdReader + Clone>(cpuid: CpuId<R>, reader: R, ident: &CpuIdent) -> Option<PmuFacts> {
+pub fn pmu_from_cpuid<R: CpuIdReader + Clone>(
+    cpuid: CpuId<R>,
+    reader: R,
+    ident: &CpuIdent,
+) -> Option<PmuFacts> {
     let facts = |v, g, w, f, fw| PmuFacts {
         arch_perfmon_version: v,
         general_counters: g,
@@ -87,8 +95,16 @@ pub fn pmu_from_cpuid<R: CpuIdReader + Clone>(cpuid: CpuId<R>, reader: R, ident:
             if pm.version_id() == 0 || pm.number_of_counters() == 0 {
                 return None;
             }
-            let fixed = if pm.version_id() >= 2 { u32::from(pm.fixed_function_counters()) } else { 0 };
-            let fixed_w = if pm.version_id() >= 2 { u32::from(pm.fixed_function_counters_bit_width()) } else { 0 };
+            let fixed = if pm.version_id() >= 2 {
+                u32::from(pm.fixed_function_counters())
+            } else {
+                0
+            };
+            let fixed_w = if pm.version_id() >= 2 {
+                u32::from(pm.fixed_function_counters_bit_width())
+            } else {
+                0
+            };
             Some(facts(
                 u32::from(pm.version_id()),
                 u32::from(pm.number_of_counters()),
@@ -105,7 +121,8 @@ pub fn pmu_from_cpuid<R: CpuIdReader + Clone>(cpuid: CpuId<R>, reader: R, ident:
                     return Some(facts(0, ebx & 0xF, 48, 0, 0));
                 }
             }
-            let ext_core = max_ext >= 0x8000_0001 && reader.cpuid1(0x8000_0001).ecx & (1 << 23) != 0;
+            let ext_core =
+                max_ext >= 0x8000_0001 && reader.cpuid1(0x8000_0001).ecx & (1 << 23) != 0;
             Some(facts(0, if ext_core { 6 } else { 4 }, 48, 0, 0))
         }
         _ => None,

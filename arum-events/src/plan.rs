@@ -51,7 +51,12 @@ pub fn counters(table: &Table, cpuid: Option<PmuFacts>) -> PmuFacts {
 }
 
 /// Resolves and places `specs` for `cpu`.
-pub fn plan(specs: &[String], cpu: &CpuIdent, table: Option<&Table>, cpuid_pmu: Option<PmuFacts>) -> Plan {
+pub fn plan(
+    specs: &[String],
+    cpu: &CpuIdent,
+    table: Option<&Table>,
+    cpuid_pmu: Option<PmuFacts>,
+) -> Plan {
     let resolver = Resolver { cpu, table };
     let mut problems = Vec::new();
     let mut events = Vec::new();

@@ -139,13 +139,26 @@ impl NetburstEncoding {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     #[error("unknown event '{name}'{}; `arum list` shows the names for this CPU", suggest(.suggestion))]
-    Unknown { name: String, suggestion: Option<String> },
+    Unknown {
+        name: String,
+        suggestion: Option<String>,
+    },
     #[error("event '{event}' has no unit mask '{mask}' on this CPU; valid: {}", .valid.join(", "))]
-    UnknownMask { event: String, mask: String, valid: Vec<String> },
+    UnknownMask {
+        event: String,
+        mask: String,
+        valid: Vec<String>,
+    },
     #[error("event '{event}' needs a unit mask, e.g. {event}:{}; valid: {}", .valid[0], .valid.join(", "))]
     NeedsMask { event: String, valid: Vec<String> },
-    #[error("event '{name}' does not exist on this CPU model (family {family:#x}, model {model:#x})")]
-    NotOnModel { name: String, family: u32, model: u32 },
+    #[error(
+        "event '{name}' does not exist on this CPU model (family {family:#x}, model {model:#x})"
+    )]
+    NotOnModel {
+        name: String,
+        family: u32,
+        model: u32,
+    },
     #[error("no event table for CPU {cpu}, so '{name}' is unknown; use a raw code (rUUEE) or --cpu to name a supported CPU (`arum list --cpus`)")]
     NoTable { name: String, cpu: String },
     #[error("bad event '{spec}': {why}")]
@@ -153,7 +166,9 @@ pub enum ResolveError {
 }
 
 fn suggest(s: &Option<String>) -> String {
-    s.as_ref().map(|s| format!(" (did you mean '{s}'?)")).unwrap_or_default()
+    s.as_ref()
+        .map(|s| format!(" (did you mean '{s}'?)"))
+        .unwrap_or_default()
 }
 
 /// Splits `-e` values: on white space and commas, except commas inside `cpu/.../` terms.
@@ -193,7 +208,9 @@ impl Resolver<'_> {
     fn style(&self) -> Style {
         match self.table {
             Some(t) => t.table.style,
-            None if self.cpu.vendor == "AuthenticAMD" || self.cpu.vendor == "HygonGenuine" => Style::Amd,
+            None if self.cpu.vendor == "AuthenticAMD" || self.cpu.vendor == "HygonGenuine" => {
+                Style::Amd
+            }
             None if self.cpu.vendor == "GenuineIntel" && self.cpu.family == 15 => Style::Netburst,
             None => Style::Intel,
         }
@@ -220,29 +237,38 @@ impl Resolver<'_> {
         if let Some((name, config)) = software(body) {
             return Ok(done(name.to_string(), None, EventKind::Software { config }));
         }
-        if let Some(hex) = body.strip_prefix('r').filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit())) {
+        if let Some(hex) = body
+            .strip_prefix('r')
+            .filter(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
+        {
             let config = u64::from_str_radix(hex, 16).map_err(|_| ResolveError::Bad {
                 spec: body.into(),
                 why: "raw code does not fit in 64 bits".into(),
             })?;
-            return Ok(done(body.to_string(), None, EventKind::Hardware(self.raw(config))));
+            return Ok(done(
+                body.to_string(),
+                None,
+                EventKind::Hardware(self.raw(config)),
+            ));
         }
         if let Some(terms) = body.strip_prefix("cpu/").and_then(|t| t.strip_suffix('/')) {
             let hw = self.perf_terms(body, terms)?;
             return Ok(done(body.to_string(), None, EventKind::Hardware(hw)));
         }
         let Some(table) = self.table else {
-            return Err(if self.looks_like_alias(body) || body.chars().any(|c| c.is_ascii_uppercase()) {
-                ResolveError::NoTable {
-                    name: body.into(),
-                    cpu: self.cpu.key(),
-                }
-            } else {
-                ResolveError::Unknown {
-                    name: body.into(),
-                    suggestion: best_match(body, software_names()),
-                }
-            });
+            return Err(
+                if self.looks_like_alias(body) || body.chars().any(|c| c.is_ascii_uppercase()) {
+                    ResolveError::NoTable {
+                        name: body.into(),
+                        cpu: self.cpu.key(),
+                    }
+                } else {
+                    ResolveError::Unknown {
+                        name: body.into(),
+                        suggestion: best_match(body, software_names()),
+                    }
+                },
+            );
         };
         if let Some(target) = table.aliases.get(body).or_else(|| {
             table
@@ -266,9 +292,18 @@ impl Resolver<'_> {
 
     fn looks_like_alias(&self, body: &str) -> bool {
         const ALIASES: &[&str] = &[
-            "dcache_accesses", "dcache_misses", "L1_DTLBmiss_L2_DTLBhit", "L1_L2_DTLBmiss",
-            "cycles", "instructions", "branches", "branch_misses", "llc_references", "llc_misses",
-            "dtlb_load_misses", "icache_misses",
+            "dcache_accesses",
+            "dcache_misses",
+            "L1_DTLBmiss_L2_DTLBhit",
+            "L1_L2_DTLBmiss",
+            "cycles",
+            "instructions",
+            "branches",
+            "branch_misses",
+            "llc_references",
+            "llc_misses",
+            "dtlb_load_misses",
+            "icache_misses",
         ];
         ALIASES.iter().any(|a| a.eq_ignore_ascii_case(body))
     }
@@ -328,7 +363,9 @@ impl Resolver<'_> {
         }
         let max_event = if style == Style::Amd { 0xFFF } else { 0xFF };
         if f.event_select > max_event || f.umask > 0xFF || f.cmask > 0xFF {
-            return Err(bad(format!("a field is out of range (event ≤ {max_event:#x}, umask and cmask ≤ 0xff)")));
+            return Err(bad(format!(
+                "a field is out of range (event ≤ {max_event:#x}, umask and cmask ≤ 0xff)"
+            )));
         }
         let mut hw = self.raw(config.unwrap_or_else(|| f.config(style)));
         hw.config1 = config1;
@@ -362,8 +399,10 @@ impl Resolver<'_> {
                 model,
             });
         }
-        let available: Vec<&crate::table::Mask> = event.masks.iter().filter(|m| m.on_model(model)).collect();
-        let names = |v: &[&crate::table::Mask]| v.iter().map(|m| m.name.clone()).collect::<Vec<_>>();
+        let available: Vec<&crate::table::Mask> =
+            event.masks.iter().filter(|m| m.on_model(model)).collect();
+        let names =
+            |v: &[&crate::table::Mask]| v.iter().map(|m| m.name.clone()).collect::<Vec<_>>();
         let mut chosen = Vec::new();
         for q in &parts[1..] {
             match available.iter().find(|m| m.name.eq_ignore_ascii_case(q)) {
@@ -380,7 +419,12 @@ impl Resolver<'_> {
         if chosen.is_empty() && !available.is_empty() {
             chosen = available
                 .iter()
-                .filter(|m| event.default.iter().any(|d| d.eq_ignore_ascii_case(&m.name)))
+                .filter(|m| {
+                    event
+                        .default
+                        .iter()
+                        .any(|d| d.eq_ignore_ascii_case(&m.name))
+                })
                 .copied()
                 .collect();
             if chosen.is_empty() {
@@ -396,7 +440,9 @@ impl Resolver<'_> {
             .join(":");
         let style = table.table.style;
         if style == Style::Netburst {
-            let emask = chosen.iter().fold(0, |acc, m| acc | 1 << m.bit.unwrap_or(0));
+            let emask = chosen
+                .iter()
+                .fold(0, |acc, m| acc | 1 << m.bit.unwrap_or(0));
             let nb = netburst_encoding(event, emask);
             let hw = HwEvent {
                 config: nb.perf_config(),
@@ -422,10 +468,18 @@ impl Resolver<'_> {
         let mut desc = event.desc.clone();
         if !chosen.is_empty() {
             f.umask = 0;
-            let all_value = available.iter().filter(|m| !m.all).fold(0, |acc, m| acc | m.value.unwrap_or(0));
+            let all_value = available
+                .iter()
+                .filter(|m| !m.all)
+                .fold(0, |acc, m| acc | m.value.unwrap_or(0));
             for (i, m) in chosen.iter().enumerate() {
-                f.umask |= if m.all { all_value } else { m.value.unwrap_or(0) };
-                if i > 0 && (m.cmask != f.cmask || (m.inv != 0) != f.inv || (m.edge != 0) != f.edge) {
+                f.umask |= if m.all {
+                    all_value
+                } else {
+                    m.value.unwrap_or(0)
+                };
+                if i > 0 && (m.cmask != f.cmask || (m.inv != 0) != f.inv || (m.edge != 0) != f.edge)
+                {
                     return Err(ResolveError::Bad {
                         spec: body.into(),
                         why: format!("unit mask {} has its own counter-mask/invert/edge settings and cannot be combined", m.name),
@@ -476,6 +530,15 @@ fn split_modifiers(spec: &str) -> (&str, bool, bool) {
     (spec, false, false)
 }
 
+/// Whether `spec` can be resolved without an event table: software events and raw codes.
+pub fn needs_no_table(spec: &str) -> bool {
+    let (body, _, _) = split_modifiers(spec);
+    software(body).is_some()
+        || body
+            .strip_prefix('r')
+            .is_some_and(|h| !h.is_empty() && h.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
 fn software(name: &str) -> Option<(&'static str, u64)> {
     SOFTWARE_EVENTS
         .iter()
@@ -484,7 +547,10 @@ fn software(name: &str) -> Option<(&'static str, u64)> {
 }
 
 fn software_names() -> Vec<String> {
-    SOFTWARE_EVENTS.iter().map(|(n, _, _)| n.to_string()).collect()
+    SOFTWARE_EVENTS
+        .iter()
+        .map(|(n, _, _)| n.to_string())
+        .collect()
 }
 
 fn candidates(table: &Table) -> Vec<String> {

@@ -54,7 +54,9 @@ fn options(e: &HwEvent, pmu: &PmuInfo) -> Vec<Option_> {
             })
             .collect();
     }
-    let exists = |c: &u32| *c < pmu.general_counters || (FIXED_BASE..FIXED_BASE + pmu.fixed_counters).contains(c);
+    let exists = |c: &u32| {
+        *c < pmu.general_counters || (FIXED_BASE..FIXED_BASE + pmu.fixed_counters).contains(c)
+    };
     let allowed: Vec<u32> = match &e.counters {
         Some(list) => list.iter().copied().filter(exists).collect(),
         None => (0..pmu.general_counters).collect(),
@@ -79,7 +81,10 @@ fn options(e: &HwEvent, pmu: &PmuInfo) -> Vec<Option_> {
 }
 
 /// Places `events` (with their display names) on the counters of `pmu`.
-pub fn schedule(events: &[(&str, &HwEvent)], pmu: &PmuInfo) -> Result<Vec<Placement>, ScheduleError> {
+pub fn schedule(
+    events: &[(&str, &HwEvent)],
+    pmu: &PmuInfo,
+) -> Result<Vec<Placement>, ScheduleError> {
     let opts: Vec<Vec<Option_>> = events.iter().map(|(_, e)| options(e, pmu)).collect();
     if let Some(i) = opts.iter().position(Vec::is_empty) {
         return Err(ScheduleError(format!(
@@ -101,7 +106,14 @@ pub fn schedule(events: &[(&str, &HwEvent)], pmu: &PmuInfo) -> Result<Vec<Placem
     let mut order: Vec<usize> = (0..events.len()).collect();
     order.sort_by_key(|&i| opts[i].len());
     let mut chosen = vec![None; events.len()];
-    if place(&order, 0, &opts, &mut chosen, &mut Vec::new(), &mut Vec::new()) {
+    if place(
+        &order,
+        0,
+        &opts,
+        &mut chosen,
+        &mut Vec::new(),
+        &mut Vec::new(),
+    ) {
         return Ok(chosen
             .into_iter()
             .map(|c: Option<&Option_>| {
@@ -128,7 +140,8 @@ fn place<'a>(
         return true;
     };
     for o in &opts[i] {
-        if o.counters.iter().any(|c| used.contains(c)) || o.escr.is_some_and(|e| escrs.contains(&e)) {
+        if o.counters.iter().any(|c| used.contains(c)) || o.escr.is_some_and(|e| escrs.contains(&e))
+        {
             continue;
         }
         used.extend(&o.counters);
@@ -151,13 +164,27 @@ fn explain(events: &[(&str, &HwEvent)], opts: &[Vec<Option_>]) -> String {
     for n in 1..=events.len() {
         let order: Vec<usize> = (0..n).collect();
         let mut chosen = vec![None; n];
-        if place(&order, 0, &opts[..n], &mut chosen, &mut Vec::new(), &mut Vec::new()) {
+        if place(
+            &order,
+            0,
+            &opts[..n],
+            &mut chosen,
+            &mut Vec::new(),
+            &mut Vec::new(),
+        ) {
             continue;
         }
         let last = n - 1;
         let resources = |o: &[Option_]| {
-            let mut r: Vec<String> = o.iter().flat_map(|x| x.counters.iter().map(|c| counter_name(*c))).collect();
-            r.extend(o.iter().filter_map(|x| x.escr).map(|e| format!("ESCR {e:#x}")));
+            let mut r: Vec<String> = o
+                .iter()
+                .flat_map(|x| x.counters.iter().map(|c| counter_name(*c)))
+                .collect();
+            r.extend(
+                o.iter()
+                    .filter_map(|x| x.escr)
+                    .map(|e| format!("ESCR {e:#x}")),
+            );
             r.sort();
             r.dedup();
             r

@@ -174,7 +174,9 @@ impl Event {
         self.models.as_deref().is_none_or(|m| in_ranges(model, m))
     }
     pub fn mask(&self, name: &str) -> Option<&Mask> {
-        self.masks.iter().find(|m| m.name.eq_ignore_ascii_case(name))
+        self.masks
+            .iter()
+            .find(|m| m.name.eq_ignore_ascii_case(name))
     }
 }
 
@@ -188,7 +190,10 @@ impl MatchRule {
     fn matches(&self, cpu: &CpuIdent) -> bool {
         self.family == cpu.family
             && in_ranges(cpu.model, &self.models)
-            && self.steppings.as_deref().is_none_or(|s| in_ranges(cpu.stepping, s))
+            && self
+                .steppings
+                .as_deref()
+                .is_none_or(|s| in_ranges(cpu.stepping, s))
     }
 }
 
@@ -205,7 +210,9 @@ impl Table {
     }
 
     pub fn event(&self, name: &str) -> Option<&Event> {
-        self.events.iter().find(|e| e.name.eq_ignore_ascii_case(name))
+        self.events
+            .iter()
+            .find(|e| e.name.eq_ignore_ascii_case(name))
     }
 }
 

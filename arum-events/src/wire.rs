@@ -148,7 +148,9 @@ pub fn error_text(code: u32) -> &'static str {
         ERR_SOURCE => "unknown counter source, or the msr source is not enabled in the module",
         ERR_COUNTER_INDEX => "counter index does not exist on this CPU",
         ERR_RESERVED_BITS => "a reserved or kernel-managed bit is set in an event select",
-        ERR_INTERRUPT_BIT => "an interrupt/overflow-enable bit is set; the module never enables interrupts",
+        ERR_INTERRUPT_BIT => {
+            "an interrupt/overflow-enable bit is set; the module never enables interrupts"
+        }
         ERR_ESCR_MSR => "NetBurst ESCR address is not an ESCR",
         ERR_DUPLICATE_COUNTER => "two events use the same counter or ESCR",
         ERR_NO_CPUS => "the CPU mask selects no online CPU",
@@ -257,7 +259,11 @@ fn validate_msr(c: &CounterRequest, idx: u32, limits: &Limits) -> Result<(), Ref
             if c.config & EVTSEL_INT != 0 {
                 return refuse(ERR_INTERRUPT_BIT, idx);
             }
-            let allowed = if limits.style == STYLE_AMD { AMD_ALLOWED } else { INTEL_ALLOWED };
+            let allowed = if limits.style == STYLE_AMD {
+                AMD_ALLOWED
+            } else {
+                INTEL_ALLOWED
+            };
             if c.config & !allowed != 0 || c.config1 != 0 || c.escr != 0 || c.escr_msr != 0 {
                 return refuse(ERR_RESERVED_BITS, idx);
             }
@@ -308,7 +314,8 @@ impl Request {
 
 // The layout is part of the contract with the module: keep it from changing by accident.
 const _: () = assert!(core::mem::size_of::<CounterRequest>() == 40);
-const _: () = assert!(core::mem::size_of::<Request>() == 32 + 8 * CPUMASK_WORDS + 40 * MAX_COUNTERS);
+const _: () =
+    assert!(core::mem::size_of::<Request>() == 32 + 8 * CPUMASK_WORDS + 40 * MAX_COUNTERS);
 const _: () = assert!(core::mem::size_of::<ResponseHeader>() == 72);
 const _: () = assert!(core::mem::size_of::<CpuCounts>() == 24 + 8 * MAX_COUNTERS);
 const _: () = assert!(core::mem::size_of::<Sample>() == 16 + 8 * MAX_COUNTERS);

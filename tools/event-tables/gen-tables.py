@@ -335,7 +335,6 @@ def fields(style, raw):
 
 def counters_for(rules, general, fixed, ev, um):
     """GP counters (0..) and fixed counters (32+i) that may hold event ev with unit mask um."""
-    all_gp = (1 << general) - 1
     cfg = ev | (um << 8)
     for r in rules or []:
         kind = r[0]
@@ -344,8 +343,10 @@ def counters_for(rules, general, fixed, ev, um):
             return gp + [32 + r[2]]
         if (kind == "event" and r[1] == ev) or (kind == "uevent" and r[1] == cfg) or \
                 (kind == "range" and r[1] <= ev <= r[2]):
-            mask = r[-1] & all_gp
-            return None if mask == all_gp else [i for i in range(general) if mask >> i & 1]
+            # Kept even when it spans the table's counters: Skylake-SP has 8 without HT.
+            if r[-1] & 0xFF == 0xFF:
+                return None
+            return [i for i in range(8) if r[-1] >> i & 1]
     return None  # any general counter
 
 

@@ -12,17 +12,22 @@ use crate::error::{EXIT_ARUM_FAILED, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND};
 
 /// Forks, into `cgroup` when given and the kernel allows it (the bool says whether it did); the
 /// child waits on `start` and then execs `exe`, reporting a failed exec on `exec_err`.
+///
+/// `parent_ends` are the parent's ends of the two pipes: the child closes its copies at once, or
+/// it would hold the start pipe's write end itself and never see EOF if the parent gives up.
 pub(super) fn fork_waiting(
     exe: &Executable,
     signals: &SignalGuard,
     cgroup: Option<BorrowedFd<'_>>,
     start: OwnedFd,
     exec_err: OwnedFd,
+    parent_ends: [BorrowedFd<'_>; 2],
 ) -> Result<(Pid, bool), Errno> {
     let (start, exec_err) = (start.as_raw_fd(), exec_err.as_raw_fd());
+    let parent_ends = parent_ends.map(|fd| fd.as_raw_fd());
     if let Some(cgroup) = cgroup {
         match fork_into_cgroup(cgroup) {
-            Ok(ForkResult::Child) => child_main(exe, signals, start, exec_err),
+            Ok(ForkResult::Child) => child_main(exe, signals, start, exec_err, parent_ends),
             Ok(ForkResult::Parent { child }) => return Ok((child, true)),
             // Older kernels (ENOSYS), or a group the kernel will not fork into: plain fork.
             Err(_) => {}
@@ -31,7 +36,7 @@ pub(super) fn fork_waiting(
     // SAFETY: arum is single-threaded when it launches (see `spawn`), and the child below only
     // makes async-signal-safe calls (sigaction, read, execv, write, _exit) before exec or exit.
     match unsafe { nix::unistd::fork() }? {
-        ForkResult::Child => child_main(exe, signals, start, exec_err),
+        ForkResult::Child => child_main(exe, signals, start, exec_err, parent_ends),
         ForkResult::Parent { child } => Ok((child, false)),
     }
 }
@@ -64,7 +69,17 @@ fn fork_into_cgroup(cgroup: BorrowedFd<'_>) -> Result<ForkResult, Errno> {
     }
 }
 
-fn child_main(exe: &Executable, signals: &SignalGuard, start: i32, exec_err: i32) -> ! {
+fn child_main(
+    exe: &Executable,
+    signals: &SignalGuard,
+    start: i32,
+    exec_err: i32,
+    parent_ends: [i32; 2],
+) -> ! {
+    for fd in parent_ends {
+        // SAFETY: closes this process's copy of a descriptor the parent owns; async-signal-safe.
+        unsafe { libc::close(fd) };
+    }
     signals.restore_in_child();
     let mut go = [0u8; 1];
     loop {

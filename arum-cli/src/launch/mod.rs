@@ -173,8 +173,15 @@ pub fn spawn(exe: &Executable, cgroup: Option<BorrowedFd<'_>>) -> Result<Pending
     let (err_r, err_w) =
         pipe2(OFlag::O_CLOEXEC).map_err(launch_err("creating the exec-error pipe"))?;
     let signals = SignalGuard::install();
-    let (pid, in_cgroup) =
-        child::fork_waiting(exe, &signals, cgroup, start_r, err_w).map_err(launch_err("fork"))?;
+    let (pid, in_cgroup) = child::fork_waiting(
+        exe,
+        &signals,
+        cgroup,
+        start_r,
+        err_w,
+        [start_w.as_fd(), err_r.as_fd()],
+    )
+    .map_err(launch_err("fork"))?;
     Ok(Pending {
         pid,
         in_cgroup,

@@ -15,6 +15,8 @@ pub struct Report {
     pub command: CommandInfo,
     pub exit: ExitInfo,
     pub usage: Usage,
+    /// Performance-counter events, when any were asked for.
+    pub counters: Option<CountersReport>,
     pub self_timing: SelfTiming,
     /// Things the user should know about how the values were obtained, one line each.
     pub warnings: Vec<String>,
@@ -136,4 +138,87 @@ pub struct SelfTiming {
     pub post_phase1_us: u64,
     /// Post-processing phase 2: resource usage and the report.
     pub post_phase2_us: u64,
+}
+
+/// Performance-counter events of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CountersReport {
+    /// `perf_event_open` or `kmod`.
+    pub backend: String,
+    /// `app` (only the launched tree) or `system` (everything on the CPUs).
+    pub scope: String,
+    pub cpus: Vec<u32>,
+    /// The CPU the events were resolved for, and its event table.
+    pub cpu_key: String,
+    pub table: Option<String>,
+    pub microarchitecture: Option<String>,
+    /// Whether hardware events were counted, and why not.
+    pub hardware_counting: bool,
+    pub hardware_off_reason: Option<String>,
+    /// Kernel-mode counting was not allowed, so only user space was counted.
+    pub user_only: bool,
+    pub user_only_reason: Option<String>,
+    /// How the counters were opened (grouping per CPU, pinning).
+    pub opened_as: String,
+    /// How multiplexing was detected for the per-CPU values.
+    pub multiplexing_detection: String,
+    pub events: Vec<EventCounts>,
+    /// Derived ratios whose inputs were all counted.
+    pub ratios: Vec<Ratio>,
+    /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval.
+    pub interval_ms: Option<u64>,
+    pub intervals: Vec<Interval>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventCounts {
+    /// As the user wrote it.
+    pub spec: String,
+    /// Canonical name (`task-clock`, `EVENT:MASK`, `r003c`).
+    pub name: String,
+    pub alias: Option<String>,
+    pub perf_type: u32,
+    /// perf_event_attr.config, hex.
+    pub config: String,
+    pub config1: Option<String>,
+    /// Counter it was placed on by ARUM's scheduler (the perf backend lets the kernel choose).
+    pub counter: Option<u32>,
+    /// `counted` or `not_supported`.
+    pub status: String,
+    /// The kernel's reason when not counted.
+    pub reason: Option<String>,
+    pub per_cpu: Vec<CpuCount>,
+    pub total_raw: u64,
+    /// Total with multiplexed CPUs scaled up; equals total_raw when nothing was multiplexed.
+    pub total_scaled: u64,
+    pub time_enabled_ns: u64,
+    pub time_running_ns: u64,
+    /// Share of the time the event could count during which it did count, in percent.
+    pub percent_running: f64,
+    pub multiplexed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuCount {
+    pub cpu: u32,
+    pub raw: u64,
+    pub scaled: u64,
+    pub time_enabled_ns: u64,
+    pub time_running_ns: u64,
+    pub percent_running: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ratio {
+    pub name: String,
+    pub value: f64,
+    pub numerator: String,
+    pub denominator: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// End of the interval, since the program was released.
+    pub t_end_ns: u64,
+    pub counts: Vec<Vec<u64>>,
 }

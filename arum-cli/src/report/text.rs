@@ -6,13 +6,16 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Modify, Style};
 
-use super::model::{Report, Usage};
+use super::model::{CountersReport, Report, Usage};
 
 pub fn render(r: &Report, show_self_timing: bool) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "ARUM REPORT");
     section(&mut out, None, &header_rows(r));
     section(&mut out, Some("Resource usage"), &usage_rows(&r.usage));
+    if let Some(c) = &r.counters {
+        counters(&mut out, c);
+    }
     if show_self_timing {
         let t = &r.self_timing;
         section(
@@ -134,4 +137,98 @@ fn section(out: &mut String, title: Option<&str>, rows: &[[String; 2]]) {
     for line in table.to_string().lines() {
         let _ = writeln!(out, " {}", line.trim_end());
     }
+}
+
+/// The original report's per-CPU table (Event, CPU, Count), then totals and ratios.
+fn counters(out: &mut String, c: &CountersReport) {
+    let cpus = c
+        .cpus
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let _ = writeln!(
+        out,
+        "\nPerformance counters ({}, {} scope, CPUs {cpus}; {})",
+        c.backend,
+        c.scope,
+        c.microarchitecture.as_deref().unwrap_or(&c.cpu_key)
+    );
+    if let Some(why) = &c.hardware_off_reason {
+        let _ = writeln!(out, " hardware counting off: {why}");
+    }
+    if let Some(why) = &c.user_only_reason {
+        let _ = writeln!(out, " user space only: {why}");
+    }
+    let mut per_cpu = Builder::default();
+    per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
+    let mut totals = Builder::default();
+    totals.push_record(["Event", "Total", "% running", ""]);
+    for e in &c.events {
+        let label = match &e.alias {
+            Some(a) => format!("{a} ({})", e.name),
+            None => e.name.clone(),
+        };
+        if e.status != "counted" {
+            totals.push_record([
+                label,
+                "not supported".into(),
+                String::new(),
+                e.reason.clone().unwrap_or_default(),
+            ]);
+            continue;
+        }
+        for p in &e.per_cpu {
+            per_cpu.push_record([
+                label.clone(),
+                p.cpu.to_string(),
+                grouped(p.scaled),
+                format!("{:.1}", p.percent_running),
+            ]);
+        }
+        let note = if e.multiplexed {
+            "multiplexed, scaled"
+        } else {
+            ""
+        };
+        totals.push_record([
+            label,
+            grouped(e.total_scaled),
+            format!("{:.1}", e.percent_running),
+            note.into(),
+        ]);
+    }
+    for b in [per_cpu, totals] {
+        let mut t = b.build();
+        t.with(Style::blank())
+            .with(Modify::new(Columns::new(1..3)).with(Alignment::right()));
+        let _ = writeln!(out);
+        for line in t.to_string().lines() {
+            let _ = writeln!(out, " {}", line.trim_end());
+        }
+    }
+    if !c.ratios.is_empty() {
+        let _ = writeln!(out);
+        for r in &c.ratios {
+            let _ = writeln!(
+                out,
+                "  {:<34} {:.4}  ({} / {})",
+                r.name, r.value, r.numerator, r.denominator
+            );
+        }
+    }
+    let _ = writeln!(out, " opened as: {}", c.opened_as);
+}
+
+/// 1234567 -> "1,234,567" (the original report's style; C-locale digits).
+fn grouped(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }

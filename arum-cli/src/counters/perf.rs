@@ -1,0 +1,243 @@
+//! Counting through perf_event_open: one counter per event per CPU, bound to the launched task
+//! (inherited by all its threads and children, enabled at exec) or, in system scope, to the CPU.
+
+use std::os::fd::{AsFd, OwnedFd};
+
+use arum_events::plan::Plan;
+use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
+use nix::errno::Errno;
+use nix::unistd::Pid;
+
+use super::sys::{self, Attr, Reading};
+use super::{Armed, Backend, EventSetup, Request};
+use crate::cli::Scope;
+use crate::error::ArumError;
+use crate::system::perms::Permissions;
+
+/// PERF_COUNT_SW_TASK_CLOCK: nanoseconds the task ran, counted on whichever CPU it ran on.
+const TASK_CLOCK: u64 = 1;
+
+pub struct PerfBackend {
+    /// `[event][cpu]`.
+    fds: Vec<Vec<Option<OwnedFd>>>,
+    /// App scope: a task-clock per CPU, outside any group.
+    reference: Option<Vec<OwnedFd>>,
+    scope: Scope,
+}
+
+impl PerfBackend {
+    pub fn arm(plan: &Plan, req: &Request, pid: Pid) -> Result<Armed, ArumError> {
+        let perms = Permissions::current();
+        let app = req.scope == Scope::App;
+        if !app && !perms.system_wide_allowed() {
+            return Err(ArumError::Events(format!(
+                "system-wide counting (--scope system) needs perf_event_paranoid <= 0 (it is {}) or CAP_PERFMON; run `sysctl kernel.perf_event_paranoid=0` as root, or measure with --scope app",
+                perms.perf_event_paranoid.map_or("absent".into(), |p| p.to_string())
+            )));
+        }
+        let mut user_only_reason = (!perms.kernel_allowed()).then(|| {
+            format!(
+                "kernel-mode counting needs perf_event_paranoid <= 1 or CAP_PERFMON (paranoid is {}); counting user space only",
+                perms.perf_event_paranoid.map_or("absent".into(), |p| p.to_string())
+            )
+        });
+        let target = if app { pid.as_raw() } else { -1 };
+        let mut setups: Vec<EventSetup> = plan
+            .events
+            .iter()
+            .map(|p| {
+                let (perf_type, config, config1) = match &p.event.kind {
+                    EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
+                    EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
+                };
+                EventSetup {
+                    planned: p.clone(),
+                    perf_type,
+                    config,
+                    config1,
+                    error: None,
+                }
+            })
+            .collect();
+        let mut fds: Vec<Vec<Option<OwnedFd>>> = setups.iter().map(|_| Vec::new()).collect();
+        let mut ungrouped: Option<String> = None;
+        for &cpu in &req.cpus {
+            let mut leader: Option<usize> = None;
+            for (i, s) in setups.iter_mut().enumerate() {
+                if s.error.is_some() {
+                    fds[i].push(None);
+                    continue;
+                }
+                let ev = &s.planned.event;
+                let mut attr = Attr {
+                    type_: s.perf_type,
+                    config: s.config,
+                    config1: s.config1,
+                    exclude_user: ev.exclude_user,
+                    exclude_kernel: ev.exclude_kernel || user_only_reason.is_some(),
+                    disabled: true,
+                    inherit: app,
+                    enable_on_exec: app,
+                    pinned: req.no_multiplex,
+                };
+                let group = leader.and_then(|l| fds[l].last().and_then(Option::as_ref));
+                let opened = open_one(
+                    &mut attr,
+                    target,
+                    cpu,
+                    group.map(|g| g.as_fd()),
+                    &mut ungrouped,
+                    &mut user_only_reason,
+                );
+                match opened {
+                    Ok(fd) => {
+                        if leader.is_none() && !req.no_multiplex {
+                            leader = Some(i);
+                        }
+                        fds[i].push(Some(fd));
+                    }
+                    Err(e) => {
+                        s.error = Some(describe(e, s.perf_type));
+                        fds[i].push(None);
+                    }
+                }
+            }
+        }
+        // Events that failed on a later CPU are dropped everywhere: a partial count would mislead.
+        for (i, s) in setups.iter().enumerate() {
+            if s.error.is_some() {
+                fds[i].iter_mut().for_each(|f| *f = None);
+            }
+        }
+        let reference = if app {
+            let attr = Attr {
+                type_: PERF_TYPE_SOFTWARE,
+                config: TASK_CLOCK,
+                disabled: true,
+                inherit: true,
+                enable_on_exec: true,
+                ..Attr::default()
+            };
+            req.cpus
+                .iter()
+                .map(|&cpu| sys::open(&attr, target, cpu as i32, None))
+                .collect::<Result<Vec<_>, _>>()
+                .ok()
+        } else {
+            None
+        };
+        let opened_as = match (&ungrouped, req.no_multiplex) {
+            (_, true) => "one counter per event and CPU, pinned (not multiplexed), ungrouped".to_string(),
+            (None, false) => "one group per CPU (all events of a CPU scheduled together), inherited by threads and children".to_string(),
+            (Some(why), false) => format!("one counter per event and CPU, ungrouped: {why}"),
+        };
+        let detection = match &reference {
+            Some(_) => "per CPU, an event's time running is compared with the task's own run time on that CPU (task-clock); below it, the event was multiplexed and is scaled".into(),
+            None if app => "task-clock reference unavailable: per-CPU values are not scaled".into(),
+            None => "time running below time enabled means multiplexing; values are scaled by enabled/running".into(),
+        };
+        Ok(Armed {
+            backend: std::sync::Arc::new(PerfBackend {
+                fds,
+                reference,
+                scope: req.scope,
+            }),
+            name: "perf_event_open",
+            events: setups,
+            user_only_reason,
+            opened_as,
+            multiplexing_detection: detection,
+        })
+    }
+}
+
+/// Opens one counter, falling back to an ungrouped counter when the kernel refuses the group,
+/// and to user-only counting when kernel counting is refused.
+fn open_one(
+    attr: &mut Attr,
+    pid: i32,
+    cpu: u32,
+    group: Option<std::os::fd::BorrowedFd<'_>>,
+    ungrouped: &mut Option<String>,
+    user_only: &mut Option<String>,
+) -> Result<OwnedFd, Errno> {
+    let cpu = cpu as i32;
+    match sys::open(attr, pid, cpu, group) {
+        Err(Errno::EINVAL) if group.is_some() => {
+            let fd = sys::open(attr, pid, cpu, None)?;
+            ungrouped
+                .get_or_insert_with(|| "the kernel refused to group some events (EINVAL)".into());
+            Ok(fd)
+        }
+        Err(Errno::EACCES | Errno::EPERM) if !attr.exclude_kernel => {
+            attr.exclude_kernel = true;
+            let fd = sys::open(attr, pid, cpu, group)?;
+            user_only.get_or_insert_with(|| {
+                "the kernel refused kernel-mode counting; counting user space only".into()
+            });
+            Ok(fd)
+        }
+        other => other,
+    }
+}
+
+fn describe(e: Errno, perf_type: u32) -> String {
+    let what = match e {
+        Errno::ENOENT | Errno::EOPNOTSUPP if perf_type == PERF_TYPE_RAW => {
+            "this machine exposes no hardware PMU for it (a VM?) or the CPU lacks the event"
+        }
+        Errno::ENOENT | Errno::EOPNOTSUPP => "the kernel does not support this event",
+        Errno::EINVAL => "the kernel rejected the encoding",
+        Errno::EACCES | Errno::EPERM => "permission denied (perf_event_paranoid, CAP_PERFMON)",
+        Errno::EMFILE => "too many open files: raise `ulimit -n` or count fewer events or CPUs",
+        Errno::EBUSY => "the counter is in use by someone else",
+        _ => "",
+    };
+    let kernel = format!("{} ({e:?})", e.desc());
+    if what.is_empty() {
+        kernel
+    } else {
+        format!("{what}: {kernel}")
+    }
+}
+
+impl Backend for PerfBackend {
+    fn read_all(&self) -> Vec<Vec<Option<Reading>>> {
+        self.fds
+            .iter()
+            .map(|per_cpu| {
+                per_cpu
+                    .iter()
+                    .map(|fd| fd.as_ref().and_then(|fd| sys::read(fd.as_fd()).ok()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn reference(&self) -> Option<Vec<Reading>> {
+        self.reference.as_ref().map(|fds| {
+            fds.iter()
+                .map(|fd| sys::read(fd.as_fd()).unwrap_or_default())
+                .collect()
+        })
+    }
+
+    fn start(&self) -> Result<(), ArumError> {
+        if self.scope == Scope::System {
+            for fd in self.fds.iter().flatten().flatten() {
+                sys::enable(fd.as_fd()).map_err(|e| {
+                    ArumError::Events(format!("cannot start system-wide counting: {}", e.desc()))
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn stop(&self) {
+        if self.scope == Scope::System {
+            for fd in self.fds.iter().flatten().flatten() {
+                let _ = sys::disable(fd.as_fd());
+            }
+        }
+    }
+}

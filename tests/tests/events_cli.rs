@@ -1,0 +1,234 @@
+//! Event validation before launch and `arum list`, through the real binary.
+
+mod common;
+
+use common::{arum, run_json};
+use serde_json::Value;
+
+#[test]
+fn a_misspelt_event_warns_suggests_and_still_measures() {
+    let (out, r) = run_json(&[
+        "--cpu",
+        "AuthenticAMD-15-41",
+        "-e",
+        "dcache_mises task-clock",
+        "--",
+        "sh",
+        "-c",
+        "exit 4",
+    ]);
+    assert_eq!(out.status.code(), Some(4), "the program still ran");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("hardware counting is off"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+    assert!(
+        warnings[0].contains("did you mean 'dcache_misses'"),
+        "{stderr}"
+    );
+    let c = &r["counters"];
+    assert_eq!(c["hardware_counting"], false);
+    assert!(c["hardware_off_reason"]
+        .as_str()
+        .unwrap()
+        .contains("dcache_mises"));
+    // Software events are still counted.
+    assert_eq!(c["events"][0]["name"], "task-clock");
+    assert_eq!(c["events"][0]["status"], "counted");
+}
+
+#[test]
+fn strict_turns_the_warning_into_an_error_before_running() {
+    let dir = common::tempfile_dir();
+    let marker = dir.join("ran");
+    let out = arum()
+        .args([
+            "--strict",
+            "--cpu",
+            "AuthenticAMD-15-41",
+            "-e",
+            "dcache_mises",
+            "--",
+            "touch",
+        ])
+        .arg(&marker)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    assert!(!marker.exists());
+}
+
+#[test]
+fn unsupported_cpu_and_too_many_events_are_reasons_too() {
+    let (_, r) = run_json(&["--cpu", "GenuineIntel-6-3A", "-e", "cycles", "--", "true"]);
+    assert!(r["counters"]["hardware_off_reason"]
+        .as_str()
+        .unwrap()
+        .contains("no event table for CPU GenuineIntel-6-3A"));
+    let (_, r) = run_json(&[
+        "--cpu",
+        "AuthenticAMD-15-41",
+        "-e",
+        "dcache_accesses dcache_misses L1_DTLBmiss_L2_DTLBhit L1_L2_DTLBmiss cycles",
+        "--",
+        "true",
+    ]);
+    assert!(r["counters"]["hardware_off_reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("too many events"));
+}
+
+#[test]
+fn the_original_tools_event_set_is_placed_on_k8_counters() {
+    let (out, r) = run_json(&[
+        "--cpu",
+        "AuthenticAMD-15-41",
+        "-e",
+        "dcache_accesses dcache_misses",
+        "-e",
+        "L1_DTLBmiss_L2_DTLBhit,L1_L2_DTLBmiss",
+        "--",
+        "true",
+    ]);
+    assert!(out.status.success());
+    let c = &r["counters"];
+    assert_eq!(c["hardware_counting"], true, "{c}");
+    let configs: Vec<&str> = c["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["config"].as_str().unwrap())
+        .collect();
+    assert_eq!(configs, ["0x40", "0x41", "0x45", "0x46"]);
+}
+
+#[test]
+fn events_file_takes_one_name_per_line_with_comments() {
+    let dir = common::tempfile_dir();
+    let file = dir.join("events");
+    std::fs::write(
+        &file,
+        "# what to count\ntask-clock\n\npage-faults  # faults too\n",
+    )
+    .unwrap();
+    let (_, r) = run_json(&["--events-file", file.to_str().unwrap(), "--", "true"]);
+    let names: Vec<&str> = r["counters"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["task-clock", "page-faults"]);
+}
+
+fn list_json(cpu: &str) -> Vec<Value> {
+    let out = arum()
+        .args(["list", "--cpu", cpu, "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+#[test]
+fn list_json_has_the_fields_scripts_rely_on() {
+    let k8 = list_json("AuthenticAMD-15-41");
+    let misses = k8
+        .iter()
+        .find(|l| l["name"] == "DATA_CACHE_MISSES")
+        .unwrap();
+    assert_eq!(misses["alias"], "dcache_misses");
+    assert_eq!(misses["event_select"], 0x41);
+    for key in ["umask", "cmask", "inv", "edge"] {
+        assert_eq!(misses[key], 0, "{key}");
+    }
+    assert_eq!(misses["counters"], serde_json::json!([0, 1, 2, 3]));
+    assert_eq!(misses["perf_config"], "0x41");
+    assert!(
+        k8.iter().any(|l| l["name"].as_str().unwrap().contains(':')),
+        "NAME:UMASK lines"
+    );
+
+    let p4 = list_json("GenuineIntel-15-3");
+    let cycles = p4.iter().find(|l| l["alias"] == "cycles").unwrap();
+    assert_eq!(cycles["name"], "global_power_events:RUNNING");
+    assert_eq!(cycles["escr"], "0x26000200");
+    assert_eq!(cycles["cccr"], "0x3d000");
+    assert_eq!(cycles["perf_config"], "0x300002000003d000");
+}
+
+#[test]
+fn list_text_filters_by_pattern_and_lists_cpus() {
+    let out = arum()
+        .args(["list", "--cpu", "GenuineIntel-6-17", "l1d_repl"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Intel Core microarchitecture"));
+    assert!(
+        text.contains("dcache_misses") && text.contains("L1D_REPL"),
+        "{text}"
+    );
+    assert!(!text.contains("L1D_ALL_REF"), "the pattern filters");
+    let out = arum().args(["list", "--cpus"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for key in [
+        "AuthenticAMD-15-",
+        "AuthenticAMD-16-",
+        "GenuineIntel-6-16..17",
+        "GenuineIntel-15-",
+        "GenuineIntel-6-55",
+        "GenuineIntel-6-8F",
+        "AuthenticAMD-26-",
+    ] {
+        assert!(text.contains(key), "{key} missing:\n{text}");
+    }
+}
+
+#[test]
+fn user_tables_directory_overrides_the_built_in_ones() {
+    let dir = common::tempfile_dir();
+    std::fs::write(
+        dir.join("mine.toml"),
+        r#"[table]
+name = "mine"
+title = "A table of my own"
+vendor = "AuthenticAMD"
+style = "amd"
+[[table.match]]
+family = 0x0F
+models = [[0x00, 0xFF]]
+[pmu]
+general_counters = 4
+counter_width = 48
+[aliases]
+dcache_misses = "MY_MISSES"
+[[event]]
+name = "MY_MISSES"
+event = 0x41
+desc = "Data cache misses, my way"
+"#,
+    )
+    .unwrap();
+    let out = arum()
+        .env("ARUM_EVENT_TABLES", &dir)
+        .args(["list", "--cpu", "AuthenticAMD-15-41", "--format", "json"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("\"table\":\"mine\"") && text.contains("MY_MISSES"),
+        "{text}"
+    );
+}
