@@ -167,6 +167,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
 
+    /// Also record what the rest of the machine does (CPU, interrupts, memory, paging, disks,
+    /// network) and the launched tree, every INTERVAL (default 1s; 0 = at start and end only).
+    #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s")]
+    pub ambient: Option<String>,
+
     /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
     /// the machine cannot count) as an error (exit 125) instead of a warning.
     #[arg(long)]

@@ -4,6 +4,7 @@
 //! release, reap) → `usage` (rusage, peak memory of the tree) → `report` (one model, several
 //! renderings). `system` holds the facts about the machine; `info` is `arum info`.
 
+pub mod ambient;
 pub mod cli;
 pub mod counters;
 pub mod error;

@@ -15,6 +15,12 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     let spec = args.program()?;
     let exe = Executable::new(&spec.argv)?;
     let sink = Sink::open(args.output.as_deref())?;
+    let ambient_interval = args
+        .ambient
+        .as_deref()
+        .map(crate::ambient::parse_interval)
+        .transpose()
+        .map_err(ArumError::Events)?;
     let ballast = test_ballast();
     let mut timing = SelfTiming {
         setup_phase1_us: micros(started),
@@ -54,6 +60,8 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     timing.setup_phase2_us = phase2_us;
 
     let start_time = SystemTime::now();
+    let ambient = ambient_interval
+        .map(|i| crate::ambient::Sampler::start(i, tree.procs_file(), pending.pid().as_raw()));
     let running = pending.release()?;
     tree.start();
     let sampler = match (&armed, args.interval) {
@@ -85,6 +93,12 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
 
     let post2 = Instant::now();
     let mut usage = usage::from_rusage(&reaped.rusage, reaped.wall);
+    let ambient_report = match (ambient, ambient_interval) {
+        (Some(sampler), Some(interval)) => sampler.finish().map(|capture| {
+            crate::ambient::analyse(capture, interval, usage.user_ns + usage.system_ns)
+        }),
+        _ => None,
+    };
     usage.peak_memory = Some(tree.finish(usage.rusage_maxrss_bytes));
     let exit = reaped.exit;
     let mut report = Report {
@@ -116,6 +130,7 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
         },
         usage,
         counters: counters_report,
+        ambient: ambient_report,
         self_timing: timing,
         warnings: Vec::new(),
     };

@@ -6,7 +6,7 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Modify, Style};
 
-use super::model::{CountersReport, Report, Usage};
+use super::model::{AmbientReport, CountersReport, Report, Usage};
 
 pub fn render(r: &Report, show_self_timing: bool) -> String {
     let mut out = String::new();
@@ -15,6 +15,9 @@ pub fn render(r: &Report, show_self_timing: bool) -> String {
     section(&mut out, Some("Resource usage"), &usage_rows(&r.usage));
     if let Some(c) = &r.counters {
         counters(&mut out, c);
+    }
+    if let Some(a) = &r.ambient {
+        ambient(&mut out, a);
     }
     if show_self_timing {
         let t = &r.self_timing;
@@ -231,4 +234,151 @@ fn grouped(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+/// What the machine did during the run: deltas and rates, then notes on likely interference.
+fn ambient(out: &mut String, a: &AmbientReport) {
+    let s = &a.summary;
+    let secs = (s.duration_ns as f64 / 1e9).max(1e-9);
+    let every = if a.interval_ms == 0 {
+        "at start and end".to_string()
+    } else {
+        format!("every {} ms", a.interval_ms)
+    };
+    let _ = writeln!(
+        out,
+        "\nAmbient environment ({} samples {every} over {secs:.3} s; the sampler used {:.2} ms of CPU)",
+        a.samples.len(),
+        a.sampler_cpu_ns as f64 / 1e6
+    );
+    let mut cpu = Builder::default();
+    cpu.push_record([
+        "CPU", "user%", "nice%", "sys%", "iowait%", "irq%", "soft%", "steal%", "idle%",
+    ]);
+    for c in &s.cpu_utilisation {
+        let p = &c.percent;
+        cpu.push_record(
+            std::iter::once(c.cpu.to_string()).chain(
+                [
+                    p.user, p.nice, p.system, p.iowait, p.irq, p.softirq, p.steal, p.idle,
+                ]
+                .map(|v| format!("{v:.1}")),
+            ),
+        );
+    }
+    let mut t = cpu.build();
+    t.with(Style::blank())
+        .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
+    for line in t.to_string().lines() {
+        let _ = writeln!(out, " {}", line.trim_end());
+    }
+    let mib = |b: u64| format!("{:.1} MiB", b as f64 / 1048576.0);
+    let mut rows = vec![
+        row(
+            "interrupts",
+            format!("{} ({:.0}/s)", s.interrupts, s.interrupts_per_second),
+        ),
+        row("softirqs", s.softirqs),
+        row(
+            "context switches",
+            format!(
+                "{} ({:.0}/s)",
+                s.context_switches, s.context_switches_per_second
+            ),
+        ),
+        row("processes created", s.processes_created),
+        row(
+            "runnable / blocked (max)",
+            format!("{} / {}", s.max_procs_running, s.max_procs_blocked),
+        ),
+        row(
+            "memory available",
+            format!(
+                "{} -> {}",
+                mib(s.memory_start.available_bytes),
+                mib(s.memory_end.available_bytes)
+            ),
+        ),
+        row(
+            "page cache / dirty (end)",
+            format!(
+                "{} / {}",
+                mib(s.memory_end.cached_bytes),
+                mib(s.memory_end.dirty_bytes)
+            ),
+        ),
+        row(
+            "page faults / major",
+            format!("{} / {}", s.paging.pgfault, s.paging.pgmajfault),
+        ),
+        row(
+            "swap in / out (pages)",
+            format!("{} / {}", s.paging.pswpin, s.paging.pswpout),
+        ),
+        row(
+            "other CPU time",
+            format!("{:.3} s", s.other_cpu_ns as f64 / 1e9),
+        ),
+    ];
+    if let Some([c, m, i]) = s.pressure_stall_us {
+        rows.push(row(
+            "stalls cpu / memory / io",
+            format!(
+                "{:.1} / {:.1} / {:.1} ms",
+                c as f64 / 1e3,
+                m as f64 / 1e3,
+                i as f64 / 1e3
+            ),
+        ));
+    }
+    if let Some(l) = a.samples.last() {
+        rows.push(row(
+            "load average (end)",
+            format!("{:.2} {:.2} {:.2}", l.load.one, l.load.five, l.load.fifteen),
+        ));
+    }
+    rows.push(row(
+        "launched tree (peak)",
+        format!(
+            "{} threads, RSS {}, virtual {}",
+            s.tree_peak_threads,
+            mib(s.tree_peak_rss_bytes),
+            mib(s.tree_peak_vsize_bytes)
+        ),
+    ));
+    for irq in &s.busiest_irqs {
+        rows.push(row(
+            &format!("irq {}", irq.name),
+            format!("{} ({})", irq.count, irq.desc),
+        ));
+    }
+    for d in &s.disks {
+        let c = &d.counters;
+        rows.push(row(
+            &format!("disk {}", d.name),
+            format!(
+                "{} reads, {} writes, {} / {} sectors, busy {} ms",
+                c.reads, c.writes, c.sectors_read, c.sectors_written, c.busy_ms
+            ),
+        ));
+    }
+    for n in &s.net {
+        let c = &n.counters;
+        rows.push(row(
+            &format!("net {}", n.name),
+            format!(
+                "rx {} B / {} pkts, tx {} B / {} pkts, errors {}, drops {}",
+                c.rx_bytes,
+                c.rx_packets,
+                c.tx_bytes,
+                c.tx_packets,
+                c.rx_errors + c.tx_errors,
+                c.rx_drops + c.tx_drops
+            ),
+        ));
+    }
+    section(out, None, &rows);
+    for n in &a.notes {
+        let _ = writeln!(out, " note: {n}");
+    }
 }

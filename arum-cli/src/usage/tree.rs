@@ -54,6 +54,11 @@ impl TreeWatch {
         }
     }
 
+    /// The tree's `cgroup.procs`, when it has a cgroup of its own.
+    pub fn procs_file(&self) -> Option<std::path::PathBuf> {
+        self.cgroup.as_deref().map(TreeCgroup::procs_file)
+    }
+
     /// The cgroup to fork the child into, if there is one.
     pub fn cgroup_fd(&self) -> Option<BorrowedFd<'_>> {
         self.cgroup.as_deref().map(TreeCgroup::fd)
