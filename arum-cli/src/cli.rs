@@ -95,8 +95,12 @@ pub enum Scope {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BackendChoice {
+    /// kmod for system scope when /dev/arum is usable, else perf.
     Auto,
+    /// perf_event_open.
     Perf,
+    /// The /dev/arum module (counts whole CPUs, like --scope system).
+    Kmod,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -163,7 +167,7 @@ pub struct RunArgs {
     #[arg(short = 'I', long = "interval", value_name = "MS")]
     pub interval: Option<u64>,
 
-    /// Counting back-end: perf_event_open (`perf`); `auto` picks the best available.
+    /// Counting back-end: perf_event_open (`perf`) or the /dev/arum module (`kmod`).
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
 

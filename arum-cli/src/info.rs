@@ -84,10 +84,7 @@ pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
         backends: Backends {
             perf_software: probe(1, 1),
             perf_hardware: probe(0, 1),
-            kmod: Err(match &device_open {
-                Ok(()) => "the kmod back-end is not part of this arum build".into(),
-                Err(e) => format!("/dev/arum: {e}"),
-            }),
+            kmod: device_open.clone().map_err(|e| format!("/dev/arum: {e}")),
         },
         device: Device {
             path: DEVICE,

@@ -2,7 +2,7 @@
 
 use std::time::{Instant, SystemTime};
 
-use crate::cli::RunArgs;
+use crate::cli::{BackendChoice, RunArgs, Scope};
 use crate::counters::{self, IntervalSampler};
 use crate::error::ArumError;
 use crate::launch::{self, Executable};
@@ -64,8 +64,9 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
         .map(|i| crate::ambient::Sampler::start(i, tree.procs_file(), pending.pid().as_raw()));
     let running = pending.release()?;
     tree.start();
+    // The module takes its own readings; perf_event_open counters are read from here.
     let sampler = match (&armed, args.interval) {
-        (Some(a), Some(ms)) => Some(IntervalSampler::start(
+        (Some(a), Some(ms)) if a.name != "kmod" => Some(IntervalSampler::start(
             a.backend.clone(),
             ms,
             a.events
@@ -84,7 +85,11 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
         (Some(a), Some(p), Some(r)) => {
             a.backend.stop();
             let finals = a.backend.read_all();
-            let intervals = sampler.map(|s| s.finish(&finals));
+            let intervals = match (sampler, args.interval) {
+                (Some(s), _) => Some(s.finish(&finals)),
+                (None, Some(ms)) => a.backend.intervals().map(|v| (ms, v)),
+                (None, None) => None,
+            };
             Some(counters::report(a, p, r, cpu_key(args), &finals, intervals))
         }
         _ => None,
@@ -164,12 +169,32 @@ fn counter_request(args: &RunArgs) -> Result<counters::Request, ArumError> {
             wanted
         }
     };
+    let kmod = match args.backend {
+        BackendChoice::Perf => false,
+        BackendChoice::Kmod => true,
+        // The module counts whole CPUs: it serves system scope, never app scope.
+        BackendChoice::Auto => args.scope() == Scope::System && kmod_usable(),
+    };
+    if kmod && args.scope() == Scope::App {
+        eprintln!("arum: warning: the kmod back-end counts everything on the CPUs (system scope), not only the program");
+    }
     Ok(counters::Request {
-        scope: args.scope(),
+        scope: if kmod { Scope::System } else { args.scope() },
         cpus,
         no_multiplex: args.no_multiplex,
         strict: args.strict,
+        kmod,
+        interval_ms: args.interval,
     })
+}
+
+/// /dev/arum exists and this user may open it (the open is closed again at once).
+fn kmod_usable() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(counters::kmod::DEVICE)
+        .is_ok()
 }
 
 fn cpu_key(args: &RunArgs) -> String {

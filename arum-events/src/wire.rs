@@ -319,3 +319,215 @@ const _: () =
 const _: () = assert!(core::mem::size_of::<ResponseHeader>() == 72);
 const _: () = assert!(core::mem::size_of::<CpuCounts>() == 24 + 8 * MAX_COUNTERS);
 const _: () = assert!(core::mem::size_of::<Sample>() == 16 + 8 * MAX_COUNTERS);
+
+// --- Encoding: field by field, in declaration order, little-endian. With the explicit padding
+// fields above, this is exactly the #[repr(C)] layout, and no byte is left uninitialised. -------
+
+struct Out<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+impl Out<'_> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.buf[self.pos..self.pos + bytes.len()].copy_from_slice(bytes);
+        self.pos += bytes.len();
+    }
+    fn u32(&mut self, v: u32) {
+        self.put(&v.to_le_bytes());
+    }
+    fn i32(&mut self, v: i32) {
+        self.put(&v.to_le_bytes());
+    }
+    fn u64(&mut self, v: u64) {
+        self.put(&v.to_le_bytes());
+    }
+}
+
+struct In<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl In<'_> {
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let mut a = [0u8; N];
+        a.copy_from_slice(&self.buf[self.pos..self.pos + N]);
+        self.pos += N;
+        a
+    }
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+    fn i32(&mut self) -> i32 {
+        i32::from_le_bytes(self.take())
+    }
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+}
+
+pub const REQUEST_SIZE: usize = core::mem::size_of::<Request>();
+pub const HEADER_SIZE: usize = core::mem::size_of::<ResponseHeader>();
+pub const CPU_COUNTS_SIZE: usize = core::mem::size_of::<CpuCounts>();
+pub const SAMPLE_SIZE: usize = core::mem::size_of::<Sample>();
+
+impl Request {
+    /// Encodes into `out[..REQUEST_SIZE]`.
+    pub fn encode(&self, out: &mut [u8]) {
+        let mut o = Out { buf: out, pos: 0 };
+        o.u32(self.magic);
+        o.u32(self.version);
+        o.u32(self.size);
+        o.u32(self.ncounters);
+        o.u32(self.flags);
+        o.u32(self.reserved);
+        o.u64(self.timer_period_ns);
+        for w in self.cpus {
+            o.u64(w);
+        }
+        for c in &self.counters {
+            o.u32(c.source);
+            o.u32(c.index);
+            o.u32(c.perf_type);
+            o.u32(c.escr_msr);
+            o.u64(c.config);
+            o.u64(c.config1);
+            o.u64(c.escr);
+        }
+    }
+
+    /// Decodes a request of exactly [`REQUEST_SIZE`] bytes.
+    pub fn decode(bytes: &[u8]) -> Option<Request> {
+        if bytes.len() != REQUEST_SIZE {
+            return None;
+        }
+        let mut i = In { buf: bytes, pos: 0 };
+        let mut r = Request::new(0);
+        r.magic = i.u32();
+        r.version = i.u32();
+        r.size = i.u32();
+        r.ncounters = i.u32();
+        r.flags = i.u32();
+        r.reserved = i.u32();
+        r.timer_period_ns = i.u64();
+        for w in r.cpus.iter_mut() {
+            *w = i.u64();
+        }
+        for c in r.counters.iter_mut() {
+            c.source = i.u32();
+            c.index = i.u32();
+            c.perf_type = i.u32();
+            c.escr_msr = i.u32();
+            c.config = i.u64();
+            c.config1 = i.u64();
+            c.escr = i.u64();
+        }
+        Some(r)
+    }
+}
+
+impl ResponseHeader {
+    pub fn encode(&self, out: &mut [u8]) {
+        let mut o = Out { buf: out, pos: 0 };
+        o.u32(self.magic);
+        o.u32(self.version);
+        o.u32(self.size);
+        o.i32(self.status);
+        o.u32(self.error_code);
+        o.u32(self.error_cpu);
+        o.u32(self.error_counter);
+        o.u32(self.ncpus);
+        o.u32(self.ncounters);
+        o.u32(self.nsamples);
+        o.u32(self.counter_width);
+        o.u32(self.reserved);
+        o.u64(self.time_counted_ns);
+        o.u64(self.accumulations);
+        o.u64(self.timer_period_ns);
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<ResponseHeader> {
+        if bytes.len() < HEADER_SIZE {
+            return None;
+        }
+        let mut i = In { buf: bytes, pos: 0 };
+        Some(ResponseHeader {
+            magic: i.u32(),
+            version: i.u32(),
+            size: i.u32(),
+            status: i.i32(),
+            error_code: i.u32(),
+            error_cpu: i.u32(),
+            error_counter: i.u32(),
+            ncpus: i.u32(),
+            ncounters: i.u32(),
+            nsamples: i.u32(),
+            counter_width: i.u32(),
+            reserved: i.u32(),
+            time_counted_ns: i.u64(),
+            accumulations: i.u64(),
+            timer_period_ns: i.u64(),
+        })
+    }
+}
+
+impl CpuCounts {
+    pub fn encode(&self, out: &mut [u8]) {
+        let mut o = Out { buf: out, pos: 0 };
+        o.u32(self.cpu);
+        o.i32(self.status);
+        o.u64(self.time_enabled_ns);
+        o.u64(self.time_running_ns);
+        for c in self.counts {
+            o.u64(c);
+        }
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<CpuCounts> {
+        if bytes.len() < CPU_COUNTS_SIZE {
+            return None;
+        }
+        let mut i = In { buf: bytes, pos: 0 };
+        let mut c = CpuCounts {
+            cpu: i.u32(),
+            status: i.i32(),
+            time_enabled_ns: i.u64(),
+            time_running_ns: i.u64(),
+            counts: [0; MAX_COUNTERS],
+        };
+        for v in c.counts.iter_mut() {
+            *v = i.u64();
+        }
+        Some(c)
+    }
+}
+
+impl Sample {
+    pub fn encode(&self, out: &mut [u8]) {
+        let mut o = Out { buf: out, pos: 0 };
+        o.u32(self.cpu);
+        o.u32(self.reserved);
+        o.u64(self.time_ns);
+        for c in self.counts {
+            o.u64(c);
+        }
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<Sample> {
+        if bytes.len() < SAMPLE_SIZE {
+            return None;
+        }
+        let mut i = In { buf: bytes, pos: 0 };
+        let mut s = Sample {
+            cpu: i.u32(),
+            reserved: i.u32(),
+            time_ns: i.u64(),
+            counts: [0; MAX_COUNTERS],
+        };
+        for v in s.counts.iter_mut() {
+            *v = i.u64();
+        }
+        Some(s)
+    }
+}

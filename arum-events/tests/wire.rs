@@ -126,3 +126,45 @@ fn msr_source_is_refused_unless_enabled() {
         ERR_SOURCE
     );
 }
+
+#[test]
+fn encoding_round_trips_and_matches_the_struct_size() {
+    let mut r = request();
+    r.timer_period_ns = 123_456;
+    r.cpus[3] = 1 << 63;
+    let mut buf = vec![0u8; REQUEST_SIZE];
+    r.encode(&mut buf);
+    assert_eq!(Request::decode(&buf), Some(r));
+    assert_eq!(Request::decode(&buf[1..]), None);
+    let h = ResponseHeader {
+        magic: MAGIC,
+        version: VERSION,
+        status: -22,
+        error_code: ERR_CPU_OFFLINE,
+        error_cpu: 3,
+        accumulations: 9,
+        ..Default::default()
+    };
+    let mut buf = vec![0u8; HEADER_SIZE];
+    h.encode(&mut buf);
+    assert_eq!(ResponseHeader::decode(&buf), Some(h));
+    let c = CpuCounts {
+        cpu: 1,
+        status: 0,
+        time_enabled_ns: 5,
+        time_running_ns: 4,
+        counts: [7; MAX_COUNTERS],
+    };
+    let mut buf = vec![0u8; CPU_COUNTS_SIZE];
+    c.encode(&mut buf);
+    assert_eq!(CpuCounts::decode(&buf), Some(c));
+    let s = Sample {
+        cpu: 2,
+        reserved: 0,
+        time_ns: 99,
+        counts: [3; MAX_COUNTERS],
+    };
+    let mut buf = vec![0u8; SAMPLE_SIZE];
+    s.encode(&mut buf);
+    assert_eq!(Sample::decode(&buf), Some(s));
+}

@@ -2,6 +2,7 @@
 //! while the child waits, reading them during (`-I`) and after the run, and the report section.
 
 mod intervals;
+pub mod kmod;
 mod perf;
 mod summary;
 pub mod sys;
@@ -30,6 +31,10 @@ pub trait Backend: Send + Sync {
     fn start(&self) -> Result<(), ArumError>;
     /// Called once the program has ended.
     fn stop(&self);
+    /// Readings the back-end took itself during the run (the module's timer), as intervals.
+    fn intervals(&self) -> Option<Vec<crate::report::model::Interval>> {
+        None
+    }
 }
 
 /// What was asked for, and where.
@@ -39,6 +44,10 @@ pub struct Request {
     pub cpus: Vec<u32>,
     pub no_multiplex: bool,
     pub strict: bool,
+    /// Count through /dev/arum (whole CPUs) instead of perf_event_open.
+    pub kmod: bool,
+    /// `-I`: the reading interval.
+    pub interval_ms: Option<u64>,
 }
 
 /// Per-event outcome of arming: counted, or why not.
@@ -61,9 +70,13 @@ pub struct Armed {
     pub multiplexing_detection: String,
 }
 
-/// Arms the perf_event_open back-end for the held child `pid`.
+/// Arms the chosen back-end for the held child `pid`.
 pub fn arm(plan: &Plan, req: &Request, pid: Pid) -> Result<Armed, ArumError> {
-    let armed = PerfBackend::arm(plan, req, pid)?;
+    let armed = if req.kmod {
+        kmod::KmodBackend::arm(plan, req)?
+    } else {
+        PerfBackend::arm(plan, req, pid)?
+    };
     if req.strict {
         if let Some(e) = armed.events.iter().find(|e| e.error.is_some()) {
             return Err(ArumError::Events(format!(
