@@ -41,9 +41,13 @@ check read-before-write-einval /kmod_probe read-before-write
 check offline-cpu-error-code /kmod_probe offline-cpu
 check software-events-every-cpu sh -c '/arum --backend kmod --format json -o /tmp/r.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.5 && /kmod_probe counts /tmp/r.json 4'
 check hardware-event-clear-error-rusage-kept sh -c '/arum --backend kmod --format json -o /tmp/h.json -e r003c -- /bin/busybox true && grep -q "not_supported" /tmp/h.json && grep -q "refused the request" /tmp/h.json && grep -q "\"wall_ns\"" /tmp/h.json'
+check module-timer-series-sums-to-totals sh -c '/arum --backend kmod -I 100 --format json -o /tmp/i.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.6 && /kmod_probe intervals /tmp/i.json'
 check fuzz-3000-payloads /kmod_probe fuzz 3000 42
 check sigkill-holder-then-reopen sh -c '/kmod_probe hold & p=$!; sleep 0.5; kill -9 $p; wait $p; /kmod_probe open-close'
 check rmmod rmmod arum
+# group=4242: only root and members of group 4242 may open the device.
+check group-parameter-restricts-open sh -c 'insmod /arum.ko mode=0666 group=4242 &&
+  [ "$(/kmod_probe as-user 1000 1000)" = EACCES ] && [ "$(/kmod_probe as-user 1000 1000 4242)" = open ]; s=$?; rmmod arum; exit $s'
 
 # The msr back-end on the simulated PMU of each family (QEMU's emulator has no counter MSRs).
 sim() {

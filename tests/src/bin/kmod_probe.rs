@@ -135,6 +135,40 @@ fn main() {
                 }
             }
         }
+        Some("as-user") => {
+            // Opens /dev/arum as UID with primary group GID and optional supplementary GROUP;
+            // prints "open" or the errno name.
+            let uid: u32 = args[2].parse().unwrap();
+            let gid: u32 = args[3].parse().unwrap();
+            let groups: Vec<libc::gid_t> = args.get(4).map(|g| vec![g.parse().unwrap()]).unwrap_or_default();
+            // SAFETY: plain credential syscalls on this process, in the order that keeps them legal.
+            unsafe {
+                assert_eq!(libc::setgroups(groups.len(), groups.as_ptr()), 0);
+                assert_eq!(libc::setgid(gid), 0);
+                assert_eq!(libc::setuid(uid), 0);
+            }
+            match open() {
+                Ok(_) => println!("open"),
+                Err(e) if errno(&e) == libc::EACCES => println!("EACCES"),
+                Err(e) => fail(format!("open as {uid}:{gid}: {e}")),
+            }
+        }
+        Some("intervals") => {
+            // An arum report with -I: several intervals, and they sum to each event's total.
+            let text = std::fs::read_to_string(&args[2]).unwrap_or_else(|e| fail(format!("{}: {e}", args[2])));
+            let r: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("bad JSON: {e}")));
+            let c = &r["counters"];
+            let intervals = c["intervals"].as_array().unwrap();
+            if intervals.len() < 3 {
+                fail(format!("only {} intervals", intervals.len()));
+            }
+            for (e, ev) in c["events"].as_array().unwrap().iter().enumerate() {
+                let sum: u64 = intervals.iter().map(|i| i["counts"][e].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>()).sum();
+                if sum != ev["total_raw"].as_u64().unwrap() {
+                    fail(format!("{}: intervals sum to {sum}, total {}", ev["name"], ev["total_raw"]));
+                }
+            }
+        }
         Some("sim-rate") => {
             // An arum report taken with the simulated PMU: every event on every CPU counted
             // RATE events per microsecond of counting time (within 1%), and at least MIN events.
