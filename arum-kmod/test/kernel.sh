@@ -14,7 +14,7 @@ log() { echo "kernel.sh: $*" >&2; }
 
 # --- host packages (bookworm) --------------------------------------------------------------
 need=()
-for p in clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev make build-essential cpio qemu-system-x86 busybox-static kmod; do
+for p in clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev make build-essential qemu-system-x86 busybox-static; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then

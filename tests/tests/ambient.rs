@@ -65,8 +65,19 @@ fn rss_steps_by_100_mib_in_the_series() {
         .iter()
         .map(|t| t["rss_bytes"].as_u64().unwrap())
         .collect();
-    // Plateaus: the most common levels before and after the second step.
-    let level = |lo: u64, hi: u64| rss.iter().copied().filter(|r| (lo..hi).contains(r)).max();
+    // A plateau is the level that repeats; a sample taken mid-allocation may fall in a range
+    // once, but never as often.
+    let level = |lo: u64, hi: u64| {
+        let inside: Vec<u64> = rss
+            .iter()
+            .copied()
+            .filter(|r| (lo..hi).contains(r))
+            .collect();
+        inside
+            .iter()
+            .copied()
+            .max_by_key(|v| inside.iter().filter(|w| *w == v).count())
+    };
     let first = level(90 * MIB, 150 * MIB).expect("a ~100 MiB plateau");
     let second = level(190 * MIB, 260 * MIB).expect("a ~200 MiB plateau");
     let step = (second - first) as f64 / MIB as f64;

@@ -39,6 +39,7 @@ fn sample(c: &Capture, s: &super::sampler::SystemSample) -> AmbientSample {
             .collect(),
         interrupts: stat.interrupts,
         softirqs: stat.softirqs,
+        softirq_kinds: camp::softirqs_from(b("/proc/softirqs")),
         context_switches: stat.context_switches,
         processes_created: stat.processes_created,
         procs_running: stat.procs_running,

@@ -112,7 +112,11 @@ pub fn interrupt(name: &str) -> Result<IrqLine> {
 
 /// Softirqs by kind, per CPU.
 pub fn softirqs() -> Result<Vec<IrqLine>> {
-    Ok(parse::irq_table(text(&read("/proc/softirqs")?)))
+    Ok(softirqs_from(&read("/proc/softirqs")?))
+}
+
+pub fn softirqs_from(bytes: &[u8]) -> Vec<IrqLine> {
+    parse::irq_table(text(bytes))
 }
 
 // --- memory, paging, load, pressure ------------------------------------------------------------

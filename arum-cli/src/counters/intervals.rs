@@ -82,29 +82,34 @@ impl IntervalSampler {
         }
         let mut snaps = std::mem::take(&mut *self.snapshots.lock().expect("not poisoned"));
         snaps.push((self.started.elapsed().as_nanos() as u64, values(finals)));
-        let mut prev: Option<Vec<Vec<u64>>> = None;
-        let intervals = snaps
-            .into_iter()
-            .map(|(t, v)| {
-                let counts = v
-                    .iter()
-                    .enumerate()
-                    .map(|(e, cpus)| {
-                        cpus.iter()
-                            .enumerate()
-                            .map(|(c, x)| x.saturating_sub(prev.as_ref().map_or(0, |p| p[e][c])))
-                            .collect()
-                    })
-                    .collect();
-                prev = Some(v);
-                Interval {
-                    t_end_ns: t,
-                    counts,
-                }
-            })
-            .collect();
+        let intervals = deltas(snaps.iter().map(|(t, v)| (*t, v)));
         (self.interval.as_millis() as u64, intervals)
     }
+}
+
+/// Cumulative readings `(time, [event][cpu])` to per-interval deltas; the deltas of a series
+/// that ends with the final reading sum to the totals.
+pub fn deltas<'a>(series: impl Iterator<Item = (u64, &'a Vec<Vec<u64>>)>) -> Vec<Interval> {
+    let mut prev: Option<&Vec<Vec<u64>>> = None;
+    series
+        .map(|(t, v)| {
+            let counts = v
+                .iter()
+                .enumerate()
+                .map(|(e, cpus)| {
+                    cpus.iter()
+                        .enumerate()
+                        .map(|(c, x)| x.saturating_sub(prev.map_or(0, |p| p[e][c])))
+                        .collect()
+                })
+                .collect();
+            prev = Some(v);
+            Interval {
+                t_end_ns: t,
+                counts,
+            }
+        })
+        .collect()
 }
 
 fn line(t_ns: u64, names: &[String], prev: Option<&[Vec<u64>]>, now: &[Vec<u64>]) -> String {

@@ -64,23 +64,7 @@ impl KmodBackend {
         }
         let perf = build_request(plan, req, false)?;
         let msr = build_request(plan, req, true);
-        let events = plan
-            .events
-            .iter()
-            .map(|p| {
-                let (perf_type, config, config1) = match &p.event.kind {
-                    EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
-                    EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
-                };
-                EventSetup {
-                    planned: p.clone(),
-                    perf_type,
-                    config,
-                    config1,
-                    error: None,
-                }
-            })
-            .collect();
+        let events = EventSetup::from_plan(plan);
         let mut backend = KmodBackend {
             device: Mutex::new(device),
             request: perf,
@@ -269,28 +253,9 @@ impl Backend for KmodBackend {
 
     fn intervals(&self) -> Option<Vec<crate::report::model::Interval>> {
         let series = self.series.lock().expect("not poisoned");
-        let mut prev: Option<&Vec<Vec<u64>>> = None;
-        let out = series
-            .iter()
-            .map(|(t, v)| {
-                let counts = v
-                    .iter()
-                    .enumerate()
-                    .map(|(e, cpus)| {
-                        cpus.iter()
-                            .enumerate()
-                            .map(|(c, x)| x.saturating_sub(prev.map_or(0, |p| p[e][c])))
-                            .collect()
-                    })
-                    .collect();
-                prev = Some(v);
-                crate::report::model::Interval {
-                    t_end_ns: *t,
-                    counts,
-                }
-            })
-            .collect();
-        Some(out)
+        Some(super::intervals::deltas(
+            series.iter().map(|(t, v)| (*t, v)),
+        ))
     }
 
     fn start(&self) -> Result<(), ArumError> {

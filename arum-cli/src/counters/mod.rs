@@ -60,6 +60,29 @@ pub struct EventSetup {
     pub error: Option<String>,
 }
 
+impl EventSetup {
+    /// One setup per planned event, with its perf_event_attr type and config.
+    pub fn from_plan(plan: &Plan) -> Vec<EventSetup> {
+        use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
+        plan.events
+            .iter()
+            .map(|p| {
+                let (perf_type, config, config1) = match &p.event.kind {
+                    EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
+                    EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
+                };
+                EventSetup {
+                    planned: p.clone(),
+                    perf_type,
+                    config,
+                    config1,
+                    error: None,
+                }
+            })
+            .collect()
+    }
+}
+
 /// An armed back-end and what it set up.
 pub struct Armed {
     pub backend: Arc<dyn Backend>,

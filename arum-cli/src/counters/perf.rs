@@ -4,7 +4,7 @@
 use std::os::fd::{AsFd, OwnedFd};
 
 use arum_events::plan::Plan;
-use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
+use arum_events::resolve::{PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
 use nix::errno::Errno;
 use nix::unistd::Pid;
 
@@ -42,23 +42,7 @@ impl PerfBackend {
             )
         });
         let target = if app { pid.as_raw() } else { -1 };
-        let mut setups: Vec<EventSetup> = plan
-            .events
-            .iter()
-            .map(|p| {
-                let (perf_type, config, config1) = match &p.event.kind {
-                    EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
-                    EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
-                };
-                EventSetup {
-                    planned: p.clone(),
-                    perf_type,
-                    config,
-                    config1,
-                    error: None,
-                }
-            })
-            .collect();
+        let mut setups = EventSetup::from_plan(plan);
         let mut fds: Vec<Vec<Option<OwnedFd>>> = setups.iter().map(|_| Vec::new()).collect();
         let mut ungrouped: Option<String> = None;
         for &cpu in &req.cpus {

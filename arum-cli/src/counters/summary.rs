@@ -58,6 +58,8 @@ pub fn events(
                 });
             }
             let counted = s.error.is_none() && !per_cpu.is_empty();
+            // A pinned counter the kernel could not place never runs while the task does.
+            let unscheduled = counted && running == 0 && expected > 0;
             let percent = if expected == 0 {
                 100.0
             } else {
@@ -71,8 +73,15 @@ pub fn events(
                 config: format!("{:#x}", s.config),
                 config1: (s.config1 != 0).then(|| format!("{:#x}", s.config1)),
                 counter: s.planned.placement.map(|p| p.counter),
-                status: if counted { "counted" } else { "not_supported" }.into(),
-                reason: s.error.clone(),
+                status: match (counted, unscheduled) {
+                    (true, false) => "counted",
+                    (true, true) => "not_scheduled",
+                    (false, _) => "not_supported",
+                }
+                .into(),
+                reason: s.error.clone().or_else(|| {
+                    unscheduled.then(|| "the kernel could not give it a counter while the program ran (pinned: not multiplexed)".into())
+                }),
                 per_cpu,
                 total_raw: raw,
                 total_scaled: scaled,

@@ -185,7 +185,8 @@ pub struct EventCounts {
     pub config1: Option<String>,
     /// Counter it was placed on by ARUM's scheduler (the perf backend lets the kernel choose).
     pub counter: Option<u32>,
-    /// `counted` or `not_supported`.
+    /// `counted`, `not_supported` (the kernel refused it), or `not_scheduled` (pinned, and the
+    /// kernel could not give it a counter).
     pub status: String,
     /// The kernel's reason when not counted.
     pub reason: Option<String>,
@@ -249,6 +250,8 @@ pub struct AmbientSample {
     pub cpus: Vec<CpuSample>,
     pub interrupts: u64,
     pub softirqs: u64,
+    /// Softirqs by kind (NET_RX, TIMER, ...) per CPU.
+    pub softirq_kinds: Vec<crate::ambient::camp::IrqLine>,
     pub context_switches: u64,
     pub processes_created: u64,
     pub procs_running: u64,

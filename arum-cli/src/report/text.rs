@@ -175,7 +175,7 @@ fn counters(out: &mut String, c: &CountersReport) {
         if e.status != "counted" {
             totals.push_record([
                 label,
-                "not supported".into(),
+                e.status.replace('_', " "),
                 String::new(),
                 e.reason.clone().unwrap_or_default(),
             ]);
