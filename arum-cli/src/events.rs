@@ -71,12 +71,10 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
     // CPUID only describes the counters of the CPU arum runs on, not of a --cpu one.
     let cpuid_pmu = if given { None } else { cpu.detect_pmu() };
     let plan = plan::plan(&specs, &cpu, table.as_ref(), cpuid_pmu);
-    if let Some(reason) = &plan.hardware_off {
-        let line = format!("hardware counting is off: {reason}");
-        if args.strict {
-            return Err(ArumError::Events(format!("{line} (--strict)")));
-        }
-        eprintln!("arum: warning: {line}");
+    if let (Some(reason), true) = (&plan.hardware_off, args.strict) {
+        return Err(ArumError::Events(format!(
+            "hardware counting is off: {reason} (--strict)"
+        )));
     }
     Ok(Some(plan))
 }

@@ -22,6 +22,7 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
         .transpose()
         .map_err(ArumError::Events)?;
     let ballast = test_ballast();
+    let mut warnings = Warnings::default();
     let mut timing = SelfTiming {
         setup_phase1_us: micros(started),
         ..SelfTiming::default()
@@ -30,8 +31,11 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     // Set-up phase 2: event verification here, counter configuration while the child waits.
     let phase2 = Instant::now();
     let plan = events::plan(args)?;
+    if let Some(reason) = plan.as_ref().and_then(|p| p.hardware_off.as_ref()) {
+        warnings.add(format!("hardware counting is off: {reason}"));
+    }
     let request = match &plan {
-        Some(_) => Some(counter_request(args)?),
+        Some(_) => Some(counter_request(args, &mut warnings)?),
         None => None,
     };
     let mut phase2_us = micros(phase2);
@@ -47,12 +51,10 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
         _ => None,
     };
     if let Some(a) = &armed {
-        for e in a.events.iter().filter(|e| e.error.is_some()) {
-            eprintln!(
-                "arum: warning: {} not counted: {}",
-                e.planned.event.name,
-                e.error.as_deref().unwrap_or_default()
-            );
+        for e in &a.events {
+            if let Some(why) = &e.error {
+                warnings.add(format!("{} not counted: {why}", e.planned.event.name));
+            }
         }
         a.backend.start()?;
     }
@@ -114,30 +116,12 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
             how: spec.how,
             launch: spec.line,
         },
-        exit: ExitInfo {
-            status: exit.status(),
-            code: match exit {
-                launch::Exit::Code(c) => Some(c),
-                launch::Exit::Signal { .. } => None,
-            },
-            signal: match exit {
-                launch::Exit::Signal { signal, .. } => Some(signal),
-                launch::Exit::Code(_) => None,
-            },
-            signal_name: exit.signal_name().map(str::to_string),
-            core_dumped: matches!(
-                exit,
-                launch::Exit::Signal {
-                    core_dumped: true,
-                    ..
-                }
-            ),
-        },
+        exit: ExitInfo::from(exit),
         usage,
         counters: counters_report,
         ambient: ambient_report,
         self_timing: timing,
-        warnings: Vec::new(),
+        warnings: warnings.0,
     };
     report.self_timing.post_phase2_us = micros(post2);
     let rendered = report::render(&report, args.format, args.self_timing);
@@ -148,8 +132,22 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     Ok(exit.status())
 }
 
+/// Warnings, printed when they arise and kept for the report.
+#[derive(Default)]
+struct Warnings(Vec<String>);
+
+impl Warnings {
+    fn add(&mut self, line: String) {
+        eprintln!("arum: warning: {line}");
+        self.0.push(line);
+    }
+}
+
 /// Where and how to count, from the command line.
-fn counter_request(args: &RunArgs) -> Result<counters::Request, ArumError> {
+fn counter_request(
+    args: &RunArgs,
+    warnings: &mut Warnings,
+) -> Result<counters::Request, ArumError> {
     let online = system::cpulist::online().unwrap_or_default();
     let cpus = match &args.cpus {
         None => online,
@@ -176,7 +174,10 @@ fn counter_request(args: &RunArgs) -> Result<counters::Request, ArumError> {
         BackendChoice::Auto => args.scope() == Scope::System && kmod_usable(),
     };
     if kmod && args.scope() == Scope::App {
-        eprintln!("arum: warning: the kmod back-end counts everything on the CPUs (system scope), not only the program");
+        warnings.add(
+            "the kmod back-end counts everything on the CPUs (system scope), not only the program"
+                .into(),
+        );
     }
     Ok(counters::Request {
         scope: if kmod { Scope::System } else { args.scope() },

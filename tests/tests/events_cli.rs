@@ -28,6 +28,13 @@ fn a_misspelt_event_warns_suggests_and_still_measures() {
         warnings[0].contains("did you mean 'dcache_misses'"),
         "{stderr}"
     );
+    let recorded = r["warnings"].as_array().unwrap();
+    assert!(
+        recorded
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("hardware counting is off")),
+        "{recorded:?}"
+    );
     let c = &r["counters"];
     assert_eq!(c["hardware_counting"], false);
     assert!(c["hardware_off_reason"]

@@ -58,6 +58,26 @@ pub struct ExitInfo {
     pub core_dumped: bool,
 }
 
+impl From<crate::launch::Exit> for ExitInfo {
+    fn from(exit: crate::launch::Exit) -> Self {
+        use crate::launch::Exit;
+        let (code, signal, core_dumped) = match exit {
+            Exit::Code(c) => (Some(c), None, false),
+            Exit::Signal {
+                signal,
+                core_dumped,
+            } => (None, Some(signal), core_dumped),
+        };
+        ExitInfo {
+            status: exit.status(),
+            code,
+            signal,
+            signal_name: exit.signal_name().map(str::to_string),
+            core_dumped,
+        }
+    }
+}
+
 impl ExitInfo {
     pub fn describe(&self) -> String {
         match (self.code, self.signal) {
