@@ -64,6 +64,11 @@ check msr-sim-core2-general-and-fixed sim "sim=2 sim_rate=500" GenuineIntel-6-17
 check msr-sim-netburst-escr-cccr sim "sim=3 sim_rate=250" GenuineIntel-15-3 cycles,instructions,branch_misses 0.5 250 1
 # 16-bit counters at 1 event/us wrap every 65 ms: 2 s is about 30 wraps, and nothing may be lost.
 check msr-sim-16-bit-wraps-lose-nothing sim "sim=1 sim_width=16 sim_rate=1" AuthenticAMD-15-41 dcache_accesses,dcache_misses 2 1 1000000
+# arum's own peak-memory path on a cgroup v2 machine: the tree gets a group with memory.peak.
+check peak-memory-from-cgroup-v2 sh -c 'mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup &&
+  echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&
+  /arum --format json -o /tmp/m.json -- /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=2 &&
+  /kmod_probe peak /tmp/m.json 64 cgroup_v2_memory_peak 96'
 check no-oops-or-warning clean_dmesg
 check kmemleak-clean leaks
 echo "$pass passed, $fail failed"

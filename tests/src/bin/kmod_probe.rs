@@ -169,6 +169,18 @@ fn main() {
                 }
             }
         }
+        Some("peak") => {
+            // An arum report: peak memory measured by METHOD, at least MIN MiB and below MAX MiB.
+            let text = std::fs::read_to_string(&args[2]).unwrap_or_else(|e| fail(format!("{}: {e}", args[2])));
+            let r: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("bad JSON: {e}")));
+            let p = &r["usage"]["peak_memory"];
+            let min: u64 = args[3].parse().unwrap();
+            let max: u64 = args.get(5).and_then(|m| m.parse().ok()).unwrap_or(u64::MAX >> 20);
+            let peak = p["peak_rss_bytes"].as_u64().unwrap_or(0);
+            if p["method"] != args[4].as_str() || peak < min << 20 || peak >= max << 20 {
+                fail(format!("expected {min}..{max} MiB by {}: {p}", args[4]));
+            }
+        }
         Some("sim-rate") => {
             // An arum report taken with the simulated PMU: every event on every CPU counted
             // RATE events per microsecond of counting time (within 1%), and at least MIN events.
@@ -193,6 +205,6 @@ fn main() {
                 }
             }
         }
-        _ => fail("usage: kmod_probe ebusy|read-before-write|offline-cpu|hold|open-close|fuzz N SEED|counts REPORT CPUS|sim-rate REPORT RATE [MIN]".into()),
+        _ => fail("usage: kmod_probe ebusy|read-before-write|offline-cpu|hold|open-close|fuzz N SEED|counts REPORT CPUS|sim-rate REPORT RATE [MIN]|peak REPORT MIN METHOD [MAX]".into()),
     }
 }
