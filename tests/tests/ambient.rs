@@ -200,3 +200,34 @@ fn the_sampler_reports_its_own_cost_and_notes() {
         assert!(s.get(key).is_some(), "{key} missing from a sample");
     }
 }
+
+#[test]
+fn a_neighbour_on_the_programs_cpu_is_noted_as_interference() {
+    let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
+    let cpus = arum_cli::ambient::camp::cpus().unwrap();
+    let cpu = cpus[cpus.len() - 1].to_string();
+    // The neighbour spins on the program's CPU for the whole run.
+    let mut neighbour = std::process::Command::new(helper("duty"))
+        .args(["1.0", &cpu, "1.5"])
+        .spawn()
+        .unwrap();
+    let a = ambient(&["--ambient=250ms", "--", &helper("duty"), "0.3", &cpu, "1"]);
+    neighbour.wait().unwrap();
+    assert!(a["summary"]["program_cpus"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|c| c.as_u64() == cpu.parse().ok()));
+    let other = a["summary"]["other_cpu_ns"].as_u64().unwrap();
+    assert!(
+        other >= 400_000_000,
+        "the neighbour's CPU time on CPU {cpu}: {other} ns"
+    );
+    let notes = a["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("likely interference")),
+        "{notes:?}"
+    );
+}

@@ -62,8 +62,10 @@ fn sample(c: &Capture, s: &super::sampler::SystemSample) -> AmbientSample {
     }
 }
 
-fn tree(c: &Capture, hz: u64) -> Vec<TreeSample> {
+/// The tree's samples, and the CPUs its processes were seen running on.
+fn tree(c: &Capture, hz: u64) -> (Vec<TreeSample>, Vec<u32>) {
     let mut out: Vec<TreeSample> = Vec::new();
+    let mut cpus: Vec<u32> = Vec::new();
     for p in &c.tree {
         let Ok(v) = camp::process_from(c.bytes(p.stat), c.bytes(p.io)) else {
             continue;
@@ -80,6 +82,9 @@ fn tree(c: &Capture, hz: u64) -> Vec<TreeSample> {
                 write_bytes: 0,
             });
         }
+        if let Some(cpu) = v.last_cpu.filter(|c| !cpus.contains(c)) {
+            cpus.push(cpu);
+        }
         let t = out.last_mut().expect("pushed above");
         t.processes += 1;
         t.threads += v.threads;
@@ -89,7 +94,8 @@ fn tree(c: &Capture, hz: u64) -> Vec<TreeSample> {
         t.read_bytes += v.read_bytes;
         t.write_bytes += v.write_bytes;
     }
-    out
+    cpus.sort_unstable();
+    (out, cpus)
 }
 
 /// Builds the report. `tree_cpu_ns` is the launched tree's CPU time from rusage (exact, unlike
@@ -97,8 +103,8 @@ fn tree(c: &Capture, hz: u64) -> Vec<TreeSample> {
 pub fn analyse(capture: Capture, interval: Duration, tree_cpu_ns: u64) -> AmbientReport {
     let hz = camp::ticks_per_second();
     let samples: Vec<AmbientSample> = capture.system.iter().map(|s| sample(&capture, s)).collect();
-    let tree = tree(&capture, hz);
-    let summary = summarise(&samples, &tree, hz, tree_cpu_ns);
+    let (tree, program_cpus) = tree(&capture, hz);
+    let summary = summarise(&samples, &tree, &program_cpus, hz, tree_cpu_ns);
     let notes = notes(&summary);
     AmbientReport {
         interval_ms: interval.as_millis() as u64,
@@ -131,6 +137,7 @@ fn delta_named<T: Copy + PartialEq + Default>(
 fn summarise(
     s: &[AmbientSample],
     tree: &[TreeSample],
+    program_cpus: &[u32],
     hz: u64,
     tree_cpu_ns: u64,
 ) -> AmbientSummary {
@@ -147,9 +154,11 @@ fn summarise(
             })
         })
         .collect();
+    // Busy time on the CPUs the program was seen on (all CPUs if it was never sampled).
     let busy_ticks: u64 = last
         .cpus
         .iter()
+        .filter(|c| program_cpus.is_empty() || program_cpus.contains(&c.cpu))
         .filter_map(|c| {
             Some(
                 c.times
@@ -246,6 +255,7 @@ fn summarise(
         tree_peak_rss_bytes: tree.iter().map(|t| t.rss_bytes).max().unwrap_or(0),
         tree_peak_vsize_bytes: tree.iter().map(|t| t.vsize_bytes).max().unwrap_or(0),
         other_cpu_ns: busy_ns.saturating_sub(tree_cpu_ns),
+        program_cpus: program_cpus.to_vec(),
     }
 }
 
@@ -255,8 +265,20 @@ fn notes(s: &AmbientSummary) -> Vec<String> {
     if secs > 0.0 {
         let share = s.other_cpu_ns as f64 / 1e9 / secs;
         if share >= OTHER_CPU_NOTE {
+            let cpus = if s.program_cpus.is_empty() {
+                "the machine's CPUs".to_string()
+            } else {
+                format!(
+                    "the CPUs the program ran on ({})",
+                    s.program_cpus
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            };
             notes.push(format!(
-                "other processes and the kernel used {:.2} s of CPU time during the run ({:.0}% of one CPU): likely interference",
+                "other processes and the kernel used {:.2} s of CPU time on {cpus} during the run ({:.0}% of one CPU): likely interference",
                 s.other_cpu_ns as f64 / 1e9,
                 share * 100.0
             ));

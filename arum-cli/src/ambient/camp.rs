@@ -385,6 +385,8 @@ pub struct ProcCounters {
     /// task I/O accounting.
     pub read_bytes: u64,
     pub write_bytes: u64,
+    /// The CPU it last ran on.
+    pub last_cpu: Option<u32>,
 }
 
 /// Processes whose executable's file name is `exe` (each pid a valid input of [`process`]).
@@ -420,6 +422,7 @@ pub fn process_from(stat: &[u8], io: &[u8]) -> Result<ProcCounters> {
         stime_ticks: s.stime,
         read_bytes: io.as_ref().map_or(0, |i| i.read_bytes),
         write_bytes: io.as_ref().map_or(0, |i| i.write_bytes),
+        last_cpu: s.processor.and_then(|c| u32::try_from(c).ok()),
     })
 }
 

@@ -337,8 +337,10 @@ pub struct AmbientSummary {
     pub tree_peak_threads: u64,
     pub tree_peak_rss_bytes: u64,
     pub tree_peak_vsize_bytes: u64,
-    /// CPU time used on the machine by everything except the launched tree.
+    /// CPU time used by everything except the launched tree, on the CPUs the tree was seen
+    /// running on (`program_cpus`; all CPUs when it was never sampled).
     pub other_cpu_ns: u64,
+    pub program_cpus: Vec<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
