@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of ARUM: formatting and lints, unit and integration tests, then the /dev/arum
-# module in a QEMU guest (builds a Rust-enabled kernel the first time: about 15 minutes on a
-# fresh 2-core machine, seconds once cached in ~/.cache/arum-kmod).
+# module in a QEMU guest (the first run builds a Rust-enabled kernel: about 10 minutes here once the
+# packages are installed, plus the installs on a new machine; seconds once cached in ~/.cache/arum-kmod).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
