@@ -262,23 +262,19 @@ fn configure(bytes: &[u8]) -> core::result::Result<State, Failure> {
     Ok(State::Counting(session))
 }
 
-fn header(status: i32, code: u32, cpu: u32, counter: u32, ncpus: usize, ncounters: usize, size: usize) -> wire::ResponseHeader {
-    wire::ResponseHeader {
+/// The response to a read after a refused write: only the header, with the reason.
+fn respond_error(status: i32, code: u32, cpu: u32, counter: u32) -> Result<KVVec<u8>> {
+    let mut buf = KVVec::from_elem(0u8, wire::HEADER_SIZE, GFP_KERNEL)?;
+    let header = wire::ResponseHeader {
         magic: wire::MAGIC,
         version: wire::VERSION,
-        size: size as u32,
+        size: wire::HEADER_SIZE as u32,
         status,
         error_code: code,
         error_cpu: cpu,
         error_counter: counter,
-        ncpus: ncpus as u32,
-        ncounters: ncounters as u32,
         ..Default::default()
-    }
-}
-
-fn respond_error(status: i32, code: u32, cpu: u32, counter: u32) -> Result<KVVec<u8>> {
-    let mut buf = KVVec::from_elem(0u8, wire::HEADER_SIZE, GFP_KERNEL)?;
-    header(status, code, cpu, counter, 0, 0, wire::HEADER_SIZE).encode(&mut buf);
+    };
+    header.encode(&mut buf);
     Ok(buf)
 }

@@ -92,7 +92,7 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
                 (None, Some(ms)) => a.backend.intervals().map(|v| (ms, v)),
                 (None, None) => None,
             };
-            Some(counters::report(a, p, r, cpu_key(args), &finals, intervals))
+            Some(counters::report(a, p, r, &finals, intervals))
         }
         _ => None,
     };
@@ -196,12 +196,6 @@ fn kmod_usable() -> bool {
         .write(true)
         .open(counters::kmod::DEVICE)
         .is_ok()
-}
-
-fn cpu_key(args: &RunArgs) -> String {
-    events::cpu(&args.cpu)
-        .map(|(c, _)| c.key())
-        .unwrap_or_default()
 }
 
 fn micros(since: Instant) -> u64 {

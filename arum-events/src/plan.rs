@@ -16,6 +16,8 @@ pub struct Plan {
     pub events: Vec<PlannedEvent>,
     /// Why hardware counting is off, if it is.
     pub hardware_off: Option<String>,
+    /// The CPU the names were resolved for (`VENDOR-FAMILY-MODEL`).
+    pub cpu_key: String,
     /// The event table used (`name`), if the CPU has one.
     pub table: Option<String>,
     pub microarchitecture: Option<String>,
@@ -34,11 +36,7 @@ pub struct PlannedEvent {
 pub fn counters(table: &Table, cpuid: Option<PmuFacts>) -> PmuFacts {
     let t: PmuInfo = table.pmu;
     match cpuid {
-        Some(c) if c.source == PmuSource::Cpuid && c.general_counters > 0 => PmuFacts {
-            general_counters: c.general_counters,
-            fixed_counters: c.fixed_counters.min(t.fixed_counters.max(c.fixed_counters)),
-            ..c
-        },
+        Some(c) if c.source == PmuSource::Cpuid && c.general_counters > 0 => c,
         _ => PmuFacts {
             arch_perfmon_version: 0,
             general_counters: t.general_counters,
@@ -108,6 +106,7 @@ pub fn plan(
             .map(|(event, placement)| PlannedEvent { event, placement })
             .collect(),
         hardware_off,
+        cpu_key: cpu.key(),
         table: table.map(|t| t.table.name.clone()),
         microarchitecture: table.map(|t| t.table.title.clone()),
         pmu,

@@ -64,7 +64,7 @@ impl KmodBackend {
         }
         let perf = build_request(plan, req, false)?;
         let msr = build_request(plan, req, true);
-        let events = EventSetup::from_plan(plan);
+        let mut events = EventSetup::from_plan(plan);
         let mut backend = KmodBackend {
             device: Mutex::new(device),
             request: perf,
@@ -73,7 +73,6 @@ impl KmodBackend {
             counting: std::sync::atomic::AtomicBool::new(false),
             series: Mutex::new(Vec::new()),
         };
-        let mut events: Vec<EventSetup> = events;
         // Counting starts with the write, a few microseconds before the program is released. A
         // module loaded with backend=1 programs registers itself and refuses perf-style requests
         // as the wrong source: then send the register-level request.

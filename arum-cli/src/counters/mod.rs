@@ -117,7 +117,6 @@ pub fn report(
     armed: &Armed,
     plan: &Plan,
     req: &Request,
-    cpu_key: String,
     finals: &[Vec<Option<Reading>>],
     intervals: Option<(u64, Vec<crate::report::model::Interval>)>,
 ) -> CountersReport {
@@ -136,7 +135,7 @@ pub fn report(
         }
         .into(),
         cpus: req.cpus.clone(),
-        cpu_key,
+        cpu_key: plan.cpu_key.clone(),
         table: plan.table.clone(),
         microarchitecture: plan.microarchitecture.clone(),
         hardware_counting: plan.hardware_off.is_none(),

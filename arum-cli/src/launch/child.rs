@@ -108,7 +108,7 @@ fn child_main(
             _ => break,
         }
     }
-    if denied && errno != Errno::EACCES && matches!(errno, Errno::ENOENT | Errno::ENOTDIR) {
+    if denied && matches!(errno, Errno::ENOENT | Errno::ENOTDIR) {
         errno = Errno::EACCES;
     }
     let bytes = (errno as i32).to_ne_bytes();

@@ -137,6 +137,11 @@ fn section(out: &mut String, title: Option<&str>, rows: &[[String; 2]]) {
     table
         .with(Style::blank())
         .with(Modify::new(Columns::last()).with(Alignment::left()));
+    indented(out, &table);
+}
+
+/// Appends a rendered table, each line indented by one space and without trailing blanks.
+fn indented(out: &mut String, table: &tabled::Table) {
     for line in table.to_string().lines() {
         let _ = writeln!(out, " {}", line.trim_end());
     }
@@ -206,9 +211,7 @@ fn counters(out: &mut String, c: &CountersReport) {
         t.with(Style::blank())
             .with(Modify::new(Columns::new(1..3)).with(Alignment::right()));
         let _ = writeln!(out);
-        for line in t.to_string().lines() {
-            let _ = writeln!(out, " {}", line.trim_end());
-        }
+        indented(out, &t);
     }
     if !c.ratios.is_empty() {
         let _ = writeln!(out);
@@ -269,9 +272,7 @@ fn ambient(out: &mut String, a: &AmbientReport) {
     let mut t = cpu.build();
     t.with(Style::blank())
         .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
-    for line in t.to_string().lines() {
-        let _ = writeln!(out, " {}", line.trim_end());
-    }
+    indented(out, &t);
     let mib = |b: u64| format!("{:.1} MiB", b as f64 / 1048576.0);
     let mut rows = vec![
         row(
