@@ -2,7 +2,7 @@
 //! ARUM's /dev/arum: per-CPU performance counters for the `arum` tool, without a kernel patch
 //! and, with the device's mode and group set by an administrator, without root.
 //!
-//! `write` takes one request in the wire format defined in arum-events/src/wire.rs (the same
+//! `write` takes one request in the wire format defined in arum-wire/src/wire.rs (the same
 //! source file is compiled here), validates all of it, then configures the counters on each
 //! requested CPU from that CPU (a workqueue item per CPU) and starts counting. `read` stops
 //! counting, reads every CPU and returns the counts; a failed `write` leaves its detailed error
@@ -22,7 +22,7 @@ mod msr;
 mod oncpu;
 mod perf;
 mod session;
-#[path = "../arum-events/src/wire.rs"]
+#[path = "../arum-wire/src/wire.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod wire;
 

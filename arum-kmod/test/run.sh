@@ -13,9 +13,9 @@ kdir=$("$here/kernel.sh" | tail -n 1)
 export PATH="$HOME/.cargo/bin:$PATH"
 
 echo "run.sh: building the module against $kdir" >&2
-rm -rf "$work/mod" && mkdir -p "$work/mod/arum-kmod" "$work/mod/arum-events/src"
+rm -rf "$work/mod" && mkdir -p "$work/mod/arum-kmod" "$work/mod/arum-wire/src"
 cp "$top"/arum-kmod/*.rs "$top/arum-kmod/Kbuild" "$work/mod/arum-kmod/"
-cp "$top/arum-events/src/wire.rs" "$work/mod/arum-events/src/"
+cp "$top/arum-wire/src/wire.rs" "$work/mod/arum-wire/src/"
 make -s -C "$kdir" M="$work/mod/arum-kmod" LLVM=-19 modules >&2
 
 echo "run.sh: building static arum and kmod_probe" >&2

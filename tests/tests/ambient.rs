@@ -24,7 +24,7 @@ fn ambient(args: &[&str]) -> Value {
 #[test]
 fn a_pinned_half_duty_burner_shows_on_its_cpu_only() {
     let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
-    let cpus = arum_cli::ambient::camp::cpus().unwrap();
+    let cpus = arum_camp::cpus().unwrap();
     assert!(
         cpus.len() >= 2,
         "needs two CPUs: one to load, one to stay idle"
@@ -146,7 +146,7 @@ fn fsync_reaches_the_backing_device() {
         .unwrap()
         .to_path_buf();
     let file = dir.join(format!("fsync-test-{}", std::process::id()));
-    let Some(disk) = arum_cli::ambient::camp::disk_of(&dir) else {
+    let Some(disk) = arum_camp::disk_of(&dir) else {
         panic!("{} is on a file system without a block device (tmpfs/overlay): this test needs a disk-backed directory", dir.display());
     };
     let a = ambient(&[
@@ -204,7 +204,7 @@ fn the_sampler_reports_its_own_cost_and_notes() {
 #[test]
 fn a_neighbour_on_the_programs_cpu_is_noted_as_interference() {
     let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
-    let cpus = arum_cli::ambient::camp::cpus().unwrap();
+    let cpus = arum_camp::cpus().unwrap();
     let cpu = cpus[cpus.len() - 1].to_string();
     // The neighbour spins on the program's CPU for the whole run.
     let mut neighbour = std::process::Command::new(helper("duty"))

@@ -4,12 +4,12 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use super::camp::{self, Utilisation};
 use super::sampler::{Capture, SYSTEM_FILES};
 use crate::report::model::{
     AmbientReport, AmbientSample, AmbientSummary, CpuSample, CpuUtilisation, IrqDelta, Named,
     TreeSample,
 };
+use arum_camp::{self as camp, Utilisation};
 
 /// Interference is worth a note above these.
 const OTHER_CPU_NOTE: f64 = 0.05;

@@ -1,11 +1,9 @@
 //! The ambient environment: what the rest of the machine did while the program ran (sar,
-//! vmstat, iostat style), and the launched tree at the same instants. `camp` is the stateless
-//! accessor library; `sampler` captures raw bytes during the run; `analyse` turns them into
+//! vmstat, iostat style), and the launched tree at the same instants. The `arum-camp` crate holds
+//! the stateless accessors; `sampler` captures raw bytes during the run; `analyse` turns them into
 //! the report after the program has ended.
 
 mod analyse;
-pub mod camp;
-mod parse;
 mod sampler;
 
 use std::time::Duration;

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 
 use arum_events::plan::Plan;
 use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
-use arum_events::wire;
+use arum_wire as wire;
 
 use super::sys::Reading;
 use super::{Armed, Backend, EventSetup, Request};

@@ -271,26 +271,26 @@ pub struct AmbientSample {
     pub interrupts: u64,
     pub softirqs: u64,
     /// Softirqs by kind (NET_RX, TIMER, ...) per CPU.
-    pub softirq_kinds: Vec<crate::ambient::camp::IrqLine>,
+    pub softirq_kinds: Vec<arum_camp::IrqLine>,
     pub context_switches: u64,
     pub processes_created: u64,
     pub procs_running: u64,
     pub procs_blocked: u64,
-    pub load: crate::ambient::camp::Load,
-    pub memory: crate::ambient::camp::Memory,
-    pub paging: crate::ambient::camp::Paging,
-    pub pressure_cpu: Option<crate::ambient::camp::Pressure>,
-    pub pressure_memory: Option<crate::ambient::camp::Pressure>,
-    pub pressure_io: Option<crate::ambient::camp::Pressure>,
-    pub irqs: Vec<crate::ambient::camp::IrqLine>,
-    pub disks: Vec<Named<crate::ambient::camp::DiskCounters>>,
-    pub net: Vec<Named<crate::ambient::camp::NetCounters>>,
+    pub load: arum_camp::Load,
+    pub memory: arum_camp::Memory,
+    pub paging: arum_camp::Paging,
+    pub pressure_cpu: Option<arum_camp::Pressure>,
+    pub pressure_memory: Option<arum_camp::Pressure>,
+    pub pressure_io: Option<arum_camp::Pressure>,
+    pub irqs: Vec<arum_camp::IrqLine>,
+    pub disks: Vec<Named<arum_camp::DiskCounters>>,
+    pub net: Vec<Named<arum_camp::NetCounters>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CpuSample {
     pub cpu: u32,
-    pub times: crate::ambient::camp::CpuTimes,
+    pub times: arum_camp::CpuTimes,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -327,13 +327,13 @@ pub struct AmbientSummary {
     pub processes_created: u64,
     pub max_procs_running: u64,
     pub max_procs_blocked: u64,
-    pub paging: crate::ambient::camp::Paging,
-    pub memory_start: crate::ambient::camp::Memory,
-    pub memory_end: crate::ambient::camp::Memory,
+    pub paging: arum_camp::Paging,
+    pub memory_start: arum_camp::Memory,
+    pub memory_end: arum_camp::Memory,
     /// Microseconds some task stalled on cpu, memory, io (PSI "some" totals), during the run.
     pub pressure_stall_us: Option<[u64; 3]>,
-    pub disks: Vec<Named<crate::ambient::camp::DiskCounters>>,
-    pub net: Vec<Named<crate::ambient::camp::NetCounters>>,
+    pub disks: Vec<Named<arum_camp::DiskCounters>>,
+    pub net: Vec<Named<arum_camp::NetCounters>>,
     pub tree_peak_threads: u64,
     pub tree_peak_rss_bytes: u64,
     pub tree_peak_vsize_bytes: u64,
@@ -347,7 +347,7 @@ pub struct AmbientSummary {
 pub struct CpuUtilisation {
     pub cpu: u32,
     #[serde(flatten)]
-    pub percent: crate::ambient::camp::Utilisation,
+    pub percent: arum_camp::Utilisation,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
 
-use arum_events::wire;
+use arum_wire as wire;
 
 const DEV: &str = "/dev/arum";
 

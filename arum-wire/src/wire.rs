@@ -1,5 +1,5 @@
-//! The `/dev/arum` wire format, defined once: arum-events compiles this file, and the kernel
-//! module includes the same file (`#[path]`), so it uses `core` only: no std, no alloc.
+//! The `/dev/arum` wire format, defined once: the arum-wire crate compiles this file, and the
+//! kernel module includes the same file (`#[path]`), so it uses `core` only: no std, no alloc.
 //!
 //! A `write` carries one [`Request`]. A `read` returns a [`ResponseHeader`], then `ncpus`
 //! [`CpuCounts`], then `nsamples` [`Sample`]s (the per-CPU time series), all little-endian,

@@ -8,8 +8,9 @@ use std::time::Duration;
 use procfs::{FromBufRead, FromRead};
 use serde::{Deserialize, Serialize};
 
-use super::parse;
-pub use super::parse::{CpuTimes, IrqLine, Stat};
+mod parse;
+
+pub use parse::{CpuTimes, IrqLine, Stat};
 
 pub type Result<T> = std::result::Result<T, String>;
 
@@ -299,7 +300,7 @@ pub fn disk(name: &str) -> Result<DiskCounters> {
 pub fn disk_of(path: &std::path::Path) -> Option<String> {
     use std::os::unix::fs::MetadataExt;
     let dev = std::fs::metadata(path).ok()?.dev();
-    let (major, minor) = (nix::sys::stat::major(dev), nix::sys::stat::minor(dev));
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
     if major == 0 {
         return None;
     }

@@ -1,6 +1,6 @@
 //! The /dev/arum request validation shared with the module.
 
-use arum_events::wire::*;
+use arum_wire::*;
 
 const LIMITS: Limits = Limits {
     style: STYLE_INTEL,
