@@ -13,12 +13,10 @@ use crate::error::ArumError;
 /// The CPU to use: --cpu, or the one arum runs on.
 pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
     match &args.cpu {
-        Some(spec) => Ok((cpu::parse_spec(spec).map_err(ArumError::Events)?, true)),
+        Some(spec) => Ok((cpu::parse_spec(spec).map_err(ArumError::Cpu)?, true)),
         None => Ok((
             CpuIdent::detect().ok_or_else(|| {
-                ArumError::Events(
-                    "cannot identify the processor with CPUID; name one with --cpu".into(),
-                )
+                ArumError::Cpu("cannot identify the processor with CPUID; name one with --cpu".into())
             })?,
             false,
         )),
@@ -27,9 +25,7 @@ pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
 
 /// The table for `cpu`, if ARUM has one.
 pub fn table(args: &CpuArgs, cpu: &CpuIdent) -> Result<Option<Table>, ArumError> {
-    TableSource::new(args.event_tables.as_deref())
-        .for_cpu(cpu)
-        .map_err(|e| ArumError::Events(e.to_string()))
+    Ok(TableSource::new(args.event_tables.as_deref()).for_cpu(cpu)?)
 }
 
 /// Every event name given, in order.
@@ -72,9 +68,9 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
     let cpuid_pmu = if given { None } else { cpu.detect_pmu() };
     let plan = plan::plan(&specs, &cpu, table.as_ref(), cpuid_pmu);
     if let (Some(reason), true) = (&plan.hardware_off, args.strict) {
-        return Err(ArumError::Events(format!(
-            "hardware counting is off: {reason} (--strict)"
-        )));
+        return Err(ArumError::HardwareOff {
+            reason: reason.clone(),
+        });
     }
     Ok(Some(plan))
 }

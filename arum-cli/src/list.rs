@@ -38,12 +38,13 @@ pub fn run(args: &ListArgs) -> Result<i32, ArumError> {
         list_cpus(&source, args.format)?
     } else {
         let (cpu, _) = events::cpu(&args.cpu)?;
-        let table = events::table(&args.cpu, &cpu)?.ok_or_else(|| {
-            ArumError::Events(format!(
-                "no event table for CPU {} ({}); `arum list --cpus` shows the supported ones, --cpu picks one",
-                cpu.key(),
-                if cpu.model_name.is_empty() { "given with --cpu" } else { &cpu.model_name }
-            ))
+        let table = events::table(&args.cpu, &cpu)?.ok_or_else(|| ArumError::NoTable {
+            key: cpu.key(),
+            what: if cpu.model_name.is_empty() {
+                "given with --cpu".into()
+            } else {
+                cpu.model_name.clone()
+            },
         })?;
         let resolver = Resolver {
             cpu: &cpu,
@@ -212,7 +213,7 @@ struct CpuLine {
 }
 
 fn list_cpus(source: &TableSource, format: InfoFormat) -> Result<String, ArumError> {
-    let tables = source.all().map_err(|e| ArumError::Events(e.to_string()))?;
+    let tables = source.all()?;
     let rows: Vec<CpuLine> = tables
         .iter()
         .map(|t| CpuLine {

@@ -8,10 +8,12 @@ use arum_events::resolve::{PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
 use nix::errno::Errno;
 use nix::unistd::Pid;
 
+use super::backend::{Backend, EventSetup, Opened};
+use super::opening::{Grouping, Multiplexing, Opening};
 use super::sys::{self, Attr, Reading};
-use super::{Armed, Backend, EventSetup, Request};
-use crate::cli::Scope;
+use super::Request;
 use crate::error::ArumError;
+use crate::report::model::Scope;
 use crate::system::perms::Permissions;
 
 /// PERF_COUNT_SW_TASK_CLOCK: nanoseconds the task ran, counted on whichever CPU it ran on.
@@ -26,14 +28,17 @@ pub struct PerfBackend {
 }
 
 impl PerfBackend {
-    pub fn arm(plan: &Plan, req: &Request, pid: Pid) -> Result<Armed, ArumError> {
+    /// Opens every event on every requested CPU: bound to the held child `pid` (inherited,
+    /// enabled by its exec) in app scope, to the whole CPU in system scope.
+    pub fn open(plan: &Plan, req: &Request, pid: Pid) -> Result<Opened, ArumError> {
         let perms = Permissions::current();
         let app = req.scope == Scope::App;
         if !app && !perms.system_wide_allowed() {
-            return Err(ArumError::Events(format!(
-                "system-wide counting (--scope system) needs perf_event_paranoid <= 0 (it is {}) or CAP_PERFMON; run `sysctl kernel.perf_event_paranoid=0` as root, or measure with --scope app",
-                perms.perf_event_paranoid.map_or("absent".into(), |p| p.to_string())
-            )));
+            return Err(ArumError::SystemScopeDenied {
+                paranoid: perms
+                    .perf_event_paranoid
+                    .map_or("absent".into(), |p| p.to_string()),
+            });
         }
         let mut user_only_reason = (!perms.kernel_allowed()).then(|| {
             format!(
@@ -110,27 +115,28 @@ impl PerfBackend {
         } else {
             None
         };
-        let opened_as = match (&ungrouped, req.no_multiplex) {
-            (_, true) => "one counter per event and CPU, pinned (not multiplexed), ungrouped".to_string(),
-            (None, false) => "one group per CPU (all events of a CPU scheduled together), inherited by threads and children".to_string(),
-            (Some(why), false) => format!("one counter per event and CPU, ungrouped: {why}"),
+        let grouping = match (ungrouped, req.no_multiplex) {
+            (_, true) => Grouping::Pinned,
+            (None, false) => Grouping::PerCpuGroups,
+            (Some(why), false) => Grouping::Ungrouped { why },
         };
-        let detection = match &reference {
-            Some(_) => "per CPU, an event's time running is compared with the task's own run time on that CPU (task-clock); below it, the event was multiplexed and is scaled".into(),
-            None if app => "task-clock reference unavailable: per-CPU values are not scaled".into(),
-            None => "time running below time enabled means multiplexing; values are scaled by enabled/running".into(),
+        let multiplexing = match (&reference, app) {
+            (Some(_), _) => Multiplexing::AgainstTaskClock,
+            (None, true) => Multiplexing::Unscaled,
+            (None, false) => Multiplexing::EnabledVsRunning,
         };
-        Ok(Armed {
+        Ok(Opened {
             backend: std::sync::Arc::new(PerfBackend {
                 fds,
                 reference,
                 scope: req.scope,
             }),
-            name: "perf_event_open",
             events: setups,
             user_only_reason,
-            opened_as,
-            multiplexing_detection: detection,
+            opening: Opening {
+                grouping,
+                multiplexing,
+            },
         })
     }
 }
@@ -186,7 +192,17 @@ fn describe(e: Errno, perf_type: u32) -> String {
 }
 
 impl Backend for PerfBackend {
-    fn read_all(&self) -> Vec<Vec<Option<Reading>>> {
+    fn start(&self) -> Result<Vec<(usize, String)>, ArumError> {
+        // App scope: the child's exec enables the counters (enable_on_exec).
+        if self.scope == Scope::System {
+            for fd in self.fds.iter().flatten().flatten() {
+                sys::enable(fd.as_fd()).map_err(ArumError::CountingStart)?;
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    fn read(&self) -> Vec<Vec<Option<Reading>>> {
         self.fds
             .iter()
             .map(|per_cpu| {
@@ -198,30 +214,21 @@ impl Backend for PerfBackend {
             .collect()
     }
 
+    fn stop(&self) -> Result<(), String> {
+        // App scope: the counters stopped when the tree exited.
+        if self.scope == Scope::System {
+            for fd in self.fds.iter().flatten().flatten() {
+                let _ = sys::disable(fd.as_fd());
+            }
+        }
+        Ok(())
+    }
+
     fn reference(&self) -> Option<Vec<Reading>> {
         self.reference.as_ref().map(|fds| {
             fds.iter()
                 .map(|fd| sys::read(fd.as_fd()).unwrap_or_default())
                 .collect()
         })
-    }
-
-    fn start(&self) -> Result<(), ArumError> {
-        if self.scope == Scope::System {
-            for fd in self.fds.iter().flatten().flatten() {
-                sys::enable(fd.as_fd()).map_err(|e| {
-                    ArumError::Events(format!("cannot start system-wide counting: {}", e.desc()))
-                })?;
-            }
-        }
-        Ok(())
-    }
-
-    fn stop(&self) {
-        if self.scope == Scope::System {
-            for fd in self.fds.iter().flatten().flatten() {
-                let _ = sys::disable(fd.as_fd());
-            }
-        }
     }
 }

@@ -1,8 +1,8 @@
 //! From readings to report values: per-CPU counts, multiplexing and scaling, totals, ratios.
 
 use super::sys::Reading;
-use super::EventSetup;
-use crate::report::model::{CpuCount, EventCounts, Ratio};
+use super::backend::EventSetup;
+use crate::report::model::{CpuCount, EventCounts, EventStatus, Ratio};
 
 /// Below this share of the reference time an event counts as multiplexed (scheduling jitter
 /// between the event and its reference is a few microseconds).
@@ -74,11 +74,10 @@ pub fn events(
                 config1: (s.config1 != 0).then(|| format!("{:#x}", s.config1)),
                 counter: s.planned.placement.map(|p| p.counter),
                 status: match (counted, unscheduled) {
-                    (true, false) => "counted",
-                    (true, true) => "not_scheduled",
-                    (false, _) => "not_supported",
-                }
-                .into(),
+                    (true, false) => EventStatus::Counted,
+                    (true, true) => EventStatus::NotScheduled,
+                    (false, _) => EventStatus::NotSupported,
+                },
                 reason: s.error.clone().or_else(|| {
                     unscheduled.then(|| "the kernel could not give it a counter while the program ran (pinned: not multiplexed)".into())
                 }),
@@ -98,7 +97,7 @@ pub fn events(
 pub fn ratios(events: &[EventCounts]) -> Vec<Ratio> {
     let find = |names: &[&str]| {
         events.iter().find(|e| {
-            e.status == "counted"
+            e.status == EventStatus::Counted
                 && names
                     .iter()
                     .any(|n| e.alias.as_deref() == Some(*n) || e.name == *n)

@@ -9,6 +9,7 @@ use nix::unistd::Pid;
 
 use super::{monotonic, signals};
 use crate::error::ArumError;
+use crate::report::model::ExitInfo;
 
 /// How the program ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +31,24 @@ impl Exit {
         match self {
             Exit::Signal { signal, .. } => Signal::try_from(signal).ok().map(|s| s.as_str()),
             Exit::Code(_) => None,
+        }
+    }
+
+    /// The report's description of this exit.
+    pub fn info(self) -> ExitInfo {
+        let (code, signal, core_dumped) = match self {
+            Exit::Code(c) => (Some(c), None, false),
+            Exit::Signal {
+                signal,
+                core_dumped,
+            } => (None, Some(signal), core_dumped),
+        };
+        ExitInfo {
+            status: self.status(),
+            code,
+            signal,
+            signal_name: self.signal_name().map(str::to_string),
+            core_dumped,
         }
     }
 }
