@@ -16,7 +16,9 @@ pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
         Some(spec) => Ok((cpu::parse_spec(spec).map_err(ArumError::Cpu)?, true)),
         None => Ok((
             CpuIdent::detect().ok_or_else(|| {
-                ArumError::Cpu("cannot identify the processor with CPUID; name one with --cpu".into())
+                ArumError::Cpu(
+                    "cannot identify the processor with CPUID; name one with --cpu".into(),
+                )
             })?,
             false,
         )),

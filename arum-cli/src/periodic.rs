@@ -22,6 +22,16 @@ pub enum Cadence {
     AtStartOnly,
 }
 
+/// Where the first tick at the start runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstTick {
+    /// On the sampler's own thread, soon after the spawn.
+    Thread,
+    /// On the caller's thread, before `spawn` returns: the sample is known to precede whatever
+    /// the caller does next (the ambient sampler's first sample precedes the release).
+    Caller,
+}
+
 /// Passed to each tick.
 #[derive(Debug, Clone, Copy)]
 pub struct Tick {
@@ -37,13 +47,13 @@ pub struct Sampler<T> {
 }
 
 impl<T: Send + 'static> Sampler<T> {
-    /// Starts thread `name`. `tick` is called on `cadence` (and once more when stopped if
-    /// `final_tick`); `done` turns the state into the sampler's result. `None` if the thread
+    /// Starts thread `name`. `tick` is called on `cadence`, the tick at the start on the thread
+    /// given by `first`, and once more when stopped if `final_tick`; `done` turns the state into
+    /// the sampler's result. `None` if the thread
     /// could not be created (the caller reports the facility's data as missing).
     pub fn spawn<S: Send + 'static>(
         name: &str,
-        cadence: Cadence,
-        final_tick: bool,
+        (cadence, first, final_tick): (Cadence, FirstTick, bool),
         mut state: S,
         mut tick: impl FnMut(&mut S, Tick) + Send + 'static,
         done: impl FnOnce(S) -> T + Send + 'static,
@@ -51,16 +61,32 @@ impl<T: Send + 'static> Sampler<T> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let started = Instant::now();
+        let mut due = Schedule::new(cadence);
+        if first == FirstTick::Caller && due.next == Some(Duration::ZERO) {
+            tick(
+                &mut state,
+                Tick {
+                    elapsed: Duration::ZERO,
+                    last: false,
+                },
+            );
+            due.advance(started.elapsed());
+        }
         let thread = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
-                let mut due = Schedule::new(cadence);
                 while let Some(at) = due.next {
                     if !wait_until(&flag, started + at) {
                         break;
                     }
                     let elapsed = started.elapsed();
-                    tick(&mut state, Tick { elapsed, last: false });
+                    tick(
+                        &mut state,
+                        Tick {
+                            elapsed,
+                            last: false,
+                        },
+                    );
                     due.advance(elapsed);
                 }
                 if due.next.is_none() {
@@ -71,7 +97,13 @@ impl<T: Send + 'static> Sampler<T> {
                 }
                 if final_tick {
                     let elapsed = started.elapsed();
-                    tick(&mut state, Tick { elapsed, last: true });
+                    tick(
+                        &mut state,
+                        Tick {
+                            elapsed,
+                            last: true,
+                        },
+                    );
                 }
                 done(state)
             })
@@ -175,8 +207,7 @@ mod tests {
     fn record(cadence: Cadence, final_tick: bool, run_for: Duration) -> Vec<Tick> {
         let s = Sampler::spawn(
             "test",
-            cadence,
-            final_tick,
+            (cadence, FirstTick::Thread, final_tick),
             Vec::new(),
             |v: &mut Vec<Tick>, t| v.push(t),
             |v| v,
@@ -200,13 +231,12 @@ mod tests {
         assert!(last.last);
         let regular: Vec<_> = ticks.iter().filter(|t| !t.last).collect();
         // Deadlines at 20, 40, 60, 80, 100 ms: each tick on or after its own deadline.
-        assert!(
-            (3..=5).contains(&regular.len()),
-            "{} ticks",
-            regular.len()
-        );
+        assert!((3..=5).contains(&regular.len()), "{} ticks", regular.len());
         for (i, t) in regular.iter().enumerate() {
-            assert!(t.elapsed >= Duration::from_millis(20 * (i as u64 + 1)), "{ticks:?}");
+            assert!(
+                t.elapsed >= Duration::from_millis(20 * (i as u64 + 1)),
+                "{ticks:?}"
+            );
         }
     }
 
@@ -239,16 +269,36 @@ mod tests {
     }
 
     #[test]
+    fn a_first_tick_on_the_caller_is_done_when_spawn_returns() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let s = Sampler::spawn(
+            "test-first",
+            (Cadence::AtStartOnly, FirstTick::Caller, true),
+            (),
+            move |_, t| log.lock().unwrap().push(t.last),
+            |_| (),
+        )
+        .unwrap();
+        assert_eq!(*seen.lock().unwrap(), [false], "the start tick already ran");
+        s.finish();
+        assert_eq!(*seen.lock().unwrap(), [false, true]);
+    }
+
+    #[test]
     fn dropping_an_unfinished_sampler_stops_its_thread() {
         let alive = Arc::new(Mutex::new(0u32));
         let counter = alive.clone();
         let s = Sampler::spawn(
             "test-drop",
-            Cadence::Fixed {
-                period: Duration::from_millis(1),
-                at_start: true,
-            },
-            false,
+            (
+                Cadence::Fixed {
+                    period: Duration::from_millis(1),
+                    at_start: true,
+                },
+                FirstTick::Thread,
+                false,
+            ),
             (),
             move |_, _| *counter.lock().unwrap() += 1,
             |_| (),

@@ -70,9 +70,7 @@ impl Facility for Ambient {
 
     fn finish(self: Box<Self>, reaped: &Reaped, report: &mut Report) {
         let tree_cpu_ns = report_cpu_ns(reaped);
-        report.ambient = self
-            .capture
-            .map(|c| analyse(c, self.interval, tree_cpu_ns));
+        report.ambient = self.capture.map(|c| analyse(c, self.interval, tree_cpu_ns));
     }
 }
 

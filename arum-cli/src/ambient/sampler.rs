@@ -7,7 +7,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::time::Duration;
 
-use crate::periodic::{Cadence, Sampler, Tick};
+use crate::periodic::{Cadence, FirstTick, Sampler, Tick};
 use crate::tree::PidReader;
 
 /// The system files, in a fixed order (`SYSTEM_FILES[i]` is span `i` of every sample).
@@ -124,7 +124,8 @@ struct State {
     pids: Vec<i32>,
 }
 
-/// Starts sampling now: at once, every `interval` (zero: never in between), and at the stop.
+/// Starts sampling: at once (before returning), every `interval` (zero: never in between), and
+/// at the stop.
 pub fn start(interval: Duration, files: Files, pids_of: PidReader) -> Option<Sampler<Capture>> {
     let cadence = if interval.is_zero() {
         Cadence::AtStartOnly
@@ -143,7 +144,9 @@ pub fn start(interval: Duration, files: Files, pids_of: PidReader) -> Option<Sam
         open: Vec::with_capacity(16),
         pids: Vec::with_capacity(64),
     };
-    Sampler::spawn("arum-ambient", cadence, true, state, tick, |s| Capture {
+    // The first sample is taken here, before the program is released.
+    let timing = (cadence, FirstTick::Caller, true);
+    Sampler::spawn("arum-ambient", timing, state, tick, |s| Capture {
         arena: s.arena.chunks,
         system: s.system,
         tree: s.tree,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::backend::{Backend, Snapshot};
 use super::sys::Reading;
-use crate::periodic::{Cadence, Sampler};
+use crate::periodic::{Cadence, FirstTick, Sampler};
 use crate::report::model::Interval;
 
 /// The readings taken so far, and when the sampler started (to time the final reading).
@@ -29,11 +29,14 @@ impl IntervalSampler {
         let started = Instant::now();
         let sampler = Sampler::spawn(
             "arum-interval",
-            Cadence::Fixed {
-                period,
-                at_start: false,
-            },
-            false,
+            (
+                Cadence::Fixed {
+                    period,
+                    at_start: false,
+                },
+                FirstTick::Thread,
+                false,
+            ),
             Vec::<Snapshot>::new(),
             move |snaps, tick| {
                 let values = values(&backend.read());

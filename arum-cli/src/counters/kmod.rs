@@ -402,7 +402,9 @@ mod tests {
     #[test]
     fn short_and_truncated_responses_are_errors_not_panics() {
         let full = response(&[counts(0, 1, 2)], &[sample(0, 5, 1)], 0);
-        assert!(decode(&full[..10], 2, 1).unwrap_err().contains("short response"));
+        assert!(decode(&full[..10], 2, 1)
+            .unwrap_err()
+            .contains("short response"));
         let cut = wire::HEADER_SIZE + 8;
         assert!(decode(&full[..cut], 2, 1)
             .unwrap_err()

@@ -1,7 +1,7 @@
 //! From readings to report values: per-CPU counts, multiplexing and scaling, totals, ratios.
 
-use super::sys::Reading;
 use super::backend::EventSetup;
+use super::sys::Reading;
 use crate::report::model::{CpuCount, EventCounts, EventStatus, Ratio};
 
 /// Below this share of the reference time an event counts as multiplexed (scheduling jitter

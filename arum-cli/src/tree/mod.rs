@@ -35,9 +35,7 @@ impl Unborn {
     /// The child `root` exists; `born_in_cgroup` says whether it started in the group. If not,
     /// it is moved there (slow, see `cgroup`), or the group is given up for /proc walking.
     pub fn attach(self, root: Pid, born_in_cgroup: bool) -> Tree {
-        let cgroup = self
-            .cgroup
-            .filter(|c| born_in_cgroup || c.adopt(root));
+        let cgroup = self.cgroup.filter(|c| born_in_cgroup || c.adopt(root));
         Tree { root, cgroup }
     }
 }

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::periodic::{Cadence, Sampler};
+use crate::periodic::{Cadence, FirstTick, Sampler};
 use crate::report::model::{PeakMemory, PeakMethod};
 use crate::tree::Tree;
 
@@ -34,11 +34,14 @@ pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
     let mut pids = Vec::with_capacity(64);
     Sampler::spawn(
         "arum-tree",
-        Cadence::Growing {
-            first: FIRST_INTERVAL,
-            max: MAX_INTERVAL,
-        },
-        false,
+        (
+            Cadence::Growing {
+                first: FIRST_INTERVAL,
+                max: MAX_INTERVAL,
+            },
+            FirstTick::Thread,
+            false,
+        ),
         TreeStats::default(),
         move |stats, _| {
             reader.read(&mut pids);
