@@ -32,7 +32,10 @@ fn a_pinned_half_duty_burner_shows_on_its_cpu_only() {
     }
     // This test's own reading of every CPU around the run: whatever else loads the machine, the
     // report must agree with it, and the program's load must be on its own CPU.
-    let before: Vec<_> = cpus.iter().map(|&c| arum_camp::cpu_times(c).unwrap()).collect();
+    let before: Vec<_> = cpus
+        .iter()
+        .map(|&c| arum_camp::cpu_times(c).unwrap())
+        .collect();
     let (out, r) = run_json(&[
         "--ambient=500ms",
         "--",
