@@ -7,7 +7,7 @@
 //!  ── fork: the child waits at the start line ──
 //!  arm()        the child's pid is known: attach counters, start watchers that must see the start
 //!  ── release: exec ──
-//!  released()   the program runs: start watchers of the running program
+//!  released()   the program still runs after a short grace: start watchers of it
 //!  ── the program ends and is reaped ──
 //!  stop()       stop watching, collect raw readings        (post-processing phase 1)
 //!  finish()     turn them into this facility's report section (post-processing phase 2)
@@ -40,6 +40,12 @@ pub struct Stopped<'a> {
 }
 
 pub trait Facility {
+    /// The facility lists the tree's processes while it runs: the tree gets a cgroup of its own
+    /// (exact and cheap to list) wherever the machine allows, even when it gives nothing else.
+    fn lists_the_tree(&self) -> bool {
+        false
+    }
+
     /// Before fork. Must not start threads.
     fn prepare(&mut self) -> Result<(), ArumError> {
         Ok(())
@@ -50,7 +56,9 @@ pub trait Facility {
         Ok(())
     }
 
-    /// The program was released and its exec succeeded.
+    /// The program was released, its exec succeeded, and it is still running a moment later
+    /// (see `measure::GRACE`): watchers of the running program start here. Not called for a
+    /// program that ended sooner.
     fn released(&mut self) {}
 
     /// The program has been reaped: stop and collect.

@@ -47,6 +47,10 @@ impl Ambient {
 }
 
 impl Facility for Ambient {
+    fn lists_the_tree(&self) -> bool {
+        true
+    }
+
     fn prepare(&mut self) -> Result<(), ArumError> {
         self.files = Some(Files::open());
         Ok(())
@@ -69,13 +73,13 @@ impl Facility for Ambient {
     }
 
     fn finish(self: Box<Self>, reaped: &Reaped, report: &mut Report) {
-        let tree_cpu_ns = report_cpu_ns(reaped);
+        let tree_cpu_ns = tree_cpu_ns(reaped);
         report.ambient = self.capture.map(|c| analyse(c, self.interval, tree_cpu_ns));
     }
 }
 
 /// The tree's user + system time from rusage.
-fn report_cpu_ns(reaped: &Reaped) -> u64 {
+fn tree_cpu_ns(reaped: &Reaped) -> u64 {
     let usage = crate::usage::from_rusage(&reaped.rusage, reaped.wall);
     usage.user_ns + usage.system_ns
 }

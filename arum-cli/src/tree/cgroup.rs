@@ -74,6 +74,17 @@ impl Drop for TreeCgroup {
     }
 }
 
+/// Whether the memory controller is on the cgroup v2 hierarchy (hierarchy 0 in /proc/cgroups;
+/// on a hybrid machine it is on a v1 hierarchy of its own and a v2 group has no memory.peak).
+pub fn memory_on_v2() -> bool {
+    std::fs::read_to_string("/proc/cgroups").is_ok_and(|t| {
+        t.lines().any(|l| {
+            let mut f = l.split_whitespace();
+            f.next() == Some("memory") && f.next() == Some("0") && f.nth(1) == Some("1")
+        })
+    })
+}
+
 /// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the
 /// hierarchy-0 (unified) line of /proc/self/cgroup.
 fn own_cgroup_dir() -> Option<PathBuf> {

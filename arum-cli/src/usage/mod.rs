@@ -17,19 +17,17 @@ use peak::TreeStats;
 /// The resource-usage facility.
 #[derive(Default)]
 pub struct ResourceUsage {
-    launcher_rss_bytes: u64,
+    /// The held child's resident high-water mark before exec: arum's memory as the child
+    /// inherited it, which the kernel's ru_maxrss of the program includes.
+    inherited_rss_bytes: u64,
     tree: Option<Arc<Tree>>,
     sampler: Option<Sampler<TreeStats>>,
     stats: TreeStats,
 }
 
 impl Facility for ResourceUsage {
-    fn prepare(&mut self) -> Result<(), crate::error::ArumError> {
-        self.launcher_rss_bytes = peak::own_rss_bytes();
-        Ok(())
-    }
-
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), crate::error::ArumError> {
+        self.inherited_rss_bytes = peak::hwm_bytes(run.pid);
         self.tree = Some(run.tree.clone());
         Ok(())
     }
@@ -53,7 +51,7 @@ impl Facility for ResourceUsage {
             &self.stats,
             exact,
             usage.rusage_maxrss_bytes,
-            self.launcher_rss_bytes,
+            self.inherited_rss_bytes,
         ));
         report.usage = usage;
     }

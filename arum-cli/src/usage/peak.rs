@@ -1,10 +1,12 @@
 //! Peak resident memory, thread and process counts of the launched tree.
 //!
 //! `ru_maxrss` of a child is the largest *single* process, and the forked child's pre-exec copy of
-//! arum's memory counts towards it, so it is wrong in both directions for a tree. Where the tree
-//! has a cgroup v2 group with the memory controller, `memory.peak` is exact. Otherwise a sampler
-//! thread reads VmRSS/VmHWM of every process of the tree at a short interval; `ru_maxrss` is
-//! trusted only when it exceeds what the child could have inherited from arum.
+//! arum's memory counts towards it (exec keeps the old memory's high-water mark), so it is wrong
+//! in both directions for a tree. Where the tree has a cgroup v2 group with the memory
+//! controller, `memory.peak` is exact. Otherwise a sampler thread reads VmRSS/VmHWM of every
+//! process of the tree at a short interval, once the program has run past the launch grace; and
+//! `ru_maxrss` counts when it exceeds the held child's resident memory before exec (measured,
+//! not guessed), since then it is the program's own.
 
 use std::time::Duration;
 
@@ -16,6 +18,9 @@ use crate::tree::Tree;
 const FIRST_INTERVAL: Duration = Duration::from_millis(2);
 /// Sampling slows down to this for long runs, to stay out of the program's way.
 const MAX_INTERVAL: Duration = Duration::from_millis(50);
+
+/// Pages the held child may still touch between its high-water mark being read and its exec.
+const EXEC_PATH_MARGIN: u64 = 256 * 1024;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TreeStats {
@@ -72,14 +77,15 @@ pub fn peak_memory(
     stats: &TreeStats,
     exact: Option<u64>,
     rusage_maxrss_bytes: u64,
-    launcher_rss_bytes: u64,
+    inherited_rss_bytes: u64,
 ) -> PeakMemory {
     let (peak_rss_bytes, method) = match exact {
         Some(peak) => (peak, PeakMethod::CgroupV2MemoryPeak),
         None => {
-            // The pre-exec copy of arum is at most arum's RSS at fork; above that, ru_maxrss is
-            // the program's own largest process.
-            let trusted = if rusage_maxrss_bytes > launcher_rss_bytes {
+            // Above what the child held before exec, ru_maxrss is the program's own largest
+            // process. Between arm() reading that mark and exec, the child still maps a few
+            // pages on its exec path (16 seen here): a margin of four times that covers them.
+            let trusted = if rusage_maxrss_bytes > inherited_rss_bytes + EXEC_PATH_MARGIN {
                 rusage_maxrss_bytes
             } else {
                 0
@@ -96,14 +102,18 @@ pub fn peak_memory(
         samples: stats.samples,
         peak_threads: stats.threads,
         peak_processes: stats.processes,
-        launcher_rss_at_fork_bytes: launcher_rss_bytes,
+        launcher_rss_at_fork_bytes: inherited_rss_bytes,
     }
 }
 
-/// arum's own resident memory.
-pub fn own_rss_bytes() -> u64 {
-    procfs::process::Process::myself()
-        .and_then(|p| p.statm())
-        .map(|m| m.resident * procfs::page_size())
-        .unwrap_or(0)
+/// The high-water mark of process `pid`'s resident memory (VmHWM): for the held child, exactly
+/// what exec will carry into its ru_maxrss.
+pub fn hwm_bytes(pid: nix::unistd::Pid) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            let kb = s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+            kb.trim().trim_end_matches(" kB").parse::<u64>().ok()
+        })
+        .map_or(0, |kb| kb * 1024)
 }
