@@ -24,6 +24,8 @@ use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
 use crate::report::model::{BackendKind, CountersReport, Report, Scope};
 use intervals::IntervalSampler;
+use opening::Multiplexing;
+use summary::Scaling;
 
 /// Where and how to count, decided once from the command line.
 #[derive(Debug, Clone)]
@@ -151,7 +153,14 @@ fn section(
 ) -> CountersReport {
     let Settings { plan, request: req } = settings;
     let reference = opened.backend.reference();
-    let events = summary::events(&opened.events, finals, reference.as_deref(), &req.cpus);
+    let scaling = match (opened.opening.multiplexing, &reference) {
+        (Multiplexing::AgainstTaskClock, Some(r)) => Scaling::Reference(r),
+        (Multiplexing::EnabledVsRunning | Multiplexing::ModuleEnabledVsRunning, _) => {
+            Scaling::EnabledRunning
+        }
+        _ => Scaling::Unscaled,
+    };
+    let events = summary::events(&opened.events, finals, scaling, &req.cpus);
     let ratios = summary::ratios(&events);
     CountersReport {
         backend: req.backend,

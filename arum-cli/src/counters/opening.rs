@@ -21,6 +21,8 @@ pub enum Multiplexing {
     AgainstTaskClock,
     /// App scope without the task-clock reference: values are not scaled.
     Unscaled,
+    /// Only software events, which the kernel never multiplexes.
+    SoftwareOnly,
     /// System scope: running below enabled.
     EnabledVsRunning,
     /// The module's counters, multiplexed by the kernel.
@@ -49,6 +51,7 @@ impl Multiplexing {
         match self {
             Multiplexing::AgainstTaskClock => "per CPU, an event's time running is compared with the task's own run time on that CPU (task-clock); below it, the event was multiplexed and is scaled",
             Multiplexing::Unscaled => "task-clock reference unavailable: per-CPU values are not scaled",
+            Multiplexing::SoftwareOnly => "software events only: the kernel never multiplexes them, values are not scaled",
             Multiplexing::EnabledVsRunning => "time running below time enabled means multiplexing; values are scaled by enabled/running",
             Multiplexing::ModuleEnabledVsRunning => "time running below time enabled means the kernel multiplexed the module's counters; values are scaled",
         }

@@ -31,21 +31,19 @@ impl PerfBackend {
     /// Opens every event on every requested CPU: bound to the held child `pid` (inherited,
     /// enabled by its exec) in app scope, to the whole CPU in system scope.
     pub fn open(plan: &Plan, req: &Request, pid: Pid) -> Result<Opened, ArumError> {
-        let perms = Permissions::current();
         let app = req.scope == Scope::App;
-        if !app && !perms.system_wide_allowed() {
-            return Err(ArumError::SystemScopeDenied {
-                paranoid: perms
-                    .perf_event_paranoid
-                    .map_or("absent".into(), |p| p.to_string()),
-            });
+        // App scope needs no permission check first: the kernel's refusal of kernel-mode
+        // counting is handled where it happens (see `open_one`).
+        let mut user_only_reason = None;
+        if !app {
+            let perms = Permissions::current();
+            if !perms.system_wide_allowed() {
+                return Err(ArumError::SystemScopeDenied {
+                    paranoid: paranoid(&perms),
+                });
+            }
+            user_only_reason = (!perms.kernel_allowed()).then(|| user_only(&perms));
         }
-        let mut user_only_reason = (!perms.kernel_allowed()).then(|| {
-            format!(
-                "kernel-mode counting needs perf_event_paranoid <= 1 or CAP_PERFMON (paranoid is {}); counting user space only",
-                perms.perf_event_paranoid.map_or("absent".into(), |p| p.to_string())
-            )
-        });
         let target = if app { pid.as_raw() } else { -1 };
         let mut setups = EventSetup::from_plan(plan);
         let mut fds: Vec<Vec<Option<OwnedFd>>> = setups.iter().map(|_| Vec::new()).collect();
@@ -98,7 +96,10 @@ impl PerfBackend {
                 fds[i].iter_mut().for_each(|f| *f = None);
             }
         }
-        let reference = if app {
+        // Software events never compete for PMU counters, so only hardware events need the
+        // reference that tells multiplexing apart.
+        let hardware = setups.iter().any(|s| s.perf_type != PERF_TYPE_SOFTWARE);
+        let reference = if app && hardware {
             let attr = Attr {
                 type_: PERF_TYPE_SOFTWARE,
                 config: TASK_CLOCK,
@@ -120,10 +121,11 @@ impl PerfBackend {
             (None, false) => Grouping::PerCpuGroups,
             (Some(why), false) => Grouping::Ungrouped { why },
         };
-        let multiplexing = match (&reference, app) {
-            (Some(_), _) => Multiplexing::AgainstTaskClock,
-            (None, true) => Multiplexing::Unscaled,
-            (None, false) => Multiplexing::EnabledVsRunning,
+        let multiplexing = match (&reference, app, hardware) {
+            (Some(_), _, _) => Multiplexing::AgainstTaskClock,
+            (None, _, false) => Multiplexing::SoftwareOnly,
+            (None, true, true) => Multiplexing::Unscaled,
+            (None, false, true) => Multiplexing::EnabledVsRunning,
         };
         Ok(Opened {
             backend: std::sync::Arc::new(PerfBackend {
@@ -162,13 +164,25 @@ fn open_one(
         Err(Errno::EACCES | Errno::EPERM) if !attr.exclude_kernel => {
             attr.exclude_kernel = true;
             let fd = sys::open(attr, pid, cpu, group)?;
-            user_only.get_or_insert_with(|| {
-                "the kernel refused kernel-mode counting; counting user space only".into()
-            });
+            user_only.get_or_insert_with(|| self::user_only(&Permissions::current()));
             Ok(fd)
         }
         other => other,
     }
+}
+
+fn paranoid(perms: &Permissions) -> String {
+    perms
+        .perf_event_paranoid
+        .map_or("absent".into(), |p| p.to_string())
+}
+
+/// Why only user space is counted.
+fn user_only(perms: &Permissions) -> String {
+    format!(
+        "kernel-mode counting needs perf_event_paranoid <= 1 or CAP_PERFMON (paranoid is {}); counting user space only",
+        paranoid(perms)
+    )
 }
 
 fn describe(e: Errno, perf_type: u32) -> String {
