@@ -76,7 +76,7 @@ pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
             .for_cpu(&meta.cpu)
             .ok()
             .flatten()
-            .map(|t| format!("{} [{}]", t.table.title, t.table.name)),
+            .map(|t| format!("{} [{}]", t.title(), t.name())),
         pmu: meta.cpu.detect_pmu(),
         cpu: meta.cpu,
         online_cpus: system::cpulist::online().unwrap_or_default(),
