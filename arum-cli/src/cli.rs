@@ -92,7 +92,7 @@ pub enum InfoFormat {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Scope {
+pub enum ScopeArg {
     /// Only the launched program, its threads and children, per CPU.
     App,
     /// Everything on the selected CPUs (needs perf_event_paranoid <= 0 or CAP_PERFMON).
@@ -159,8 +159,8 @@ pub struct RunArgs {
     pub cpu: CpuArgs,
 
     /// Count only the launched process tree (`app`, per CPU) or everything on the CPUs (`system`).
-    #[arg(long, value_enum, default_value_t = Scope::App)]
-    pub scope: Scope,
+    #[arg(long, value_enum, default_value_t = ScopeArg::App)]
+    pub scope: ScopeArg,
 
     /// Count everything on every CPU: the same as --scope system.
     #[arg(short = 'a', long = "all-cpus")]
@@ -198,71 +198,20 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    pub fn scope(&self) -> Scope {
+    pub fn scope(&self) -> ScopeArg {
         if self.all_cpus {
-            Scope::System
+            ScopeArg::System
         } else {
             self.scope
         }
     }
-
-    /// How the user named the program, resolved into the argument vector to execute.
-    pub fn program(&self) -> Result<ProgramSpec, crate::error::ArumError> {
-        use crate::error::ArumError;
-        match (&self.launch, self.shell) {
-            (Some(line), true) => Ok(ProgramSpec {
-                argv: vec!["/bin/sh".into(), "-c".into(), line.clone()],
-                how: LaunchHow::Shell,
-                line: Some(line.clone()),
-            }),
-            (Some(line), false) => {
-                let argv = shell_words::split(line).map_err(|e| ArumError::BadLaunch {
-                    line: line.clone(),
-                    why: e.to_string(),
-                })?;
-                if argv.is_empty() {
-                    return Err(ArumError::BadLaunch {
-                        line: line.clone(),
-                        why: "it names no program".into(),
-                    });
-                }
-                Ok(ProgramSpec {
-                    argv,
-                    how: LaunchHow::Split,
-                    line: Some(line.clone()),
-                })
-            }
-            (None, _) => Ok(ProgramSpec {
-                argv: self.argv.clone(),
-                how: LaunchHow::Argv,
-                line: None,
-            }),
-        }
-    }
-}
-
-/// The program to run, as the report will name it.
-#[derive(Debug, Clone)]
-pub struct ProgramSpec {
-    pub argv: Vec<String>,
-    pub how: LaunchHow,
-    pub line: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LaunchHow {
-    /// `-- CMD ARGS...`: taken word for word.
-    Argv,
-    /// `--launch "CMD ARGS"`: split as a POSIX shell splits words.
-    Split,
-    /// `--launch "..." --shell`: run by /bin/sh -c.
-    Shell,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::model::LaunchHow;
+    use crate::settings::program;
 
     fn parse(args: &[&str]) -> Cli {
         Cli::try_parse_from(args).expect("parses")
@@ -271,7 +220,7 @@ mod tests {
     #[test]
     fn launch_string_is_split_like_a_shell() {
         let cli = parse(&["arum", "--launch", r#"sh -c 'echo "a b"' x\ y"#]);
-        let p = cli.run.program().unwrap();
+        let p = program(&cli.run).unwrap();
         assert_eq!(p.argv, ["sh", "-c", r#"echo "a b""#, "x y"]);
         assert_eq!(p.how, LaunchHow::Split);
     }
@@ -279,7 +228,7 @@ mod tests {
     #[test]
     fn argv_after_double_dash_is_taken_verbatim() {
         let cli = parse(&["arum", "--", "./app", "-t", "2", "--launch"]);
-        let p = cli.run.program().unwrap();
+        let p = program(&cli.run).unwrap();
         assert_eq!(p.argv, ["./app", "-t", "2", "--launch"]);
     }
 
@@ -287,7 +236,7 @@ mod tests {
     fn shell_mode_runs_sh_c() {
         let cli = parse(&["arum", "--shell", "--launch", "echo $HOME | wc -c"]);
         assert_eq!(
-            cli.run.program().unwrap().argv,
+            program(&cli.run).unwrap().argv,
             ["/bin/sh", "-c", "echo $HOME | wc -c"]
         );
     }
@@ -295,7 +244,7 @@ mod tests {
     #[test]
     fn unbalanced_quote_is_an_error() {
         let cli = parse(&["arum", "--launch", "echo 'oops"]);
-        assert!(cli.run.program().is_err());
+        assert!(program(&cli.run).is_err());
     }
 
     #[test]

@@ -30,9 +30,6 @@ pub enum ArumError {
         source: std::io::Error,
     },
 
-    #[error("{0}")]
-    Events(String),
-
     #[error("cannot read --events-file {path}: {source}; give a readable file with one event name per line")]
     EventsFile {
         path: PathBuf,
@@ -46,6 +43,51 @@ pub enum ArumError {
         #[source]
         source: nix::Error,
     },
+
+    /// `--cpu` could not be parsed, or CPUID could not identify the processor.
+    #[error("{0}")]
+    Cpu(String),
+
+    #[error(transparent)]
+    EventTable(#[from] arum_events::table::TableError),
+
+    /// -M or `list --metrics` named no metric or group of this CPU.
+    #[error("{0}")]
+    Metrics(String),
+
+    #[error("no event table for CPU {key} ({what}); `arum list --cpus` shows the supported ones, --cpu picks one")]
+    NoTable { key: String, what: String },
+
+    #[error("bad -C/--cpus {list:?}: {why}")]
+    BadCpuList { list: String, why: String },
+
+    #[error("CPU {cpu} in -C/--cpus is not online; online CPUs: {online}")]
+    CpuNotOnline { cpu: u32, online: String },
+
+    /// `--strict`: an event could not be resolved or placed.
+    #[error("hardware counting is off: {reason} (--strict)")]
+    HardwareOff { reason: String },
+
+    /// `--strict`: the kernel or the module refused an event.
+    #[error("cannot count {event}: {why} (--strict)")]
+    NotCounted { event: String, why: String },
+
+    #[error("system-wide counting (--scope system) needs perf_event_paranoid <= 0 (it is {paranoid}) or CAP_PERFMON; run `sysctl kernel.perf_event_paranoid=0` as root, or measure with --scope app")]
+    SystemScopeDenied { paranoid: String },
+
+    #[error("cannot start system-wide counting: {}", .0.desc())]
+    CountingStart(nix::Error),
+
+    /// The /dev/arum module could not be used for this request.
+    #[error("{0}")]
+    Kmod(String),
+
+    #[error("bad --ambient interval {value:?}: {why}; use e.g. 1s, 250ms or 0")]
+    BadInterval { value: String, why: String },
+
+    /// A broken invariant of arum itself.
+    #[error("internal error: {0}; please report it")]
+    Internal(String),
 }
 
 impl ArumError {

@@ -21,11 +21,11 @@ pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
             if let Some(c) = cpu_of_table(args, spec)? {
                 return Ok((c, true));
             }
-            Ok((cpu::parse_spec(spec).map_err(ArumError::Events)?, true))
+            Ok((cpu::parse_spec(spec).map_err(ArumError::Cpu)?, true))
         }
         None => Ok((
             CpuIdent::detect().ok_or_else(|| {
-                ArumError::Events(
+                ArumError::Cpu(
                     "cannot identify the processor with CPUID; name one with --cpu".into(),
                 )
             })?,
@@ -36,9 +36,7 @@ pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
 
 /// `--cpu intel-skylakex` (or `skylakex`, `zen3`): the first CPU the table matches.
 fn cpu_of_table(args: &CpuArgs, spec: &str) -> Result<Option<CpuIdent>, ArumError> {
-    let all = source(args)
-        .all()
-        .map_err(|e| ArumError::Events(e.to_string()))?;
+    let all = source(args).all()?;
     let t = all.into_iter().find(|t| {
         let n = t.name();
         n.eq_ignore_ascii_case(spec)
@@ -63,9 +61,7 @@ fn source(args: &CpuArgs) -> TableSource {
 
 /// The table for `cpu`, if ARUM has one.
 pub fn table(args: &CpuArgs, cpu: &CpuIdent) -> Result<Option<Table>, ArumError> {
-    source(args)
-        .for_cpu(cpu)
-        .map_err(|e| ArumError::Events(e.to_string()))
+    Ok(source(args).for_cpu(cpu)?)
 }
 
 /// A hint when --cpu was probably given a decimal model (`6-23` for model 0x17).
@@ -128,7 +124,7 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
     };
     if !metrics.is_empty() {
         arum_events::metrics::select(table, source(&args.cpu).common(), &metrics)
-            .map_err(ArumError::Events)?;
+            .map_err(ArumError::Metrics)?;
     }
     // The kernel's PMUs are read when a name or a metric may need them (hybrid parts, PMU
     // terms, tracepoints, metrics), not for every run.
@@ -140,7 +136,7 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
     } else {
         Pmus::default()
     };
-    let system_wide = args.scope() == crate::cli::Scope::System;
+    let system_wide = args.scope() == crate::cli::ScopeArg::System;
     let (machine, facts) = if given {
         // CPUID and sysfs describe the machine arum runs on, not a CPU named with --cpu.
         (Machine::named(&cpu, table), RunFacts {
@@ -162,9 +158,9 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
         plan.notes.extend(cpu_hint(&args.cpu, &cpu));
     }
     if let (Some(reason), true) = (&plan.hardware_off, args.strict) {
-        return Err(ArumError::Events(format!(
-            "hardware counting is off: {reason} (--strict)"
-        )));
+        return Err(ArumError::HardwareOff {
+            reason: reason.clone(),
+        });
     }
     Ok(Some(plan))
 }

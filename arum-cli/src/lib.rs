@@ -1,18 +1,35 @@
 //! ARUM, the Application Resource Usage Monitor: the library behind the `arum` binary.
 //!
-//! One run, in the order `run.rs` performs it: `cli` (what was asked) → `launch` (fork, hold,
-//! release, reap) → `usage` (rusage, peak memory of the tree) → `report` (one model, several
-//! renderings). `system` holds the facts about the machine; `info` is `arum info`.
+//! One run, in the order `run.rs` performs it: `cli` (what was asked) → `settings` (the domain
+//! view of it, decided once) → `measure::measure_once` (the launch in `launch`, with every
+//! facility around it) → `report` (one model, several renderings).
+//!
+//! A facility implements the run lifecycle of `facility` (prepare, arm, released, stop, finish)
+//! and adds its section to the report model; `measure::facilities` lists them:
+//! - `usage`: rusage and the tree's peak memory,
+//! - `counters`: performance-counter events (perf_event_open or /dev/arum),
+//! - `ambient`: what the rest of the machine did.
+//!
+//! Shared by the facilities: `tree` (which processes are the launched tree), `periodic` (the
+//! sampler threads), `warnings`. `system` holds facts about the machine; `events` plans the
+//! events of the command line; `info` and `list` are `arum info` and `arum list`. The report model
+//! (`report::model`) imports no facility.
 
 pub mod ambient;
 pub mod cli;
 pub mod counters;
 pub mod error;
 pub mod events;
+pub mod facility;
 pub mod info;
 pub mod launch;
 pub mod list;
+pub mod measure;
+pub mod periodic;
 pub mod report;
 pub mod run;
+pub mod settings;
 pub mod system;
+pub mod tree;
 pub mod usage;
+pub mod warnings;

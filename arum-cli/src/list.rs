@@ -476,7 +476,7 @@ fn list_metrics(
         }
     }
     if rows.is_empty() && !group.is_empty() {
-        return Err(ArumError::Events(format!(
+        return Err(ArumError::Metrics(format!(
             "no metric or metric group '{group}' for this CPU; `arum list --metrics` shows them"
         )));
     }
@@ -526,7 +526,7 @@ struct CpuLine {
 }
 
 fn list_cpus(source: &TableSource, format: InfoFormat) -> Result<String, ArumError> {
-    let tables = source.all().map_err(|e| ArumError::Events(e.to_string()))?;
+    let tables = source.all()?;
     let rows: Vec<CpuLine> = tables
         .iter()
         .map(|t| CpuLine {

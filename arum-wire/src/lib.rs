@@ -6,3 +6,6 @@
 mod wire;
 
 pub use wire::*;
+
+/// Where the module's device appears (a misc device named `arum`).
+pub const DEVICE_PATH: &str = "/dev/arum";

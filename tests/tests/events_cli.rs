@@ -48,8 +48,8 @@ fn a_misspelt_event_warns_suggests_and_still_measures() {
 
 #[test]
 fn strict_turns_the_warning_into_an_error_before_running() {
-    let dir = common::tempfile_dir();
-    let marker = dir.join("ran");
+    let dir = common::temp_dir();
+    let marker = dir.path().join("ran");
     let out = arum()
         .args([
             "--strict",
@@ -124,8 +124,8 @@ fn the_original_tools_event_set_is_placed_on_k8_counters() {
 
 #[test]
 fn events_file_takes_one_name_per_line_with_comments() {
-    let dir = common::tempfile_dir();
-    let file = dir.join("events");
+    let dir = common::temp_dir();
+    let file = dir.path().join("events");
     std::fs::write(
         &file,
         "# what to count\ntask-clock\n\npage-faults  # faults too\n",
@@ -214,9 +214,9 @@ fn list_text_filters_by_pattern_and_lists_cpus() {
 
 #[test]
 fn user_tables_directory_overrides_the_built_in_ones() {
-    let dir = common::tempfile_dir();
+    let dir = common::temp_dir();
     std::fs::write(
-        dir.join("mine.toml"),
+        dir.path().join("mine.toml"),
         r#"[table]
 name = "mine"
 title = "A table of my own"
@@ -238,7 +238,7 @@ desc = "Data cache misses, my way"
     )
     .unwrap();
     let out = arum()
-        .env("ARUM_EVENT_TABLES", &dir)
+        .env("ARUM_EVENT_TABLES", dir.path())
         .args(["list", "--cpu", "AuthenticAMD-15-41", "--format", "json"])
         .output()
         .unwrap();

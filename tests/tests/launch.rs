@@ -62,8 +62,8 @@ fn missing_program_exits_127_with_one_line() {
 
 #[test]
 fn non_executable_program_exits_126() {
-    let dir = common::tempfile_dir();
-    let file = dir.join("data.txt");
+    let dir = common::temp_dir();
+    let file = dir.path().join("data.txt");
     std::fs::write(&file, "not a program\n").unwrap();
     let out = arum().arg("--").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(126));
@@ -173,8 +173,8 @@ fn sigint_to_arum_is_ignored_while_the_program_runs() {
 
 #[test]
 fn unwritable_output_fails_before_running_anything() {
-    let dir = common::tempfile_dir();
-    let marker = dir.join("ran");
+    let dir = common::temp_dir();
+    let marker = dir.path().join("ran");
     let out = arum()
         .args(["-o", "/nonexistent-dir/report.json", "--", "touch"])
         .arg(&marker)

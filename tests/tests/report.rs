@@ -83,8 +83,8 @@ fn csv_has_a_row_per_json_field() {
 
 #[test]
 fn output_file_replaces_the_old_one_and_leaves_no_temporary_behind() {
-    let dir = common::tempfile_dir();
-    let path = dir.join("r.json");
+    let dir = common::temp_dir();
+    let path = dir.path().join("r.json");
     std::fs::write(&path, "old").unwrap();
     let out = arum()
         .args(["--format", "json", "-o"])
@@ -109,8 +109,8 @@ fn output_file_replaces_the_old_one_and_leaves_no_temporary_behind() {
 #[test]
 fn output_to_a_fifo_writes_into_it_and_keeps_it_a_fifo() {
     use std::os::unix::fs::FileTypeExt;
-    let dir = common::tempfile_dir();
-    let fifo = dir.join("pipe");
+    let dir = common::temp_dir();
+    let fifo = dir.path().join("pipe");
     let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
     // SAFETY: c is a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);

@@ -11,9 +11,16 @@ fn cpu_burner_user_time_matches_the_work() {
     let user = u64_at(&json, "/usage/user_ns") as f64 / 1e9;
     let sys = u64_at(&json, "/usage/system_ns") as f64 / 1e9;
     let wall = u64_at(&json, "/usage/wall_ns") as f64 / 1e9;
+    // The burner spins until its thread has used 0.3 s of CPU time; the process start adds a
+    // few milliseconds, whatever the load (CPU time, unlike wall time, does not stretch).
     assert!(
-        (user - 0.3).abs() <= 0.3 * 0.2,
-        "user {user:.3} s, expected 0.3 s ± 20%"
+        (0.3..0.35).contains(&(user + sys)),
+        "user+sys {:.3} s, expected 0.3 s and a little start-up",
+        user + sys
+    );
+    assert!(
+        user >= 0.8 * (user + sys),
+        "a user-space loop: user {user:.3} s"
     );
     // wall and CPU time come from different clocks; allow the kernel's accounting granularity.
     assert!(
@@ -21,11 +28,9 @@ fn cpu_burner_user_time_matches_the_work() {
         "wall {wall:.4} s < user+sys {:.4} s",
         user + sys
     );
+    // One thread cannot use more than one CPU (on a busy machine it gets less).
     let util = json["usage"]["cpu_utilisation"].as_f64().unwrap();
-    assert!(
-        util > 0.8 && util < 1.2,
-        "one busy thread uses about one CPU: {util}"
-    );
+    assert!(util <= 1.02, "one busy thread used {util} CPUs");
 }
 
 #[test]
@@ -47,8 +52,8 @@ fn peak_memory_of_a_200_mib_toucher() {
 fn peak_memory_is_not_inflated_by_a_large_launcher() {
     // arum touches 300 MiB itself before forking: the program's peak must not include it.
     let report = |args: &[&str]| {
-        let dir = common::tempfile_dir();
-        let path = dir.join("r.json");
+        let dir = common::temp_dir();
+        let path = dir.path().join("r.json");
         let out = common::arum()
             .env("ARUM_TEST_BALLAST_MIB", "300")
             .args(["--format", "json", "-o"])

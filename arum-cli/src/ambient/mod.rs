@@ -8,8 +8,14 @@ mod sampler;
 
 use std::time::Duration;
 
+use crate::error::ArumError;
+use crate::facility::{Armed, Facility, Stopped};
+use crate::launch::Reaped;
+use crate::periodic::Sampler;
+use crate::report::model::Report;
+
 pub use analyse::analyse;
-pub use sampler::Sampler;
+use sampler::{Capture, Files};
 
 /// `--ambient=INTERVAL`: `1s`, `250ms`, or plain seconds (`0.5`); `0` = start and end only.
 pub fn parse_interval(s: &str) -> Result<Duration, String> {
@@ -18,6 +24,62 @@ pub fn parse_interval(s: &str) -> Result<Duration, String> {
             return Ok(Duration::from_secs_f64(secs));
         }
     }
-    humantime::parse_duration(s)
-        .map_err(|e| format!("bad --ambient interval {s:?}: {e}; use e.g. 1s, 250ms or 0"))
+    humantime::parse_duration(s).map_err(|e| e.to_string())
+}
+
+/// The ambient facility: samples from just before the release to just after the reaping.
+pub struct Ambient {
+    interval: Duration,
+    files: Option<Files>,
+    sampler: Option<Sampler<Capture>>,
+    capture: Option<Capture>,
+}
+
+impl Ambient {
+    pub fn new(interval: Duration) -> Self {
+        Ambient {
+            interval,
+            files: None,
+            sampler: None,
+            capture: None,
+        }
+    }
+}
+
+impl Facility for Ambient {
+    fn lists_the_tree(&self) -> bool {
+        true
+    }
+
+    fn prepare(&mut self) -> Result<(), ArumError> {
+        self.files = Some(Files::open());
+        Ok(())
+    }
+
+    /// The first sample is taken before the program is released, so the run's deltas cover it.
+    fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
+        if let Some(files) = self.files.take() {
+            self.sampler = sampler::start(self.interval, files, run.tree.reader());
+        }
+        Ok(())
+    }
+
+    fn stop(&mut self, run: &mut Stopped<'_>) {
+        self.capture = self.sampler.take().and_then(Sampler::finish);
+        if self.capture.is_none() {
+            run.warnings
+                .add("the ambient sampler could not run: no ambient data in this report");
+        }
+    }
+
+    fn finish(self: Box<Self>, reaped: &Reaped, report: &mut Report) {
+        let tree_cpu_ns = tree_cpu_ns(reaped);
+        report.ambient = self.capture.map(|c| analyse(c, self.interval, tree_cpu_ns));
+    }
+}
+
+/// The tree's user + system time from rusage.
+fn tree_cpu_ns(reaped: &Reaped) -> u64 {
+    let usage = crate::usage::from_rusage(&reaped.rusage, reaped.wall);
+    usage.user_ns + usage.system_ns
 }

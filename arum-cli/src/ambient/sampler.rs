@@ -5,11 +5,10 @@
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::periodic::{Cadence, FirstTick, Sampler, Tick};
+use crate::tree::PidReader;
 
 /// The system files, in a fixed order (`SYSTEM_FILES[i]` is span `i` of every sample).
 pub const SYSTEM_FILES: [&str; 11] = [
@@ -104,32 +103,55 @@ impl Arena {
     }
 }
 
-pub struct Sampler {
-    stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<Capture>>,
+/// The system files, opened before fork and handed to the sampler thread.
+pub struct Files(Vec<Option<File>>);
+
+impl Files {
+    pub fn open() -> Files {
+        Files(SYSTEM_FILES.iter().map(|p| File::open(p).ok()).collect())
+    }
 }
 
-impl Sampler {
-    /// Starts sampling now; `interval` zero means only at the start and at the end.
-    pub fn start(interval: Duration, procs_file: Option<PathBuf>, root: i32) -> Sampler {
-        let stop = Arc::new(AtomicBool::new(false));
-        let thread = {
-            let stop = stop.clone();
-            std::thread::Builder::new()
-                .name("arum-ambient".into())
-                .spawn(move || run(interval, procs_file, root, &stop))
-                .ok()
-        };
-        Sampler { stop, thread }
-    }
+/// The sampler thread's state between ticks.
+struct State {
+    files: Files,
+    pids_of: PidReader,
+    arena: Arena,
+    system: Vec<SystemSample>,
+    tree: Vec<ProcSample>,
+    /// Per-process files, opened when a process first appears.
+    open: Vec<(i32, File, Option<File>)>,
+    pids: Vec<i32>,
+}
 
-    /// Takes the last sample and returns everything captured.
-    pub fn finish(mut self) -> Option<Capture> {
-        self.stop.store(true, Ordering::SeqCst);
-        let t = self.thread.take()?;
-        t.thread().unpark();
-        t.join().ok()
-    }
+/// Starts sampling: at once (before returning), every `interval` (zero: never in between), and
+/// at the stop.
+pub fn start(interval: Duration, files: Files, pids_of: PidReader) -> Option<Sampler<Capture>> {
+    let cadence = if interval.is_zero() {
+        Cadence::AtStartOnly
+    } else {
+        Cadence::Fixed {
+            period: interval,
+            at_start: true,
+        }
+    };
+    let state = State {
+        files,
+        pids_of,
+        arena: Arena::new(),
+        system: Vec::with_capacity(1024),
+        tree: Vec::with_capacity(4096),
+        open: Vec::with_capacity(16),
+        pids: Vec::with_capacity(64),
+    };
+    // The first sample is taken here, before the program is released.
+    let timing = (cadence, FirstTick::Caller, true);
+    Sampler::spawn("arum-ambient", timing, state, tick, |s| Capture {
+        arena: s.arena.chunks,
+        system: s.system,
+        tree: s.tree,
+        sampler_cpu_ns: thread_cpu_ns(),
+    })
 }
 
 fn thread_cpu_ns() -> u64 {
@@ -138,98 +160,40 @@ fn thread_cpu_ns() -> u64 {
         .unwrap_or(0)
 }
 
-fn run(interval: Duration, procs_file: Option<PathBuf>, root: i32, stop: &AtomicBool) -> Capture {
-    let files: Vec<Option<File>> = SYSTEM_FILES.iter().map(|p| File::open(p).ok()).collect();
-    let procs = procs_file.and_then(|p| File::open(p).ok());
-    let mut arena = Arena::new();
-    let mut system = Vec::with_capacity(1024);
-    let mut tree = Vec::with_capacity(4096);
-    // Per-process files, opened when a process first appears.
-    let mut open: Vec<(i32, File, Option<File>)> = Vec::with_capacity(16);
-    let mut pids: Vec<i32> = Vec::with_capacity(64);
-    let started = Instant::now();
-    let mut next = started;
-    loop {
-        let stopping = stop.load(Ordering::SeqCst);
-        let t_ns = started.elapsed().as_nanos() as u64;
-        let mut spans = [(0, 0, 0); SYSTEM_FILES.len()];
-        for (span, f) in spans.iter_mut().zip(&files) {
-            if let Some(f) = f {
-                *span = arena.read(f);
-            }
-        }
-        system.push(SystemSample { t_ns, spans });
-        if !stopping {
-            tree_pids(procs.as_ref(), root, &mut arena, &mut pids);
-            open.retain(|(pid, _, _)| pids.contains(pid));
-            for &pid in &pids {
-                if !open.iter().any(|(p, _, _)| *p == pid) {
-                    if let Ok(stat) = File::open(format!("/proc/{pid}/stat")) {
-                        open.push((pid, stat, File::open(format!("/proc/{pid}/io")).ok()));
-                    }
-                }
-            }
-            for (pid, stat, io) in &open {
-                let stat = arena.read(stat);
-                let io = io.as_ref().map_or((0, 0, 0), |f| arena.read(f));
-                if stat.2 > 0 {
-                    tree.push(ProcSample {
-                        t_ns,
-                        pid: *pid,
-                        stat,
-                        io,
-                    });
-                }
-            }
-        }
-        if stopping {
-            break;
-        }
-        if interval.is_zero() {
-            std::thread::park();
-        } else {
-            next += interval;
-            while !stop.load(Ordering::SeqCst) {
-                let now = Instant::now();
-                if now >= next {
-                    break;
-                }
-                std::thread::park_timeout(next - now);
-            }
+/// One sample of the system files and, except at the stop (the tree is gone), of the tree.
+fn tick(s: &mut State, tick: Tick) {
+    let t_ns = tick.elapsed.as_nanos() as u64;
+    let mut spans = [(0, 0, 0); SYSTEM_FILES.len()];
+    for (span, f) in spans.iter_mut().zip(&s.files.0) {
+        if let Some(f) = f {
+            *span = s.arena.read(f);
         }
     }
-    Capture {
-        arena: arena.chunks,
-        system,
-        tree,
-        sampler_cpu_ns: thread_cpu_ns(),
-    }
-}
-
-/// The tree's pids from its cgroup (read through the arena, parsed in place), else the root.
-fn tree_pids(procs: Option<&File>, root: i32, arena: &mut Arena, out: &mut Vec<i32>) {
-    out.clear();
-    if let Some(f) = procs {
-        let span = arena.read(f);
-        let (c, o, l) = span;
-        let bytes = &arena.chunks[c as usize][o as usize..(o + l) as usize];
-        let mut v: i32 = 0;
-        let mut any = false;
-        for &b in bytes {
-            if b.is_ascii_digit() {
-                v = v * 10 + i32::from(b - b'0');
-                any = true;
-            } else if any {
-                out.push(v);
-                v = 0;
-                any = false;
-            }
-        }
-        // The pid list was only needed for this parse: give its bytes back to the arena.
-        if c as usize == arena.chunks.len() - 1 {
-            arena.used = o as usize;
-        }
+    s.system.push(SystemSample { t_ns, spans });
+    if tick.last {
         return;
     }
-    out.push(root);
+    s.pids_of.read(&mut s.pids);
+    let pids = &s.pids;
+    s.open.retain(|(pid, _, _)| pids.contains(pid));
+    for &pid in pids {
+        if !s.open.iter().any(|(p, _, _)| *p == pid) {
+            if let Ok(stat) = File::open(format!("/proc/{pid}/stat")) {
+                s.open
+                    .push((pid, stat, File::open(format!("/proc/{pid}/io")).ok()));
+            }
+        }
+    }
+    for (pid, stat, io) in &s.open {
+        let stat = s.arena.read(stat);
+        let io = io.as_ref().map_or((0, 0, 0), |f| s.arena.read(f));
+        if stat.2 > 0 {
+            s.tree.push(ProcSample {
+                t_ns,
+                pid: *pid,
+                stat,
+                io,
+            });
+        }
+    }
 }

@@ -1,26 +1,22 @@
 //! `-I MS`: cumulative readings at a fixed interval during the run, turned into per-interval
-//! deltas at the end; the last interval ends with the final reading, so intervals sum to totals.
+//! deltas at the end; the last interval ends with the final reading.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::backend::{Backend, Snapshot};
 use super::sys::Reading;
-use super::Backend;
+use crate::periodic::{Cadence, FirstTick, Sampler};
 use crate::report::model::Interval;
 
-type Snapshot = (u64, Vec<Vec<u64>>);
-
+/// The readings taken so far, and when the sampler started (to time the final reading).
 pub struct IntervalSampler {
-    interval: Duration,
-    stop: Arc<AtomicBool>,
-    snapshots: Arc<Mutex<Vec<Snapshot>>>,
-    thread: Option<JoinHandle<()>>,
+    sampler: Option<Sampler<Vec<Snapshot>>>,
     started: Instant,
 }
 
-fn values(readings: &[Vec<Option<Reading>>]) -> Vec<Vec<u64>> {
+/// Values of readings, 0 where an event is not counted.
+pub fn values(readings: &[Vec<Option<Reading>>]) -> Vec<Vec<u64>> {
     readings
         .iter()
         .map(|cpus| cpus.iter().map(|r| r.map_or(0, |r| r.value)).collect())
@@ -28,96 +24,97 @@ fn values(readings: &[Vec<Option<Reading>>]) -> Vec<Vec<u64>> {
 }
 
 impl IntervalSampler {
-    /// Starts sampling; `names` label the live line printed on stderr when `print` is set.
-    pub fn start(backend: Arc<dyn Backend>, ms: u64, names: Vec<String>, print: bool) -> Self {
-        let interval = Duration::from_millis(ms.max(1));
-        let stop = Arc::new(AtomicBool::new(false));
-        let snapshots = Arc::new(Mutex::new(Vec::new()));
+    /// Reads `backend` every `period`; with `names`, prints each interval's totals on stderr.
+    pub fn start(backend: Arc<dyn Backend>, period: Duration, names: Option<Vec<String>>) -> Self {
         let started = Instant::now();
-        let thread = {
-            let (stop, snapshots) = (stop.clone(), snapshots.clone());
-            std::thread::Builder::new()
-                .name("arum-interval".into())
-                .spawn(move || {
-                    let mut next = started + interval;
-                    let mut prev: Option<Vec<Vec<u64>>> = None;
-                    loop {
-                        let now = Instant::now();
-                        if next > now {
-                            std::thread::park_timeout(next - now);
-                        }
-                        if stop.load(Ordering::SeqCst) {
-                            break;
-                        }
-                        if Instant::now() < next {
-                            continue;
-                        }
-                        let v = values(&backend.read_all());
-                        let t = started.elapsed().as_nanos() as u64;
-                        if print {
-                            eprintln!("{}", line(t, &names, prev.as_deref(), &v));
-                        }
-                        prev = Some(v.clone());
-                        snapshots.lock().expect("not poisoned").push((t, v));
-                        next += interval;
-                    }
-                })
-                .ok()
-        };
-        IntervalSampler {
-            interval,
-            stop,
-            snapshots,
-            thread,
-            started,
-        }
+        let sampler = Sampler::spawn(
+            "arum-interval",
+            (
+                Cadence::Fixed {
+                    period,
+                    at_start: false,
+                },
+                FirstTick::Thread,
+                false,
+            ),
+            Vec::<Snapshot>::new(),
+            move |snaps, tick| {
+                let values = values(&backend.read());
+                if let Some(names) = &names {
+                    let prev = snaps.last().map(|s| s.values.as_slice());
+                    eprintln!("{}", line(tick.elapsed, names, prev, &values));
+                }
+                snaps.push(Snapshot {
+                    t_ns: tick.elapsed.as_nanos() as u64,
+                    values,
+                });
+            },
+            |snaps| snaps,
+        );
+        IntervalSampler { sampler, started }
     }
 
-    /// Stops sampling and returns the intervals, the last one ending with `finals`.
-    pub fn finish(mut self, finals: &[Vec<Option<Reading>>]) -> (u64, Vec<Interval>) {
-        self.stop.store(true, Ordering::SeqCst);
-        if let Some(t) = self.thread.take() {
-            t.thread().unpark();
-            let _ = t.join();
-        }
-        let mut snaps = std::mem::take(&mut *self.snapshots.lock().expect("not poisoned"));
-        snaps.push((self.started.elapsed().as_nanos() as u64, values(finals)));
-        let intervals = deltas(snaps.iter().map(|(t, v)| (*t, v)));
-        (self.interval.as_millis() as u64, intervals)
+    /// Stops sampling and returns the readings, the last one being `finals`.
+    pub fn finish(self, finals: &[Vec<Option<Reading>>]) -> Vec<Snapshot> {
+        let mut snaps = self.sampler.and_then(Sampler::finish).unwrap_or_default();
+        snaps.push(Snapshot {
+            t_ns: self.started.elapsed().as_nanos() as u64,
+            values: values(finals),
+        });
+        snaps
     }
 }
 
-/// Cumulative readings `(time, [event][cpu])` to per-interval deltas; the deltas of a series
-/// that ends with the final reading sum to the totals.
-pub fn deltas<'a>(series: impl Iterator<Item = (u64, &'a Vec<Vec<u64>>)>) -> Vec<Interval> {
-    let mut prev: Option<&Vec<Vec<u64>>> = None;
+/// Cumulative readings to per-interval deltas.
+pub fn deltas(series: &[Snapshot]) -> Vec<Interval> {
+    let mut prev: Option<&Snapshot> = None;
     series
-        .map(|(t, v)| {
-            let counts = v
+        .iter()
+        .map(|s| {
+            let counts = s
+                .values
                 .iter()
                 .enumerate()
                 .map(|(e, cpus)| {
                     cpus.iter()
                         .enumerate()
-                        .map(|(c, x)| x.saturating_sub(prev.map_or(0, |p| p[e][c])))
+                        .map(|(c, x)| x.saturating_sub(prev.map_or(0, |p| p.values[e][c])))
                         .collect()
                 })
                 .collect();
-            prev = Some(v);
+            prev = Some(s);
             Interval {
-                t_end_ns: t,
+                t_end_ns: s.t_ns,
                 counts,
             }
         })
         .collect()
 }
 
-fn line(t_ns: u64, names: &[String], prev: Option<&[Vec<u64>]>, now: &[Vec<u64>]) -> String {
-    let mut s = format!("arum: {:>9.3} s", t_ns as f64 / 1e9);
+fn line(at: Duration, names: &[String], prev: Option<&[Vec<u64>]>, now: &[Vec<u64>]) -> String {
+    let mut s = format!("arum: {:>9.3} s", at.as_secs_f64());
     for (e, name) in names.iter().enumerate() {
         let total: u64 = now[e].iter().sum();
         let before: u64 = prev.map_or(0, |p| p[e].iter().sum());
         s.push_str(&format!("  {name} {}", total.saturating_sub(before)));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas_subtract_the_previous_reading_per_event_and_cpu() {
+        let snap = |t, values: Vec<Vec<u64>>| Snapshot { t_ns: t, values };
+        let series = [
+            snap(10, vec![vec![5, 1], vec![0, 7]]),
+            snap(20, vec![vec![9, 1], vec![3, 8]]),
+        ];
+        let d = deltas(&series);
+        assert_eq!(d[0].counts, [[5, 1], [0, 7]]);
+        assert_eq!(d[1].counts, [[4, 0], [3, 1]]);
+        assert_eq!(d[1].t_end_ns, 20);
+    }
 }

@@ -1,6 +1,7 @@
-//! Counting through the /dev/arum module: one request with every event and CPU, written just
-//! before the program is released; one read after it ended returns per-CPU counts. The module
-//! counts whole CPUs (everything that ran on them), as the original ARUM did.
+//! Counting through the /dev/arum module: one request with every event and CPU, written when
+//! counting starts (just before the program is released); one read after it ended returns
+//! per-CPU counts and the module's own timer readings. The module counts whole CPUs (everything
+//! that ran on them), as the original ARUM did.
 
 use std::fs::File;
 use std::io::{Read, Write};
@@ -9,22 +10,35 @@ use std::sync::Mutex;
 use arum_events::plan::Plan;
 use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
 use arum_wire as wire;
+use arum_wire::DEVICE_PATH;
 
+use super::backend::{Backend, EventSetup, Opened, Snapshot};
+use super::opening::{Grouping, Multiplexing, Opening};
 use super::sys::Reading;
-use super::{Armed, Backend, EventSetup, Request};
+use super::Request;
 use crate::error::ArumError;
-
-pub const DEVICE: &str = "/dev/arum";
 
 pub struct KmodBackend {
     device: Mutex<File>,
-    request: wire::Request,
+    /// Counters through the kernel's perf API (the module's default back-end).
+    perf_request: wire::Request,
+    /// Registers programmed by the module itself (a module loaded with backend=1), or why the
+    /// plan cannot be expressed that way.
+    msr_request: Result<wire::Request, String>,
     ncpus: usize,
-    results: Mutex<Option<Vec<Vec<Option<Reading>>>>>,
-    /// The module accepted the request.
-    counting: std::sync::atomic::AtomicBool,
-    /// The module's timer readings: `(time, [event][cpu] cumulative)`.
-    series: Mutex<Vec<(u64, Vec<Vec<u64>>)>>,
+    ncounters: usize,
+    /// The module accepted a request: there is something to collect at `stop`.
+    counting: Mutex<bool>,
+    results: Mutex<Option<Decoded>>,
+}
+
+/// What one read of the module's response holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// `[event][cpu]`.
+    pub counts: Vec<Vec<Option<Reading>>>,
+    /// The timer's cumulative readings, one snapshot per expiry.
+    pub series: Vec<Snapshot>,
 }
 
 /// Why a write failed: the module's detailed answer, or an I/O error.
@@ -32,85 +46,85 @@ enum WriteError {
     Refused(wire::ResponseHeader),
     Io(String),
 }
-use WriteError::Refused;
 
 impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refused(h) => write!(f, "{}", refusal(h)),
+            WriteError::Refused(h) => write!(f, "{}", refusal(h)),
             WriteError::Io(e) => write!(f, "{e}"),
         }
     }
 }
 
-fn fail(what: String) -> ArumError {
-    ArumError::Events(what)
+/// /dev/arum exists and this user may open it (the open is closed again at once).
+pub fn usable() -> bool {
+    open_device().is_ok()
+}
+
+fn open_device() -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(DEVICE_PATH)
 }
 
 impl KmodBackend {
-    pub fn arm(plan: &Plan, req: &Request) -> Result<Armed, ArumError> {
-        let device = std::fs::OpenOptions::new().read(true).write(true).open(DEVICE).map_err(|e| {
-            fail(match e.raw_os_error() {
-                Some(libc::EBUSY) => format!("{DEVICE} is in use by another measurement; wait for it, or use --backend perf"),
-                Some(libc::EACCES) => format!("{DEVICE}: permission denied; ask the administrator for the module's group (see README), or use --backend perf"),
-                _ => format!("cannot open {DEVICE}: {e}; load the arum module (see README), or use --backend perf"),
+    pub fn open(plan: &Plan, req: &Request) -> Result<Opened, ArumError> {
+        let device = open_device().map_err(|e| {
+            ArumError::Kmod(match e.raw_os_error() {
+                Some(libc::EBUSY) => format!("{DEVICE_PATH} is in use by another measurement; wait for it, or use --backend perf"),
+                Some(libc::EACCES) => format!("{DEVICE_PATH}: permission denied; ask the administrator for the module's group (see README), or use --backend perf"),
+                _ => format!("cannot open {DEVICE_PATH}: {e}; load the arum module (see README), or use --backend perf"),
             })
         })?;
         if plan.events.len() > wire::MAX_COUNTERS {
-            return Err(fail(format!(
+            return Err(ArumError::Kmod(format!(
                 "the kmod back-end counts at most {} events at once",
                 wire::MAX_COUNTERS
             )));
         }
-        let perf = build_request(plan, req, false)?;
-        let msr = build_request(plan, req, true);
-        let mut events = EventSetup::from_plan(plan);
-        let mut backend = KmodBackend {
-            device: Mutex::new(device),
-            request: perf,
-            ncpus: req.cpus.len(),
-            results: Mutex::new(None),
-            counting: std::sync::atomic::AtomicBool::new(false),
-            series: Mutex::new(Vec::new()),
-        };
-        // Counting starts with the write, a few microseconds before the program is released. A
-        // module loaded with backend=1 programs registers itself and refuses perf-style requests
-        // as the wrong source: then send the register-level request.
-        let mut outcome = backend.write_request();
-        if let (Err(Refused(h)), Ok(m)) = (&outcome, &msr) {
-            if h.error_code == wire::ERR_SOURCE {
-                backend.request = *m;
-                outcome = backend.write_request();
-            }
-        }
-        match outcome {
-            Ok(()) => backend
-                .counting
-                .store(true, std::sync::atomic::Ordering::SeqCst),
-            Err(e) => {
-                let why = match (&e, &msr) {
-                    (Refused(h), Err(m)) if h.error_code == wire::ERR_SOURCE => m.to_string(),
-                    _ => e.to_string(),
-                };
-                for ev in &mut events {
-                    ev.error = Some(why.clone());
-                }
-            }
-        }
-        Ok(Armed {
-            backend: std::sync::Arc::new(backend),
-            name: "kmod",
-            events,
+        let perf_request = build_request(plan, req, false).map_err(ArumError::Kmod)?;
+        let msr_request = build_request(plan, req, true);
+        Ok(Opened {
+            backend: std::sync::Arc::new(KmodBackend {
+                device: Mutex::new(device),
+                perf_request,
+                msr_request,
+                ncpus: req.cpus.len(),
+                ncounters: plan.events.len(),
+                counting: Mutex::new(false),
+                results: Mutex::new(None),
+            }),
+            events: EventSetup::from_plan(plan),
             user_only_reason: None,
-            opened_as: format!("{DEVICE}: one counter per event on each CPU, counting everything on the CPU"),
-            multiplexing_detection: "time running below time enabled means the kernel multiplexed the module's counters; values are scaled".into(),
+            opening: Opening {
+                grouping: Grouping::Module,
+                multiplexing: Multiplexing::ModuleEnabledVsRunning,
+            },
         })
+    }
+
+    /// Sends `request`; on refusal, reads the module's detailed reason.
+    fn write_request(&self, request: &wire::Request) -> Result<(), WriteError> {
+        let mut bytes = vec![0u8; wire::REQUEST_SIZE];
+        request.encode(&mut bytes);
+        let mut dev = self.device.lock().expect("not poisoned");
+        if dev.write(&bytes).is_err() {
+            // The module keeps the detailed reason for the next read.
+            let mut resp = Vec::new();
+            let _ = dev.read_to_end(&mut resp);
+            return Err(match wire::ResponseHeader::decode(&resp) {
+                Some(h) => WriteError::Refused(h),
+                None => WriteError::Io(format!("{DEVICE_PATH} refused the request")),
+            });
+        }
+        Ok(())
     }
 }
 
 /// The request for `plan`: perf-style encodings, or (`msr`) the counters and registers the
 /// module programs itself, from the scheduler's placements.
-fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request, ArumError> {
+fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request, String> {
     let mut request = wire::Request::new(wire::FLAG_USER | wire::FLAG_KERNEL);
     for (i, p) in plan.events.iter().enumerate() {
         let (perf_type, config, config1) = match &p.event.kind {
@@ -121,10 +135,10 @@ fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request,
             // The module programs the registers itself: it needs the counter each event was
             // placed on, and NetBurst's ESCR/CCCR pair.
             let (EventKind::Hardware(h), Some(place)) = (&p.event.kind, p.placement) else {
-                return Err(fail(format!(
+                return Err(format!(
                         "the module's msr back-end counts hardware events placed on counters only; {} is not (load the module with backend=0 for perf-style events)",
                         p.event.name
-                    )));
+                    ));
             };
             match &h.netburst {
                 Some(nb) => wire::CounterRequest {
@@ -158,71 +172,60 @@ fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request,
     request.ncounters = plan.events.len() as u32;
     for &cpu in &req.cpus {
         if cpu as usize >= wire::MAX_CPUS {
-            return Err(fail(format!(
+            return Err(format!(
                 "CPU {cpu} is beyond the {} CPUs the module addresses",
                 wire::MAX_CPUS
-            )));
+            ));
         }
         request.cpus[(cpu / 64) as usize] |= 1 << (cpu % 64);
     }
     Ok(request)
 }
 
-impl KmodBackend {
-    /// Reads the module's response (this stops counting).
-    fn collect(&self) -> Result<Vec<Vec<Option<Reading>>>, ArumError> {
-        let mut bytes = Vec::new();
-        self.device
-            .lock()
-            .expect("not poisoned")
-            .read_to_end(&mut bytes)
-            .map_err(|e| fail(format!("reading {DEVICE}: {e}")))?;
-        let h = wire::ResponseHeader::decode(&bytes)
-            .ok_or_else(|| fail(format!("short response from {DEVICE}")))?;
-        if h.status != 0 {
-            return Err(refusal(&h));
-        }
-        let n = self.request.ncounters as usize;
-        let mut out = vec![vec![None; self.ncpus]; n];
-        for k in 0..(h.ncpus as usize).min(self.ncpus) {
-            let at = wire::HEADER_SIZE + k * wire::CPU_COUNTS_SIZE;
-            let c = wire::CpuCounts::decode(&bytes[at.min(bytes.len())..])
-                .ok_or_else(|| fail(format!("truncated response from {DEVICE}")))?;
-            for (e, slot) in out.iter_mut().enumerate() {
-                slot[k] = Some(Reading {
-                    value: c.counts[e],
-                    enabled_ns: c.time_enabled_ns,
-                    running_ns: c.time_running_ns,
-                });
-            }
-        }
-        // The timer's samples come CPU after CPU for each expiry.
-        let ncpus = (h.ncpus as usize).max(1);
-        let base = wire::HEADER_SIZE + h.ncpus as usize * wire::CPU_COUNTS_SIZE;
-        let mut series = Vec::new();
-        for j in 0..h.nsamples as usize / ncpus {
-            let mut counts = vec![vec![0u64; ncpus]; n];
-            let mut t = 0;
-            for k in 0..ncpus {
-                let at = base + (j * ncpus + k) * wire::SAMPLE_SIZE;
-                let Some(s) = wire::Sample::decode(bytes.get(at..).unwrap_or(&[])) else {
-                    break;
-                };
-                t = t.max(s.time_ns);
-                for (e, row) in counts.iter_mut().enumerate() {
-                    row[k] = s.counts[e];
-                }
-            }
-            series.push((t, counts));
-        }
-        *self.series.lock().expect("not poisoned") = series;
-        Ok(out)
+/// Decodes the module's response to a request of `ncounters` events on `ncpus` CPUs.
+pub fn decode(bytes: &[u8], ncounters: usize, ncpus: usize) -> Result<Decoded, String> {
+    let h = wire::ResponseHeader::decode(bytes)
+        .ok_or_else(|| format!("short response from {DEVICE_PATH}"))?;
+    if h.status != 0 {
+        return Err(refusal(&h));
     }
+    let mut counts = vec![vec![None; ncpus]; ncounters];
+    for k in 0..(h.ncpus as usize).min(ncpus) {
+        let at = wire::HEADER_SIZE + k * wire::CPU_COUNTS_SIZE;
+        let c = wire::CpuCounts::decode(bytes.get(at..).unwrap_or(&[]))
+            .ok_or_else(|| format!("truncated response from {DEVICE_PATH}"))?;
+        for (e, slot) in counts.iter_mut().enumerate() {
+            slot[k] = Some(Reading {
+                value: c.counts[e],
+                enabled_ns: c.time_enabled_ns,
+                running_ns: c.time_running_ns,
+            });
+        }
+    }
+    // The timer's samples come CPU after CPU for each expiry.
+    let width = (h.ncpus as usize).max(1);
+    let base = wire::HEADER_SIZE + h.ncpus as usize * wire::CPU_COUNTS_SIZE;
+    let mut series = Vec::new();
+    for j in 0..h.nsamples as usize / width {
+        let mut values = vec![vec![0u64; width]; ncounters];
+        let mut t_ns = 0;
+        for k in 0..width {
+            let at = base + (j * width + k) * wire::SAMPLE_SIZE;
+            let s = wire::Sample::decode(bytes.get(at..).unwrap_or(&[]))
+                .ok_or_else(|| format!("truncated time series from {DEVICE_PATH}"))?;
+            t_ns = t_ns.max(s.time_ns);
+            for (e, row) in values.iter_mut().enumerate() {
+                row[k] = s.counts[e];
+            }
+        }
+        series.push(Snapshot { t_ns, values });
+    }
+    Ok(Decoded { counts, series })
 }
 
-fn refusal(h: &wire::ResponseHeader) -> ArumError {
+fn refusal(h: &wire::ResponseHeader) -> String {
     let mut s = format!(
-        "{DEVICE} refused the request: {}",
+        "{DEVICE_PATH} refused the request: {}",
         wire::error_text(h.error_code)
     );
     if h.error_cpu != wire::NO_CPU {
@@ -235,58 +238,180 @@ fn refusal(h: &wire::ResponseHeader) -> ArumError {
         ": {}",
         nix::errno::Errno::from_raw(-h.status).desc()
     ));
-    fail(s)
+    s
 }
 
 impl Backend for KmodBackend {
-    fn read_all(&self) -> Vec<Vec<Option<Reading>>> {
-        match &*self.results.lock().expect("not poisoned") {
-            Some(r) => r.clone(),
-            None => vec![vec![None; self.ncpus]; self.request.ncounters as usize],
+    /// Counting starts with the write, a few microseconds before the program is released. A
+    /// module loaded with backend=1 programs registers itself and refuses perf-style requests as
+    /// the wrong source: then the register-level request is sent.
+    fn start(&self) -> Result<Vec<(usize, String)>, ArumError> {
+        let mut outcome = self.write_request(&self.perf_request);
+        if let (Err(WriteError::Refused(h)), Ok(m)) = (&outcome, &self.msr_request) {
+            if h.error_code == wire::ERR_SOURCE {
+                outcome = self.write_request(m);
+            }
         }
+        match outcome {
+            Ok(()) => {
+                *self.counting.lock().expect("not poisoned") = true;
+                Ok(Vec::new())
+            }
+            Err(e) => {
+                let why = match (&e, &self.msr_request) {
+                    (WriteError::Refused(h), Err(m)) if h.error_code == wire::ERR_SOURCE => {
+                        m.clone()
+                    }
+                    _ => e.to_string(),
+                };
+                Ok((0..self.ncounters).map(|i| (i, why.clone())).collect())
+            }
+        }
+    }
+
+    fn read(&self) -> Vec<Vec<Option<Reading>>> {
+        match &*self.results.lock().expect("not poisoned") {
+            Some(r) => r.counts.clone(),
+            None => vec![vec![None; self.ncpus]; self.ncounters],
+        }
+    }
+
+    /// Reading the response stops the module's counting.
+    fn stop(&self) -> Result<(), String> {
+        if !*self.counting.lock().expect("not poisoned") {
+            return Ok(());
+        }
+        let mut bytes = Vec::new();
+        self.device
+            .lock()
+            .expect("not poisoned")
+            .read_to_end(&mut bytes)
+            .map_err(|e| format!("reading {DEVICE_PATH}: {e}"))?;
+        let decoded = decode(&bytes, self.ncounters, self.ncpus)?;
+        *self.results.lock().expect("not poisoned") = Some(decoded);
+        Ok(())
     }
 
     fn reference(&self) -> Option<Vec<Reading>> {
         None
     }
 
-    fn intervals(&self) -> Option<Vec<crate::report::model::Interval>> {
-        let series = self.series.lock().expect("not poisoned");
-        Some(super::intervals::deltas(
-            series.iter().map(|(t, v)| (*t, v)),
-        ))
+    fn takes_own_readings(&self) -> bool {
+        true
     }
 
-    fn start(&self) -> Result<(), ArumError> {
-        Ok(())
-    }
-
-    fn stop(&self) {
-        if !self.counting.load(std::sync::atomic::Ordering::SeqCst) {
-            return;
-        }
-        match self.collect() {
-            Ok(v) => *self.results.lock().expect("not poisoned") = Some(v),
-            Err(e) => eprintln!("arum: warning: {e}"),
-        }
+    fn own_readings(&self) -> Vec<Snapshot> {
+        self.results
+            .lock()
+            .expect("not poisoned")
+            .as_ref()
+            .map(|r| r.series.clone())
+            .unwrap_or_default()
     }
 }
 
-impl KmodBackend {
-    /// Sends the request; on refusal, reads the module's detailed reason.
-    fn write_request(&self) -> Result<(), WriteError> {
-        let mut bytes = vec![0u8; wire::REQUEST_SIZE];
-        self.request.encode(&mut bytes);
-        let mut dev = self.device.lock().expect("not poisoned");
-        if dev.write(&bytes).is_err() {
-            // The module keeps the detailed reason for the next read.
-            let mut resp = Vec::new();
-            let _ = dev.read_to_end(&mut resp);
-            return Err(match wire::ResponseHeader::decode(&resp) {
-                Some(h) => Refused(h),
-                None => WriteError::Io(format!("{DEVICE} refused the request")),
-            });
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A response as the module writes it: header, per-CPU counts, then samples.
+    fn response(cpus: &[wire::CpuCounts], samples: &[wire::Sample], status: i32) -> Vec<u8> {
+        let size = wire::HEADER_SIZE
+            + cpus.len() * wire::CPU_COUNTS_SIZE
+            + samples.len() * wire::SAMPLE_SIZE;
+        let mut out = vec![0u8; size];
+        wire::ResponseHeader {
+            magic: wire::MAGIC,
+            version: wire::VERSION,
+            size: size as u32,
+            status,
+            error_code: if status == 0 { 0 } else { wire::ERR_SOURCE },
+            error_cpu: wire::NO_CPU,
+            error_counter: if status == 0 { wire::NO_COUNTER } else { 1 },
+            ncpus: cpus.len() as u32,
+            ncounters: 2,
+            nsamples: samples.len() as u32,
+            ..Default::default()
         }
-        Ok(())
+        .encode(&mut out);
+        let mut at = wire::HEADER_SIZE;
+        for c in cpus {
+            c.encode(&mut out[at..]);
+            at += wire::CPU_COUNTS_SIZE;
+        }
+        for s in samples {
+            s.encode(&mut out[at..]);
+            at += wire::SAMPLE_SIZE;
+        }
+        out
+    }
+
+    fn counts(cpu: u32, a: u64, b: u64) -> wire::CpuCounts {
+        let mut c = wire::CpuCounts {
+            cpu,
+            time_enabled_ns: 1000 + u64::from(cpu),
+            time_running_ns: 900,
+            ..Default::default()
+        };
+        c.counts[0] = a;
+        c.counts[1] = b;
+        c
+    }
+
+    fn sample(cpu: u32, t: u64, a: u64) -> wire::Sample {
+        let mut s = wire::Sample {
+            cpu,
+            time_ns: t,
+            ..Default::default()
+        };
+        s.counts[0] = a;
+        s
+    }
+
+    #[test]
+    fn counts_and_the_time_series_are_decoded_per_cpu() {
+        let bytes = response(
+            &[counts(0, 10, 20), counts(1, 30, 40)],
+            &[
+                sample(0, 100, 4),
+                sample(1, 105, 6),
+                sample(0, 200, 9),
+                sample(1, 190, 12),
+            ],
+            0,
+        );
+        let d = decode(&bytes, 2, 2).unwrap();
+        assert_eq!(d.counts[0][1].unwrap().value, 30);
+        assert_eq!(d.counts[1][0].unwrap().value, 20);
+        assert_eq!(d.counts[1][1].unwrap().enabled_ns, 1001);
+        assert_eq!(d.series.len(), 2);
+        // A tick's time is its latest CPU's; values are [event][cpu].
+        assert_eq!(d.series[0].t_ns, 105);
+        assert_eq!(d.series[1].values[0], [9, 12]);
+    }
+
+    #[test]
+    fn a_refusal_names_the_check_the_event_and_the_errno() {
+        let bytes = response(&[], &[], -libc::EINVAL);
+        let why = decode(&bytes, 2, 2).unwrap_err();
+        assert!(why.starts_with("/dev/arum refused the request: "), "{why}");
+        assert!(why.contains("(event 2)"), "{why}");
+        assert!(why.ends_with(": Invalid argument"), "{why}");
+    }
+
+    #[test]
+    fn short_and_truncated_responses_are_errors_not_panics() {
+        let full = response(&[counts(0, 1, 2)], &[sample(0, 5, 1)], 0);
+        assert!(decode(&full[..10], 2, 1)
+            .unwrap_err()
+            .contains("short response"));
+        let cut = wire::HEADER_SIZE + 8;
+        assert!(decode(&full[..cut], 2, 1)
+            .unwrap_err()
+            .contains("truncated response"));
+        let cut = full.len() - 4;
+        assert!(decode(&full[..cut], 2, 1)
+            .unwrap_err()
+            .contains("truncated time series"));
     }
 }

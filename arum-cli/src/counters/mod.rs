@@ -1,152 +1,183 @@
-//! Performance-counter events: one small trait that counting back-ends implement, arming them
-//! while the child waits, reading them during (`-I`) and after the run, and the report section.
+//! The performance-counter facility: the planned events opened on the held child through one
+//! back-end (perf_event_open or /dev/arum), read during (`-I`) and after the run, and turned into
+//! the report's counters section.
 
+mod backend;
+#[cfg(test)]
+mod fake;
 mod intervals;
 pub mod kmod;
+mod opening;
 mod perf;
 mod summary;
 pub mod sys;
 
-use std::sync::Arc;
+use std::time::Duration;
 
-use arum_events::plan::{Plan, PlannedEvent};
-use nix::unistd::Pid;
+use arum_events::plan::Plan;
 
-pub use intervals::IntervalSampler;
-pub use perf::PerfBackend;
+pub use backend::{Backend, EventSetup, Opened, Snapshot};
 pub use sys::Reading;
 
-use crate::cli::Scope;
 use crate::error::ArumError;
-use crate::report::model::CountersReport;
+use crate::facility::{Armed, Facility, Stopped};
+use crate::launch::Reaped;
+use crate::report::model::{BackendKind, CountersReport, Report, Scope};
+use intervals::IntervalSampler;
+use opening::Multiplexing;
+use summary::Scaling;
 
-/// A counting back-end, armed for one run.
-pub trait Backend: Send + Sync {
-    /// Cumulative readings: `[event][cpu]`, `None` where the event is not counted.
-    fn read_all(&self) -> Vec<Vec<Option<Reading>>>;
-    /// Per CPU, how long the launched tree ran there (app scope), to tell multiplexing apart
-    /// from the task simply running elsewhere. `None` in system scope.
-    fn reference(&self) -> Option<Vec<Reading>>;
-    /// Called just before the program is released.
-    fn start(&self) -> Result<(), ArumError>;
-    /// Called once the program has ended.
-    fn stop(&self);
-    /// Readings the back-end took itself during the run (the module's timer), as intervals.
-    fn intervals(&self) -> Option<Vec<crate::report::model::Interval>> {
-        None
-    }
-}
-
-/// What was asked for, and where.
+/// Where and how to count, decided once from the command line.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub scope: Scope,
     pub cpus: Vec<u32>,
     pub no_multiplex: bool,
     pub strict: bool,
-    /// Count through /dev/arum (whole CPUs) instead of perf_event_open.
-    pub kmod: bool,
+    pub backend: BackendKind,
     /// `-I`: the reading interval.
     pub interval_ms: Option<u64>,
+    /// Print each `-I` reading on stderr as it is taken.
+    pub print_intervals: bool,
 }
 
-/// Per-event outcome of arming: counted, or why not.
+/// Everything the facility needs, shared by every run of a series.
 #[derive(Debug, Clone)]
-pub struct EventSetup {
-    pub planned: PlannedEvent,
-    pub perf_type: u32,
-    pub config: u64,
-    pub config1: u64,
-    pub error: Option<String>,
+pub struct Settings {
+    pub plan: Plan,
+    pub request: Request,
 }
 
-impl EventSetup {
-    /// One setup per planned event, with its perf_event_attr type and config.
-    pub fn from_plan(plan: &Plan) -> Vec<EventSetup> {
-        use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
-        plan.events
-            .iter()
-            .map(|p| {
-                let (perf_type, config, config1) = match &p.event.kind {
-                    EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
-                    EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
-                };
-                EventSetup {
-                    planned: p.clone(),
-                    perf_type,
-                    config,
-                    config1,
-                    error: None,
+/// How a back-end is opened (tests substitute a fake).
+type OpenFn = fn(&Plan, &Request, nix::unistd::Pid) -> Result<Opened, ArumError>;
+
+/// The counters facility for one run.
+pub struct Counters<'s> {
+    settings: &'s Settings,
+    open: OpenFn,
+    opened: Option<Opened>,
+    sampler: Option<IntervalSampler>,
+    finals: Vec<Vec<Option<Reading>>>,
+    series: Option<Vec<Snapshot>>,
+}
+
+impl<'s> Counters<'s> {
+    pub fn new(settings: &'s Settings) -> Self {
+        Counters {
+            settings,
+            open: |plan, req, pid| req.backend.open(plan, req, pid),
+            opened: None,
+            sampler: None,
+            finals: Vec::new(),
+            series: None,
+        }
+    }
+}
+
+impl Facility for Counters<'_> {
+    fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
+        let Settings { plan, request } = self.settings;
+        let mut opened = (self.open)(plan, request, run.pid)?;
+        for (i, why) in opened.backend.start()? {
+            opened.events[i].error = Some(why);
+        }
+        for e in &opened.events {
+            if let Some(why) = &e.error {
+                if request.strict {
+                    return Err(ArumError::NotCounted {
+                        event: e.planned.event.name.clone(),
+                        why: why.clone(),
+                    });
                 }
-            })
-            .collect()
-    }
-}
-
-/// An armed back-end and what it set up.
-pub struct Armed {
-    pub backend: Arc<dyn Backend>,
-    pub name: &'static str,
-    pub events: Vec<EventSetup>,
-    pub user_only_reason: Option<String>,
-    pub opened_as: String,
-    pub multiplexing_detection: String,
-}
-
-/// Arms the chosen back-end for the held child `pid`.
-pub fn arm(plan: &Plan, req: &Request, pid: Pid) -> Result<Armed, ArumError> {
-    let armed = if req.kmod {
-        kmod::KmodBackend::arm(plan, req)?
-    } else {
-        PerfBackend::arm(plan, req, pid)?
-    };
-    if req.strict {
-        if let Some(e) = armed.events.iter().find(|e| e.error.is_some()) {
-            return Err(ArumError::Events(format!(
-                "cannot count {}: {} (--strict)",
-                e.planned.event.name,
-                e.error.as_deref().unwrap_or_default()
-            )));
+                run.warnings
+                    .add(format!("{} not counted: {why}", e.planned.event.name));
+            }
         }
+        self.opened = Some(opened);
+        Ok(())
     }
-    Ok(armed)
+
+    fn released(&mut self) {
+        let (Some(opened), Some(ms)) = (&self.opened, self.settings.request.interval_ms) else {
+            return;
+        };
+        if opened.backend.takes_own_readings() {
+            return;
+        }
+        let names = self.settings.request.print_intervals.then(|| {
+            opened
+                .events
+                .iter()
+                .map(|e| e.planned.event.name.clone())
+                .collect()
+        });
+        self.sampler = Some(IntervalSampler::start(
+            opened.backend.clone(),
+            Duration::from_millis(ms),
+            names,
+        ));
+    }
+
+    fn stop(&mut self, run: &mut Stopped<'_>) {
+        let Some(opened) = &self.opened else { return };
+        if let Err(why) = opened.backend.stop() {
+            run.warnings.add(why);
+        }
+        self.finals = opened.backend.read();
+        self.series = match self.sampler.take() {
+            Some(s) => Some(s.finish(&self.finals)),
+            None if self.settings.request.interval_ms.is_some() => {
+                Some(opened.backend.own_readings())
+            }
+            None => None,
+        };
+    }
+
+    fn finish(self: Box<Self>, _reaped: &Reaped, report: &mut Report) {
+        let Some(opened) = &self.opened else { return };
+        report.counters = Some(section(
+            self.settings,
+            opened,
+            &self.finals,
+            self.series.as_deref(),
+        ));
+    }
 }
 
-/// Builds the report section from the final readings.
-pub fn report(
-    armed: &Armed,
-    plan: &Plan,
-    req: &Request,
+/// The report section from the final readings and, with `-I`, the series of readings.
+fn section(
+    settings: &Settings,
+    opened: &Opened,
     finals: &[Vec<Option<Reading>>],
-    intervals: Option<(u64, Vec<crate::report::model::Interval>)>,
+    series: Option<&[Snapshot]>,
 ) -> CountersReport {
-    let reference = armed.backend.reference();
-    let events = summary::events(&armed.events, finals, reference.as_deref(), &req.cpus);
-    let ratios = summary::ratios(&events);
-    let (interval_ms, intervals) = match intervals {
-        Some((ms, list)) => (Some(ms), list),
-        None => (None, Vec::new()),
-    };
-    CountersReport {
-        backend: armed.name.into(),
-        scope: match req.scope {
-            Scope::App => "app",
-            Scope::System => "system",
+    let Settings { plan, request: req } = settings;
+    let reference = opened.backend.reference();
+    let scaling = match (opened.opening.multiplexing, &reference) {
+        (Multiplexing::AgainstTaskClock, Some(r)) => Scaling::Reference(r),
+        (Multiplexing::EnabledVsRunning | Multiplexing::ModuleEnabledVsRunning, _) => {
+            Scaling::EnabledRunning
         }
-        .into(),
+        _ => Scaling::Unscaled,
+    };
+    let events = summary::events(&opened.events, finals, scaling, &req.cpus);
+    let ratios = summary::ratios(&events);
+    CountersReport {
+        backend: req.backend,
+        scope: req.scope,
         cpus: req.cpus.clone(),
         cpu_key: plan.cpu_key.clone(),
         table: plan.table.clone(),
         microarchitecture: plan.microarchitecture.clone(),
         hardware_counting: plan.hardware_off.is_none(),
         hardware_off_reason: plan.hardware_off.clone(),
-        user_only: armed.user_only_reason.is_some(),
-        user_only_reason: armed.user_only_reason.clone(),
-        opened_as: armed.opened_as.clone(),
-        multiplexing_detection: armed.multiplexing_detection.clone(),
+        user_only: opened.user_only_reason.is_some(),
+        user_only_reason: opened.user_only_reason.clone(),
+        opened_as: opened.opening.grouping.describe(),
+        multiplexing_detection: opened.opening.multiplexing.describe().into(),
         events,
         ratios,
-        interval_ms,
-        intervals,
+        interval_ms: series.and(req.interval_ms),
+        intervals: series.map(intervals::deltas).unwrap_or_default(),
     }
 }

@@ -8,10 +8,12 @@ use arum_events::resolve::{PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
 use nix::errno::Errno;
 use nix::unistd::Pid;
 
+use super::backend::{Backend, EventSetup, Opened};
+use super::opening::{Grouping, Multiplexing, Opening};
 use super::sys::{self, Attr, Reading};
-use super::{Armed, Backend, EventSetup, Request};
-use crate::cli::Scope;
+use super::Request;
 use crate::error::ArumError;
+use crate::report::model::Scope;
 use crate::system::perms::Permissions;
 
 /// PERF_COUNT_SW_TASK_CLOCK: nanoseconds the task ran, counted on whichever CPU it ran on.
@@ -26,21 +28,22 @@ pub struct PerfBackend {
 }
 
 impl PerfBackend {
-    pub fn arm(plan: &Plan, req: &Request, pid: Pid) -> Result<Armed, ArumError> {
-        let perms = Permissions::current();
+    /// Opens every event on every requested CPU: bound to the held child `pid` (inherited,
+    /// enabled by its exec) in app scope, to the whole CPU in system scope.
+    pub fn open(plan: &Plan, req: &Request, pid: Pid) -> Result<Opened, ArumError> {
         let app = req.scope == Scope::App;
-        if !app && !perms.system_wide_allowed() {
-            return Err(ArumError::Events(format!(
-                "system-wide counting (--scope system) needs perf_event_paranoid <= 0 (it is {}) or CAP_PERFMON; run `sysctl kernel.perf_event_paranoid=0` as root, or measure with --scope app",
-                perms.perf_event_paranoid.map_or("absent".into(), |p| p.to_string())
-            )));
+        // App scope needs no permission check first: the kernel's refusal of kernel-mode
+        // counting is handled where it happens (see `open_one`).
+        let mut user_only_reason = None;
+        if !app {
+            let perms = Permissions::current();
+            if !perms.system_wide_allowed() {
+                return Err(ArumError::SystemScopeDenied {
+                    paranoid: paranoid(&perms),
+                });
+            }
+            user_only_reason = (!perms.kernel_allowed()).then(|| user_only(&perms));
         }
-        let mut user_only_reason = (!perms.kernel_allowed()).then(|| {
-            format!(
-                "kernel-mode counting needs perf_event_paranoid <= 1 or CAP_PERFMON (paranoid is {}); counting user space only",
-                perms.perf_event_paranoid.map_or("absent".into(), |p| p.to_string())
-            )
-        });
         let target = if app { pid.as_raw() } else { -1 };
         let mut setups = EventSetup::from_plan(plan);
         let mut fds: Vec<Vec<Option<OwnedFd>>> = setups.iter().map(|_| Vec::new()).collect();
@@ -93,7 +96,10 @@ impl PerfBackend {
                 fds[i].iter_mut().for_each(|f| *f = None);
             }
         }
-        let reference = if app {
+        // Software events never compete for PMU counters, so only hardware events need the
+        // reference that tells multiplexing apart.
+        let hardware = setups.iter().any(|s| s.perf_type != PERF_TYPE_SOFTWARE);
+        let reference = if app && hardware {
             let attr = Attr {
                 type_: PERF_TYPE_SOFTWARE,
                 config: TASK_CLOCK,
@@ -110,27 +116,29 @@ impl PerfBackend {
         } else {
             None
         };
-        let opened_as = match (&ungrouped, req.no_multiplex) {
-            (_, true) => "one counter per event and CPU, pinned (not multiplexed), ungrouped".to_string(),
-            (None, false) => "one group per CPU (all events of a CPU scheduled together), inherited by threads and children".to_string(),
-            (Some(why), false) => format!("one counter per event and CPU, ungrouped: {why}"),
+        let grouping = match (ungrouped, req.no_multiplex) {
+            (_, true) => Grouping::Pinned,
+            (None, false) => Grouping::PerCpuGroups,
+            (Some(why), false) => Grouping::Ungrouped { why },
         };
-        let detection = match &reference {
-            Some(_) => "per CPU, an event's time running is compared with the task's own run time on that CPU (task-clock); below it, the event was multiplexed and is scaled".into(),
-            None if app => "task-clock reference unavailable: per-CPU values are not scaled".into(),
-            None => "time running below time enabled means multiplexing; values are scaled by enabled/running".into(),
+        let multiplexing = match (&reference, app, hardware) {
+            (Some(_), _, _) => Multiplexing::AgainstTaskClock,
+            (None, _, false) => Multiplexing::SoftwareOnly,
+            (None, true, true) => Multiplexing::Unscaled,
+            (None, false, true) => Multiplexing::EnabledVsRunning,
         };
-        Ok(Armed {
+        Ok(Opened {
             backend: std::sync::Arc::new(PerfBackend {
                 fds,
                 reference,
                 scope: req.scope,
             }),
-            name: "perf_event_open",
             events: setups,
             user_only_reason,
-            opened_as,
-            multiplexing_detection: detection,
+            opening: Opening {
+                grouping,
+                multiplexing,
+            },
         })
     }
 }
@@ -156,13 +164,25 @@ fn open_one(
         Err(Errno::EACCES | Errno::EPERM) if !attr.exclude_kernel => {
             attr.exclude_kernel = true;
             let fd = sys::open(attr, pid, cpu, group)?;
-            user_only.get_or_insert_with(|| {
-                "the kernel refused kernel-mode counting; counting user space only".into()
-            });
+            user_only.get_or_insert_with(|| self::user_only(&Permissions::current()));
             Ok(fd)
         }
         other => other,
     }
+}
+
+fn paranoid(perms: &Permissions) -> String {
+    perms
+        .perf_event_paranoid
+        .map_or("absent".into(), |p| p.to_string())
+}
+
+/// Why only user space is counted.
+fn user_only(perms: &Permissions) -> String {
+    format!(
+        "kernel-mode counting needs perf_event_paranoid <= 1 or CAP_PERFMON (paranoid is {}); counting user space only",
+        paranoid(perms)
+    )
 }
 
 fn describe(e: Errno, perf_type: u32) -> String {
@@ -186,7 +206,17 @@ fn describe(e: Errno, perf_type: u32) -> String {
 }
 
 impl Backend for PerfBackend {
-    fn read_all(&self) -> Vec<Vec<Option<Reading>>> {
+    fn start(&self) -> Result<Vec<(usize, String)>, ArumError> {
+        // App scope: the child's exec enables the counters (enable_on_exec).
+        if self.scope == Scope::System {
+            for fd in self.fds.iter().flatten().flatten() {
+                sys::enable(fd.as_fd()).map_err(ArumError::CountingStart)?;
+            }
+        }
+        Ok(Vec::new())
+    }
+
+    fn read(&self) -> Vec<Vec<Option<Reading>>> {
         self.fds
             .iter()
             .map(|per_cpu| {
@@ -198,30 +228,21 @@ impl Backend for PerfBackend {
             .collect()
     }
 
+    fn stop(&self) -> Result<(), String> {
+        // App scope: the counters stopped when the tree exited.
+        if self.scope == Scope::System {
+            for fd in self.fds.iter().flatten().flatten() {
+                let _ = sys::disable(fd.as_fd());
+            }
+        }
+        Ok(())
+    }
+
     fn reference(&self) -> Option<Vec<Reading>> {
         self.reference.as_ref().map(|fds| {
             fds.iter()
                 .map(|fd| sys::read(fd.as_fd()).unwrap_or_default())
                 .collect()
         })
-    }
-
-    fn start(&self) -> Result<(), ArumError> {
-        if self.scope == Scope::System {
-            for fd in self.fds.iter().flatten().flatten() {
-                sys::enable(fd.as_fd()).map_err(|e| {
-                    ArumError::Events(format!("cannot start system-wide counting: {}", e.desc()))
-                })?;
-            }
-        }
-        Ok(())
-    }
-
-    fn stop(&self) {
-        if self.scope == Scope::System {
-            for fd in self.fds.iter().flatten().flatten() {
-                let _ = sys::disable(fd.as_fd());
-            }
-        }
     }
 }

@@ -1,20 +1,39 @@
 //! From readings to report values: per-CPU counts, multiplexing and scaling, totals, ratios.
 
+use super::backend::EventSetup;
 use super::sys::Reading;
-use super::EventSetup;
-use crate::report::model::{CpuCount, EventCounts, Ratio};
+use crate::report::model::{CpuCount, EventCounts, EventStatus, Ratio};
 
 /// Below this share of the reference time an event counts as multiplexed (scheduling jitter
 /// between the event and its reference is a few microseconds).
 const FULL: f64 = 0.995;
 
-/// Scales one per-CPU reading. With a reference (app scope) the event should have run as long
-/// as the task ran on that CPU; without one, as long as it was enabled.
-fn scale(r: Reading, reference: Option<Reading>) -> (u64, f64) {
-    let expected = match reference {
-        Some(refr) => refr.value,
-        None => r.enabled_ns,
-    };
+/// How per-CPU readings are scaled for multiplexing.
+#[derive(Debug, Clone, Copy)]
+pub enum Scaling<'a> {
+    /// App scope: per CPU, an event should have run as long as the task ran there (the
+    /// reference task-clock of each CPU).
+    Reference(&'a [Reading]),
+    /// Whole CPUs: an event should have run as long as it was enabled.
+    EnabledRunning,
+    /// Not scaled: software events (never multiplexed), or no reference to scale against
+    /// (task-bound per-CPU values must never be scaled by their own enabled time).
+    Unscaled,
+}
+
+impl Scaling<'_> {
+    /// The time reading `r` on the CPU of index `c` should have counted for.
+    fn expected(&self, r: Reading, c: usize) -> u64 {
+        match self {
+            Scaling::Reference(v) => v.get(c).map_or(r.running_ns, |x| x.value),
+            Scaling::EnabledRunning => r.enabled_ns,
+            Scaling::Unscaled => r.running_ns,
+        }
+    }
+}
+
+/// Scales one per-CPU reading that should have counted for `expected` ns.
+fn scale(r: Reading, expected: u64) -> (u64, f64) {
     if expected == 0 || r.running_ns as f64 >= expected as f64 * FULL {
         return (r.value, 100.0);
     }
@@ -28,7 +47,7 @@ fn scale(r: Reading, reference: Option<Reading>) -> (u64, f64) {
 pub fn events(
     setups: &[EventSetup],
     finals: &[Vec<Option<Reading>>],
-    reference: Option<&[Reading]>,
+    scaling: Scaling<'_>,
     cpus: &[u32],
 ) -> Vec<EventCounts> {
     setups
@@ -41,13 +60,13 @@ pub fn events(
                 (0u64, 0u64, 0u64, 0u64, 0u64);
             for (c, reading) in readings.iter().enumerate() {
                 let Some(r) = *reading else { continue };
-                let refr = reference.and_then(|v| v.get(c).copied());
-                let (sc, pct) = scale(r, refr);
+                let should = scaling.expected(r, c);
+                let (sc, pct) = scale(r, should);
                 raw += r.value;
                 scaled += sc;
                 enabled += r.enabled_ns;
                 running += r.running_ns;
-                expected += refr.map_or(r.enabled_ns, |x| x.value);
+                expected += should;
                 per_cpu.push(CpuCount {
                     cpu: cpus[c],
                     raw: r.value,
@@ -74,11 +93,10 @@ pub fn events(
                 config1: (s.config1 != 0).then(|| format!("{:#x}", s.config1)),
                 counter: s.planned.placement.map(|p| p.counter),
                 status: match (counted, unscheduled) {
-                    (true, false) => "counted",
-                    (true, true) => "not_scheduled",
-                    (false, _) => "not_supported",
-                }
-                .into(),
+                    (true, false) => EventStatus::Counted,
+                    (true, true) => EventStatus::NotScheduled,
+                    (false, _) => EventStatus::NotSupported,
+                },
                 reason: s.error.clone().or_else(|| {
                     unscheduled.then(|| "the kernel could not give it a counter while the program ran (pinned: not multiplexed)".into())
                 }),
@@ -98,7 +116,7 @@ pub fn events(
 pub fn ratios(events: &[EventCounts]) -> Vec<Ratio> {
     let find = |names: &[&str]| {
         events.iter().find(|e| {
-            e.status == "counted"
+            e.status == EventStatus::Counted
                 && names
                     .iter()
                     .any(|n| e.alias.as_deref() == Some(*n) || e.name == *n)
@@ -160,20 +178,27 @@ mod tests {
     #[test]
     fn per_cpu_task_bound_values_are_not_scaled_by_enabled_time() {
         // The task ran 40 ms on this CPU; the counter counted all of it, though enabled 133 ms.
-        let refr = r(40_000_000, 133_000_000, 40_000_000);
-        assert_eq!(
-            scale(r(1000, 133_000_000, 40_000_000), Some(refr)),
-            (1000, 100.0)
-        );
+        let refr = [r(40_000_000, 133_000_000, 40_000_000)];
+        let reading = r(1000, 133_000_000, 40_000_000);
+        let should = Scaling::Reference(&refr).expected(reading, 0);
+        assert_eq!(scale(reading, should), (1000, 100.0));
+        // Without a reference, the same reading is left alone.
+        let should = Scaling::Unscaled.expected(reading, 0);
+        assert_eq!(scale(reading, should), (1000, 100.0));
     }
 
     #[test]
     fn multiplexed_values_are_scaled_to_the_reference() {
-        let refr = r(40_000_000, 133_000_000, 40_000_000);
-        let (scaled, pct) = scale(r(1000, 133_000_000, 20_000_000), Some(refr));
+        let refr = [r(40_000_000, 133_000_000, 40_000_000)];
+        let reading = r(1000, 133_000_000, 20_000_000);
+        let (scaled, pct) = scale(reading, Scaling::Reference(&refr).expected(reading, 0));
         assert_eq!(scaled, 2000);
         assert!((pct - 50.0).abs() < 1e-9);
         // System scope: enabled/running.
-        assert_eq!(scale(r(1000, 100, 25), None).0, 4000);
+        let reading = r(1000, 100, 25);
+        assert_eq!(
+            scale(reading, Scaling::EnabledRunning.expected(reading, 0)).0,
+            4000
+        );
     }
 }

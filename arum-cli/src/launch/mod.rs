@@ -9,6 +9,7 @@
 //!  release(): t0 = CLOCK_MONOTONIC
 //!            write(start) ──────────────────► execve()  ──ok──► err pipe closes (CLOEXEC)
 //!            read(err): EOF = running                    └fail─► write(errno), _exit(126/127)
+//!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on)
 //!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC
 //! ```
 
@@ -152,6 +153,13 @@ pub struct Running {
 }
 
 impl Running {
+    /// Whether the program is still running after `grace` (it is not reaped either way). Watchers
+    /// of a running program start only then: a program that ends sooner gives them nothing to
+    /// watch, and arum's overhead for it stays at the launch itself.
+    pub fn still_running_after(&self, grace: Duration) -> bool {
+        !reap::exits_within(self.pid, grace)
+    }
+
     /// Waits for the program to end, then reaps it with its resource usage.
     pub fn wait(self) -> Result<Reaped, ArumError> {
         let reaped = reap::reap(self.pid, self.t0)?;

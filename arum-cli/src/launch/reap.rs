@@ -1,5 +1,6 @@
 //! Waiting for the program and collecting its exit status and resource usage.
 
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -9,6 +10,7 @@ use nix::unistd::Pid;
 
 use super::{monotonic, signals};
 use crate::error::ArumError;
+use crate::report::model::ExitInfo;
 
 /// How the program ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,6 +34,24 @@ impl Exit {
             Exit::Code(_) => None,
         }
     }
+
+    /// The report's description of this exit.
+    pub fn info(self) -> ExitInfo {
+        let (code, signal, core_dumped) = match self {
+            Exit::Code(c) => (Some(c), None, false),
+            Exit::Signal {
+                signal,
+                core_dumped,
+            } => (None, Some(signal), core_dumped),
+        };
+        ExitInfo {
+            status: self.status(),
+            code,
+            signal,
+            signal_name: self.signal_name().map(str::to_string),
+            core_dumped,
+        }
+    }
 }
 
 /// The reaped program: its exit, wall time and the kernel's rusage for it and its reaped children.
@@ -39,6 +59,34 @@ pub struct Reaped {
     pub exit: Exit,
     pub wall: Duration,
     pub rusage: libc::rusage,
+}
+
+/// Whether `pid` exits within `grace`, told by polling a pidfd (readable once the process has
+/// exited; nothing is reaped). Kernels without pidfd_open (before 5.3) answer "no" at once.
+pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    if fd < 0 {
+        return false;
+    }
+    // SAFETY: the descriptor was just returned to us and nobody else owns it.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let mut pfd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let deadline = monotonic() + grace;
+    loop {
+        let left = deadline.saturating_sub(monotonic());
+        // SAFETY: one valid pollfd; the timeout is in milliseconds, rounded up.
+        let r = unsafe { libc::poll(&mut pfd, 1, left.as_micros().div_ceil(1000) as i32) };
+        match r {
+            1 => return true,
+            -1 if Errno::last() == Errno::EINTR => continue,
+            _ => return false,
+        }
+    }
 }
 
 pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {

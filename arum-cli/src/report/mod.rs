@@ -6,14 +6,21 @@ pub mod model;
 pub mod sink;
 pub mod text;
 
-use crate::cli::ReportFormat;
 use model::Report;
 
+/// How the report is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
 /// Renders the report in the chosen format.
-pub fn render(report: &Report, format: ReportFormat, show_self_timing: bool) -> String {
+pub fn render(report: &Report, format: Format, show_self_timing: bool) -> String {
     match format {
-        ReportFormat::Text => text::render(report, show_self_timing),
-        ReportFormat::Json => json::render(report),
-        ReportFormat::Csv => csv::render(report),
+        Format::Text => text::render(report, show_self_timing),
+        Format::Json => json::render(report),
+        Format::Csv => csv::render(report),
     }
 }

@@ -3,8 +3,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::cli::LaunchHow;
-
 /// The version tag of this JSON layout; bump it when a field changes meaning or is removed.
 pub const SCHEMA: &str = "arum.report/1";
 
@@ -22,6 +20,23 @@ pub struct Report {
     pub self_timing: SelfTiming,
     /// Things the user should know about how the values were obtained, one line each.
     pub warnings: Vec<String>,
+}
+
+impl Report {
+    /// A report of a run that ended with `exit`, before the facilities add their sections.
+    pub fn new(metadata: Metadata, command: CommandInfo, exit: ExitInfo) -> Report {
+        Report {
+            schema: SCHEMA.into(),
+            metadata,
+            command,
+            exit,
+            usage: Usage::default(),
+            counters: None,
+            ambient: None,
+            self_timing: SelfTiming::default(),
+            warnings: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,6 +63,17 @@ pub struct CommandInfo {
     pub launch: Option<String>,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchHow {
+    /// `-- CMD ARGS...`: taken word for word.
+    Argv,
+    /// `--launch "CMD ARGS"`: split as a POSIX shell splits words.
+    Split,
+    /// `--launch "..." --shell`: run by /bin/sh -c.
+    Shell,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExitInfo {
     /// arum's own exit status: the program's code, or 128+N for signal N.
@@ -56,26 +82,6 @@ pub struct ExitInfo {
     pub signal: Option<i32>,
     pub signal_name: Option<String>,
     pub core_dumped: bool,
-}
-
-impl From<crate::launch::Exit> for ExitInfo {
-    fn from(exit: crate::launch::Exit) -> Self {
-        use crate::launch::Exit;
-        let (code, signal, core_dumped) = match exit {
-            Exit::Code(c) => (Some(c), None, false),
-            Exit::Signal {
-                signal,
-                core_dumped,
-            } => (None, Some(signal), core_dumped),
-        };
-        ExitInfo {
-            status: exit.status(),
-            code,
-            signal,
-            signal_name: exit.signal_name().map(str::to_string),
-            core_dumped,
-        }
-    }
 }
 
 impl ExitInfo {
@@ -96,7 +102,7 @@ impl ExitInfo {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     pub wall_ns: u64,
     pub user_ns: u64,
@@ -126,7 +132,8 @@ pub struct PeakMemory {
     pub samples: u64,
     pub peak_threads: u64,
     pub peak_processes: u64,
-    /// arum's own resident memory when it forked the program.
+    /// The forked child's resident high-water mark before exec: arum's memory as the child
+    /// inherited it, which ru_maxrss includes (ru_maxrss counts towards the peak only above it).
     pub launcher_rss_at_fork_bytes: u64,
 }
 
@@ -165,10 +172,8 @@ pub struct SelfTiming {
 /// Performance-counter events of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CountersReport {
-    /// `perf_event_open` or `kmod`.
-    pub backend: String,
-    /// `app` (only the launched tree) or `system` (everything on the CPUs).
-    pub scope: String,
+    pub backend: BackendKind,
+    pub scope: Scope,
     pub cpus: Vec<u32>,
     /// The CPU the events were resolved for, and its event table.
     pub cpu_key: String,
@@ -192,6 +197,64 @@ pub struct CountersReport {
     pub intervals: Vec<Interval>,
 }
 
+/// Where events are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Only the launched program, its threads and children, per CPU.
+    App,
+    /// Everything on the selected CPUs.
+    System,
+}
+
+/// The counting back-end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendKind {
+    /// perf_event_open(2).
+    PerfEventOpen,
+    /// The /dev/arum kernel module (counts whole CPUs).
+    Kmod,
+}
+
+impl BackendKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::PerfEventOpen => "perf_event_open",
+            BackendKind::Kmod => "kmod",
+        }
+    }
+}
+
+impl Scope {
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::App => "app",
+            Scope::System => "system",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventStatus {
+    Counted,
+    /// The kernel (or the module) refused it.
+    NotSupported,
+    /// Pinned, and the kernel could not give it a counter while the program ran.
+    NotScheduled,
+}
+
+impl EventStatus {
+    pub fn describe(self) -> &'static str {
+        match self {
+            EventStatus::Counted => "counted",
+            EventStatus::NotSupported => "not supported",
+            EventStatus::NotScheduled => "not scheduled",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventCounts {
     /// As the user wrote it.
@@ -205,9 +268,7 @@ pub struct EventCounts {
     pub config1: Option<String>,
     /// Counter it was placed on by ARUM's scheduler (the perf backend lets the kernel choose).
     pub counter: Option<u32>,
-    /// `counted`, `not_supported` (the kernel refused it), or `not_scheduled` (pinned, and the
-    /// kernel could not give it a counter).
-    pub status: String,
+    pub status: EventStatus,
     /// The kernel's reason when not counted.
     pub reason: Option<String>,
     pub per_cpu: Vec<CpuCount>,

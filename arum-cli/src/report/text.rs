@@ -6,7 +6,7 @@ use tabled::builder::Builder;
 use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Modify, Style};
 
-use super::model::{AmbientReport, CountersReport, Report, Usage};
+use super::model::{AmbientReport, CountersReport, EventStatus, Report, Usage};
 
 pub fn render(r: &Report, show_self_timing: bool) -> String {
     let mut out = String::new();
@@ -158,8 +158,8 @@ fn counters(out: &mut String, c: &CountersReport) {
     let _ = writeln!(
         out,
         "\nPerformance counters ({}, {} scope, CPUs {cpus}; {})",
-        c.backend,
-        c.scope,
+        c.backend.name(),
+        c.scope.name(),
         c.microarchitecture.as_deref().unwrap_or(&c.cpu_key)
     );
     if let Some(why) = &c.hardware_off_reason {
@@ -177,10 +177,10 @@ fn counters(out: &mut String, c: &CountersReport) {
             Some(a) => format!("{a} ({})", e.name),
             None => e.name.clone(),
         };
-        if e.status != "counted" {
+        if e.status != EventStatus::Counted {
             totals.push_record([
                 label,
-                e.status.replace('_', " "),
+                e.status.describe().into(),
                 String::new(),
                 e.reason.clone().unwrap_or_default(),
             ]);

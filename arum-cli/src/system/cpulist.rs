@@ -28,9 +28,14 @@ pub fn parse(list: &str) -> Result<Vec<u32>, String> {
     Ok(cpus)
 }
 
-/// The CPUs the kernel has online now.
+/// The CPUs the kernel had online when arum first asked (read once per run of arum).
 pub fn online() -> Option<Vec<u32>> {
-    parse(&std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?).ok()
+    static ONLINE: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
+    ONLINE
+        .get_or_init(|| {
+            parse(&std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?).ok()
+        })
+        .clone()
 }
 
 #[cfg(test)]

@@ -1,9 +1,7 @@
 //! What this process may measure: perf_event_paranoid and the relevant capabilities.
 
+use caps::{CapSet, Capability};
 use serde::{Deserialize, Serialize};
-
-const CAP_SYS_ADMIN: u32 = 21;
-const CAP_PERFMON: u32 = 38;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Permissions {
@@ -19,16 +17,12 @@ impl Permissions {
         let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
             .ok()
             .and_then(|s| s.trim().parse().ok());
-        let cap_eff = procfs::process::Process::myself()
-            .and_then(|p| p.status())
-            .ok()
-            .map(|s| s.capeff)
-            .unwrap_or(0);
+        let effective = |cap| caps::has_cap(None, CapSet::Effective, cap).unwrap_or(false);
         Permissions {
             perf_event_paranoid: paranoid,
             root: nix::unistd::geteuid().is_root(),
-            cap_perfmon: cap_eff & (1 << CAP_PERFMON) != 0,
-            cap_sys_admin: cap_eff & (1 << CAP_SYS_ADMIN) != 0,
+            cap_perfmon: effective(Capability::CAP_PERFMON),
+            cap_sys_admin: effective(Capability::CAP_SYS_ADMIN),
         }
     }
 

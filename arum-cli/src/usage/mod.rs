@@ -1,14 +1,61 @@
-//! Resource usage of the launched program: the kernel's rusage for it, and the peak resident
-//! memory of the whole process tree, which rusage cannot give (see `tree`).
+//! Resource usage of the launched program: the kernel's rusage for it (wait4), and the peak
+//! resident memory of the whole process tree, which rusage cannot give (see `peak`).
 
-mod cgroup;
-mod tree;
+mod peak;
 
-pub use tree::TreeWatch;
-
+use std::sync::Arc;
 use std::time::Duration;
 
-use crate::report::model::Usage;
+use crate::facility::{Armed, Facility, Stopped};
+use crate::launch::Reaped;
+use crate::periodic::Sampler;
+use crate::report::model::{Report, Usage};
+use crate::tree::Tree;
+
+use peak::TreeStats;
+
+/// The resource-usage facility.
+#[derive(Default)]
+pub struct ResourceUsage {
+    /// The held child's resident high-water mark before exec: arum's memory as the child
+    /// inherited it, which the kernel's ru_maxrss of the program includes.
+    inherited_rss_bytes: u64,
+    tree: Option<Arc<Tree>>,
+    sampler: Option<Sampler<TreeStats>>,
+    stats: TreeStats,
+}
+
+impl Facility for ResourceUsage {
+    fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), crate::error::ArumError> {
+        self.inherited_rss_bytes = peak::hwm_bytes(run.pid);
+        self.tree = Some(run.tree.clone());
+        Ok(())
+    }
+
+    fn released(&mut self) {
+        if let Some(tree) = &self.tree {
+            self.sampler = peak::start(tree);
+        }
+    }
+
+    fn stop(&mut self, _run: &mut Stopped<'_>) {
+        if let Some(s) = self.sampler.take() {
+            self.stats = s.finish().unwrap_or_default();
+        }
+    }
+
+    fn finish(self: Box<Self>, reaped: &Reaped, report: &mut Report) {
+        let mut usage = from_rusage(&reaped.rusage, reaped.wall);
+        let exact = self.tree.as_ref().and_then(|t| t.memory_peak());
+        usage.peak_memory = Some(peak::peak_memory(
+            &self.stats,
+            exact,
+            usage.rusage_maxrss_bytes,
+            self.inherited_rss_bytes,
+        ));
+        report.usage = usage;
+    }
+}
 
 fn timeval(tv: libc::timeval) -> Duration {
     Duration::new(tv.tv_sec as u64, tv.tv_usec as u32 * 1000)

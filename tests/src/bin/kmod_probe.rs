@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 
 use arum_wire as wire;
 
-const DEV: &str = "/dev/arum";
+const DEV: &str = wire::DEVICE_PATH;
 
 fn open() -> std::io::Result<File> {
     OpenOptions::new().read(true).write(true).open(DEV)

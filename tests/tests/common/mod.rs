@@ -40,8 +40,8 @@ pub fn helper(name: &str) -> String {
 
 /// Runs arum with `args` and returns its output and the parsed JSON report (written with -o).
 pub fn run_json(args: &[&str]) -> (Output, Value) {
-    let dir = tempfile_dir();
-    let report = dir.join("report.json");
+    let dir = temp_dir();
+    let report = dir.path().join("report.json");
     let out = arum()
         .args(["--format", "json", "-o"])
         .arg(&report)
@@ -56,22 +56,15 @@ pub fn run_json(args: &[&str]) -> (Output, Value) {
         )
     });
     let json = serde_json::from_str(&text).expect("the report is valid JSON");
-    let _ = std::fs::remove_dir_all(&dir);
     (out, json)
 }
 
-/// A fresh, empty directory under the system's temporary directory.
-pub fn tempfile_dir() -> PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "arum-test-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("temporary directory");
-    dir
+/// A fresh, empty directory, removed when the value is dropped.
+pub fn temp_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("arum-test-")
+        .tempdir()
+        .expect("temporary directory")
 }
 
 pub fn u64_at(v: &Value, pointer: &str) -> u64 {

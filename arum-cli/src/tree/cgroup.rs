@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::Pid;
 
-pub struct TreeCgroup {
+pub(super) struct TreeCgroup {
     dir: PathBuf,
     handle: File,
     parent: PathBuf,
@@ -19,7 +19,7 @@ pub struct TreeCgroup {
 
 impl TreeCgroup {
     /// Creates `arum-<pid>` beside arum's own cgroup v2 group. `None` where the machine has no
-    /// writable cgroup v2 hierarchy (the caller falls back to walking /proc).
+    /// writable cgroup v2 hierarchy (the tree is then found by walking /proc).
     pub fn create() -> Option<Self> {
         let parent = own_cgroup_dir()?;
         let dir = parent.join(format!("arum-{}", std::process::id()));
@@ -74,17 +74,33 @@ impl Drop for TreeCgroup {
     }
 }
 
-/// arum's own cgroup v2 directory: the cgroup2 mount point joined with the `0::` line's path.
+/// Whether the memory controller is on the cgroup v2 hierarchy (hierarchy 0 in /proc/cgroups;
+/// on a hybrid machine it is on a v1 hierarchy of its own and a v2 group has no memory.peak).
+pub fn memory_on_v2() -> bool {
+    std::fs::read_to_string("/proc/cgroups").is_ok_and(|t| {
+        t.lines().any(|l| {
+            let mut f = l.split_whitespace();
+            f.next() == Some("memory") && f.next() == Some("0") && f.nth(1) == Some("1")
+        })
+    })
+}
+
+/// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the
+/// hierarchy-0 (unified) line of /proc/self/cgroup.
 fn own_cgroup_dir() -> Option<PathBuf> {
-    let mount = procfs::process::Process::myself()
-        .ok()?
+    let me = procfs::process::Process::myself().ok()?;
+    let mount = me
         .mountinfo()
         .ok()?
         .into_iter()
         .find(|m| m.fs_type == "cgroup2")?
         .mount_point;
-    let cgroups = fs::read_to_string("/proc/self/cgroup").ok()?;
-    let rel = cgroups.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let rel = me
+        .cgroups()
+        .ok()?
+        .into_iter()
+        .find(|c| c.hierarchy == 0)?
+        .pathname;
     let dir = mount.join(Path::new(rel.trim_start_matches('/')));
     dir.is_dir().then_some(dir)
 }

@@ -1,0 +1,96 @@
+//! The counting back-end: one trait that perf_event_open and the /dev/arum module implement, the
+//! choice between them (made once), and what opening them produced.
+//!
+//! Lifecycle of an open back-end: `start` (counting begins, just before the program is released)
+//! → `read` any number of times while it runs (unless it `takes_own_readings`) → `stop` (after
+//! the program ended) → `read` for the final values.
+
+use std::sync::Arc;
+
+use arum_events::plan::{Plan, PlannedEvent};
+use nix::unistd::Pid;
+
+use super::opening::Opening;
+use super::sys::Reading;
+use super::{kmod, perf, Request};
+use crate::error::ArumError;
+use crate::report::model::BackendKind;
+
+/// Cumulative values `[event][cpu]` at `t_ns` since counting started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub t_ns: u64,
+    pub values: Vec<Vec<u64>>,
+}
+
+pub trait Backend: Send + Sync {
+    /// Counting begins. Returns the events (by index) that could not be started, and why.
+    fn start(&self) -> Result<Vec<(usize, String)>, ArumError>;
+    /// Cumulative readings `[event][cpu]`; `None` where an event is not counted.
+    fn read(&self) -> Vec<Vec<Option<Reading>>>;
+    /// Counting ends. An error here is reported as a warning (the values may be missing).
+    fn stop(&self) -> Result<(), String>;
+    /// Per CPU, how long the launched tree ran there (app scope), to tell multiplexing apart
+    /// from the task simply running elsewhere. `None` in system scope.
+    fn reference(&self) -> Option<Vec<Reading>>;
+    /// The back-end reads itself at the `-I` interval (the module's timer): no sampler thread.
+    fn takes_own_readings(&self) -> bool {
+        false
+    }
+    /// Those readings, after `stop`.
+    fn own_readings(&self) -> Vec<Snapshot> {
+        Vec::new()
+    }
+}
+
+/// Per-event outcome of opening: counted, or why not.
+#[derive(Debug, Clone)]
+pub struct EventSetup {
+    pub planned: PlannedEvent,
+    pub perf_type: u32,
+    pub config: u64,
+    pub config1: u64,
+    pub error: Option<String>,
+}
+
+impl EventSetup {
+    /// One setup per planned event, with its perf_event_attr type and config.
+    pub fn from_plan(plan: &Plan) -> Vec<EventSetup> {
+        use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
+        plan.events
+            .iter()
+            .map(|p| {
+                let (perf_type, config, config1) = match &p.event.kind {
+                    EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
+                    EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
+                };
+                EventSetup {
+                    planned: p.clone(),
+                    perf_type,
+                    config,
+                    config1,
+                    error: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// An open back-end and what opening it produced.
+pub struct Opened {
+    pub backend: Arc<dyn Backend>,
+    pub events: Vec<EventSetup>,
+    /// Kernel-mode counting was refused, so only user space is counted.
+    pub user_only_reason: Option<String>,
+    pub opening: Opening,
+}
+
+impl BackendKind {
+    /// Opens this back-end for `plan` on the held child `pid`.
+    pub fn open(self, plan: &Plan, req: &Request, pid: Pid) -> Result<Opened, ArumError> {
+        match self {
+            BackendKind::PerfEventOpen => perf::PerfBackend::open(plan, req, pid),
+            BackendKind::Kmod => kmod::KmodBackend::open(plan, req),
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! The one periodic-sampler helper behind every thread that watches a run (the tree's peak
+//! memory, `-I` counter readings, the ambient sampler): a named thread that calls a tick function
+//! on a cadence until it is stopped, then hands back what it gathered. Stopping is prompt (the
+//! thread parks between ticks and is unparked), and dropping a sampler that was never finished
+//! stops and joins it, so no failure path leaves a thread running.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// When ticks happen, relative to the sampler's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cadence {
+    /// At the start, then every `first`, the interval growing by 1/4 per tick up to `max`: dense
+    /// for short programs, light for long ones.
+    Growing { first: Duration, max: Duration },
+    /// At start + k × `period` (absolute deadlines, so the cadence does not drift); the first
+    /// tick at the start when `at_start`.
+    Fixed { period: Duration, at_start: bool },
+    /// Only at the start (and at the stop, with [`Sampler::finish`]'s final tick).
+    AtStartOnly,
+}
+
+/// Where the first tick at the start runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FirstTick {
+    /// On the sampler's own thread, soon after the spawn.
+    Thread,
+    /// On the caller's thread, before `spawn` returns: the sample is known to precede whatever
+    /// the caller does next (the ambient sampler's first sample precedes the release).
+    Caller,
+}
+
+/// Passed to each tick.
+#[derive(Debug, Clone, Copy)]
+pub struct Tick {
+    /// Since the sampler was spawned.
+    pub elapsed: Duration,
+    /// The tick taken when the sampler was stopped (only with `final_tick`).
+    pub last: bool,
+}
+
+pub struct Sampler<T> {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<T>>,
+}
+
+impl<T: Send + 'static> Sampler<T> {
+    /// Starts thread `name`. `tick` is called on `cadence`, the tick at the start on the thread
+    /// given by `first`, and once more when stopped if `final_tick`; `done` turns the state into
+    /// the sampler's result. `None` if the thread
+    /// could not be created (the caller reports the facility's data as missing).
+    pub fn spawn<S: Send + 'static>(
+        name: &str,
+        (cadence, first, final_tick): (Cadence, FirstTick, bool),
+        mut state: S,
+        mut tick: impl FnMut(&mut S, Tick) + Send + 'static,
+        done: impl FnOnce(S) -> T + Send + 'static,
+    ) -> Option<Self> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let started = Instant::now();
+        let mut due = Schedule::new(cadence);
+        if first == FirstTick::Caller && due.next == Some(Duration::ZERO) {
+            tick(
+                &mut state,
+                Tick {
+                    elapsed: Duration::ZERO,
+                    last: false,
+                },
+            );
+            due.advance(started.elapsed());
+        }
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                while let Some(at) = due.next {
+                    if !wait_until(&flag, started + at) {
+                        break;
+                    }
+                    let elapsed = started.elapsed();
+                    tick(
+                        &mut state,
+                        Tick {
+                            elapsed,
+                            last: false,
+                        },
+                    );
+                    due.advance(elapsed);
+                }
+                if due.next.is_none() {
+                    // Nothing more is due: wait for the stop.
+                    while !flag.load(Ordering::SeqCst) {
+                        std::thread::park();
+                    }
+                }
+                if final_tick {
+                    let elapsed = started.elapsed();
+                    tick(
+                        &mut state,
+                        Tick {
+                            elapsed,
+                            last: true,
+                        },
+                    );
+                }
+                done(state)
+            })
+            .ok()?;
+        Some(Sampler {
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops the thread (after its final tick, if it has one) and returns its result.
+    pub fn finish(mut self) -> Option<T> {
+        self.halt()
+    }
+
+    fn halt(&mut self) -> Option<T> {
+        self.stop.store(true, Ordering::SeqCst);
+        let thread = self.thread.take()?;
+        thread.thread().unpark();
+        thread.join().ok()
+    }
+}
+
+impl<T> Drop for Sampler<T> {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The next tick's time since the start, per cadence.
+struct Schedule {
+    cadence: Cadence,
+    next: Option<Duration>,
+    /// Growing: the current gap. Fixed: the index of the next deadline.
+    gap: Duration,
+    index: u32,
+}
+
+impl Schedule {
+    fn new(cadence: Cadence) -> Schedule {
+        let (next, gap, index) = match cadence {
+            Cadence::Growing { first, .. } => (Duration::ZERO, first, 0),
+            Cadence::Fixed { period, at_start } => {
+                let index = u32::from(!at_start);
+                (period * index, Duration::ZERO, index)
+            }
+            Cadence::AtStartOnly => (Duration::ZERO, Duration::ZERO, 0),
+        };
+        Schedule {
+            cadence,
+            next: Some(next),
+            gap,
+            index,
+        }
+    }
+
+    /// After a tick at `now`.
+    fn advance(&mut self, now: Duration) {
+        self.next = match self.cadence {
+            Cadence::Growing { max, .. } => {
+                let at = now + self.gap;
+                self.gap = (self.gap * 5 / 4).min(max);
+                Some(at)
+            }
+            Cadence::Fixed { period, .. } => {
+                // Skip deadlines a slow tick overran rather than bunching ticks up.
+                self.index += 1;
+                while period * self.index < now {
+                    self.index += 1;
+                }
+                Some(period * self.index)
+            }
+            Cadence::AtStartOnly => None,
+        };
+    }
+}
+
+/// Parks until `deadline` or the stop flag; false when stopped first.
+fn wait_until(stop: &AtomicBool, deadline: Instant) -> bool {
+    loop {
+        if stop.load(Ordering::SeqCst) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return true;
+        }
+        std::thread::park_timeout(deadline - now);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Mutex;
+
+    fn record(cadence: Cadence, final_tick: bool, run_for: Duration) -> Vec<Tick> {
+        let s = Sampler::spawn(
+            "test",
+            (cadence, FirstTick::Thread, final_tick),
+            Vec::new(),
+            |v: &mut Vec<Tick>, t| v.push(t),
+            |v| v,
+        )
+        .unwrap();
+        std::thread::sleep(run_for);
+        s.finish().unwrap()
+    }
+
+    #[test]
+    fn fixed_cadence_keeps_absolute_deadlines_and_ends_with_a_final_tick() {
+        let ticks = record(
+            Cadence::Fixed {
+                period: Duration::from_millis(20),
+                at_start: false,
+            },
+            true,
+            Duration::from_millis(110),
+        );
+        let last = ticks.last().unwrap();
+        assert!(last.last);
+        let regular: Vec<_> = ticks.iter().filter(|t| !t.last).collect();
+        // Deadlines at 20, 40, 60, 80, 100 ms: each tick on or after its own deadline.
+        assert!((3..=5).contains(&regular.len()), "{} ticks", regular.len());
+        for (i, t) in regular.iter().enumerate() {
+            assert!(
+                t.elapsed >= Duration::from_millis(20 * (i as u64 + 1)),
+                "{ticks:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn at_start_only_ticks_at_start_and_stop() {
+        let ticks = record(Cadence::AtStartOnly, true, Duration::from_millis(30));
+        assert_eq!(ticks.len(), 2, "{ticks:?}");
+        assert!(!ticks[0].last && ticks[1].last);
+        assert!(ticks[1].elapsed >= Duration::from_millis(30));
+    }
+
+    #[test]
+    fn growing_cadence_thins_out() {
+        let ticks = record(
+            Cadence::Growing {
+                first: Duration::from_millis(2),
+                max: Duration::from_millis(20),
+            },
+            false,
+            Duration::from_millis(200),
+        );
+        assert!(ticks.iter().all(|t| !t.last));
+        let gaps: Vec<_> = ticks
+            .windows(2)
+            .map(|w| w[1].elapsed - w[0].elapsed)
+            .collect();
+        // Far fewer than 100 ticks of 2 ms, and the late gaps are longer than the early ones.
+        assert!(ticks.len() < 40, "{} ticks", ticks.len());
+        assert!(gaps.last().unwrap() > gaps.first().unwrap(), "{gaps:?}");
+    }
+
+    #[test]
+    fn a_first_tick_on_the_caller_is_done_when_spawn_returns() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let s = Sampler::spawn(
+            "test-first",
+            (Cadence::AtStartOnly, FirstTick::Caller, true),
+            (),
+            move |_, t| log.lock().unwrap().push(t.last),
+            |_| (),
+        )
+        .unwrap();
+        assert_eq!(*seen.lock().unwrap(), [false], "the start tick already ran");
+        s.finish();
+        assert_eq!(*seen.lock().unwrap(), [false, true]);
+    }
+
+    #[test]
+    fn dropping_an_unfinished_sampler_stops_its_thread() {
+        let alive = Arc::new(Mutex::new(0u32));
+        let counter = alive.clone();
+        let s = Sampler::spawn(
+            "test-drop",
+            (
+                Cadence::Fixed {
+                    period: Duration::from_millis(1),
+                    at_start: true,
+                },
+                FirstTick::Thread,
+                false,
+            ),
+            (),
+            move |_, _| *counter.lock().unwrap() += 1,
+            |_| (),
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(10));
+        drop(s);
+        let after_drop = *alive.lock().unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(*alive.lock().unwrap(), after_drop, "ticks after drop");
+    }
+}

@@ -1,0 +1,29 @@
+//! The report's renderings of one fixed run (`fixtures/report.json`, a real run with counters,
+//! `-I` intervals, ambient samples and warnings): the JSON layout is a golden file, the text and
+//! CSV renderings are snapshots, so any change to a rendering shows in review.
+
+use arum_cli::report::model::Report;
+use arum_cli::report::{render, Format};
+
+const FIXTURE: &str = include_str!("fixtures/report.json");
+
+fn fixture() -> Report {
+    serde_json::from_str(FIXTURE).expect("the fixture matches the report model")
+}
+
+#[test]
+fn json_layout_is_unchanged_byte_for_byte() {
+    // The model must read the fixture and write it back identically: no field renamed, moved,
+    // retyped or dropped, numbers in the same form.
+    assert_eq!(render(&fixture(), Format::Json, false), FIXTURE);
+}
+
+#[test]
+fn text_report() {
+    insta::assert_snapshot!(render(&fixture(), Format::Text, true));
+}
+
+#[test]
+fn csv_report() {
+    insta::assert_snapshot!(render(&fixture(), Format::Csv, false));
+}
