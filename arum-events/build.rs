@@ -30,8 +30,7 @@ fn main() {
         let t: file::TableFile = toml::from_str(&text)
             .unwrap_or_else(|e| panic!("{}: not a valid event table: {e}", path.display()));
         tables.push(
-            compile::compile(&mut w, &t)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+            compile::compile(&mut w, &t).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
         );
     }
     let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("tables.bin");

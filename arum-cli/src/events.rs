@@ -49,7 +49,10 @@ fn cpu_of_table(args: &CpuArgs, spec: &str) -> Result<Option<CpuIdent>, ArumErro
             vendor: t.vendor().to_string(),
             family: m.family,
             model: m.models.first()?[0],
-            stepping: m.steppings.and_then(|s| s.first().map(|r| r[0])).unwrap_or(0),
+            stepping: m
+                .steppings
+                .and_then(|s| s.first().map(|r| r[0]))
+                .unwrap_or(0),
             model_name: String::new(),
         })
     }))
@@ -139,10 +142,13 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
     let system_wide = args.scope() == crate::cli::ScopeArg::System;
     let (machine, facts) = if given {
         // CPUID and sysfs describe the machine arum runs on, not a CPU named with --cpu.
-        (Machine::named(&cpu, table), RunFacts {
-            system_wide,
-            ..RunFacts::default()
-        })
+        (
+            Machine::named(&cpu, table),
+            RunFacts {
+                system_wide,
+                ..RunFacts::default()
+            },
+        )
     } else {
         (
             Machine::this(&cpu, table, &pmus),

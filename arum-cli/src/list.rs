@@ -102,16 +102,28 @@ pub fn run(args: &ListArgs) -> Result<i32, ArumError> {
     }
     lines.extend(generic_lines(&resolver));
     lines.extend(register_lines(&cpu, table, arch));
-    lines.extend(SOFTWARE_EVENTS.iter().map(|(n, _, c)| {
-        Line::plain("software", n.to_string(), "software event".into(), 1, *c)
-    }));
-    let pmus = if given { Pmus::default() } else { Pmus::system() };
-    let tracepoints = if given { Vec::new() } else { tracepoint_systems() };
+    lines.extend(
+        SOFTWARE_EVENTS.iter().map(|(n, _, c)| {
+            Line::plain("software", n.to_string(), "software event".into(), 1, *c)
+        }),
+    );
+    let pmus = if given {
+        Pmus::default()
+    } else {
+        Pmus::system()
+    };
+    let tracepoints = if given {
+        Vec::new()
+    } else {
+        tracepoint_systems()
+    };
     let pattern = args.pattern.as_deref().map(str::to_ascii_lowercase);
     let keep = |l: &Line| {
         pattern.as_deref().is_none_or(|p| {
             l.name.to_ascii_lowercase().contains(p)
-                || l.alias.as_ref().is_some_and(|a| a.to_ascii_lowercase().contains(p))
+                || l.alias
+                    .as_ref()
+                    .is_some_and(|a| a.to_ascii_lowercase().contains(p))
                 || l.desc.to_ascii_lowercase().contains(p)
         })
     };
@@ -135,7 +147,15 @@ pub fn run(args: &ListArgs) -> Result<i32, ArumError> {
             }
             out
         }
-        InfoFormat::Text => text_listing(&cpu, table, &lines, &pmus, &tracepoints, given, pattern.is_some()),
+        InfoFormat::Text => text_listing(
+            &cpu,
+            table,
+            &lines,
+            &pmus,
+            &tracepoints,
+            given,
+            pattern.is_some(),
+        ),
     };
     out(&text);
     Ok(0)
@@ -153,7 +173,10 @@ fn table_lines(table: Table, resolver: &Resolver) -> Vec<Line> {
     let model = resolver.cpu.model;
     let sep = table.separator();
     let mut names = Vec::new();
-    for e in table.events().filter(|e| e.on_model(model) && !e.deprecated()) {
+    for e in table
+        .events()
+        .filter(|e| e.on_model(model) && !e.deprecated())
+    {
         let masks: Vec<_> = e
             .masks()
             .filter(|m| m.on_model(model) && !m.deprecated())
@@ -161,7 +184,11 @@ fn table_lines(table: Table, resolver: &Resolver) -> Vec<Line> {
         if masks.is_empty() || e.plain() {
             names.push((e.name().to_string(), e.unit()));
         }
-        names.extend(masks.iter().map(|m| (format!("{}{sep}{}", e.name(), m.name()), e.unit())));
+        names.extend(
+            masks
+                .iter()
+                .map(|m| (format!("{}{sep}{}", e.name(), m.name()), e.unit())),
+        );
     }
     let mut out = Vec::new();
     let aliases: Vec<&str> = table.alias_names();
@@ -178,7 +205,11 @@ fn table_lines(table: Table, resolver: &Resolver) -> Vec<Line> {
         } else {
             format!("{}/{name}/", unit.pmu_name())
         };
-        let alias = if table.is_hybrid() { None } else { alias_of(name) };
+        let alias = if table.is_hybrid() {
+            None
+        } else {
+            alias_of(name)
+        };
         if let Some(l) = line(table, resolver, &spec, name, alias, *unit) {
             seen.push(l.name.clone());
             out.push(l);
@@ -187,7 +218,14 @@ fn table_lines(table: Table, resolver: &Resolver) -> Vec<Line> {
     for alias in aliases {
         if let Ok(r) = resolver.resolve(alias) {
             if table.is_hybrid() || !seen.contains(&r.name) {
-                out.extend(line(table, resolver, alias, &r.name, Some(alias.to_string()), Unit::Core));
+                out.extend(line(
+                    table,
+                    resolver,
+                    alias,
+                    &r.name,
+                    Some(alias.to_string()),
+                    Unit::Core,
+                ));
             }
         }
     }
@@ -253,7 +291,13 @@ fn generic_lines(resolver: &Resolver) -> Vec<Line> {
     generic::all()
         .into_iter()
         .map(|g| {
-            let mut l = Line::plain("generic", g.name.clone(), g.desc.clone(), g.perf_type, g.config);
+            let mut l = Line::plain(
+                "generic",
+                g.name.clone(),
+                g.desc.clone(),
+                g.perf_type,
+                g.config,
+            );
             if let Ok(r) = resolver.resolve(&g.name) {
                 l.src = Some(r.source.describe());
             }
@@ -271,14 +315,26 @@ fn register_lines(cpu: &CpuIdent, table: Option<Table>, arch: Option<ArchPerfmon
     let mut out = Vec::new();
     if cpu.vendor == "AuthenticAMD" || cpu.vendor == "HygonGenuine" {
         for (e, u, d, g) in AMD_LEGACY_EVENTS {
-            let mut l = Line::plain("amd_legacy", g.to_string(), d.to_string(), 4, u64::from(e | u << 8));
+            let mut l = Line::plain(
+                "amd_legacy",
+                g.to_string(),
+                d.to_string(),
+                4,
+                u64::from(e | u << 8),
+            );
             l.event_select = Some(e);
             l.umask = Some(u);
             out.push(l);
         }
     } else if let Some(a) = arch {
         for (i, (e, u, d, g)) in ARCH_EVENTS.iter().enumerate() {
-            let mut l = Line::plain("architectural", g.to_string(), d.to_string(), 4, u64::from(e | u << 8));
+            let mut l = Line::plain(
+                "architectural",
+                g.to_string(),
+                d.to_string(),
+                4,
+                u64::from(e | u << 8),
+            );
             l.event_select = Some(*e);
             l.umask = Some(*u);
             l.available = a.has(i);
@@ -300,7 +356,11 @@ fn tracepoint_systems() -> Vec<(String, usize)> {
         .filter(|e| e.path().is_dir())
         .map(|e| {
             let n = std::fs::read_dir(e.path())
-                .map(|d| d.filter_map(|x| x.ok()).filter(|x| x.path().is_dir()).count())
+                .map(|d| {
+                    d.filter_map(|x| x.ok())
+                        .filter(|x| x.path().is_dir())
+                        .count()
+                })
                 .unwrap_or(0);
             (e.file_name().to_string_lossy().into_owned(), n)
         })
@@ -368,12 +428,20 @@ fn text_listing(
                 (Some(a), "table") => format!("{a} = {}", l.name),
                 _ => l.name.clone(),
             };
-            let unit = l.unit.as_deref().map(|u| format!(" [{u}]")).unwrap_or_default();
+            let unit = l
+                .unit
+                .as_deref()
+                .map(|u| format!(" [{u}]"))
+                .unwrap_or_default();
             let extra = match (&l.escr, &l.cccr) {
                 (Some(e), Some(c)) => format!(" escr={e} cccr={c}"),
                 _ => String::new(),
             };
-            let avail = if l.available { "" } else { " (not available per CPUID)" };
+            let avail = if l.available {
+                ""
+            } else {
+                " (not available per CPUID)"
+            };
             let src = match (kind, &l.src) {
                 ("generic", Some(s)) => format!(" — opens as {s}"),
                 ("table", Some(s)) => format!(" [{s}]"),
@@ -394,23 +462,42 @@ fn text_listing(
         "Generic events (PERF_TYPE_HARDWARE / PERF_TYPE_HW_CACHE: the kernel maps them to this CPU's events)",
         "generic",
     );
-    section(&mut out, "Intel architectural events (CPUID leaf 0xA; the module's register back-end)", "architectural");
-    section(&mut out, "AMD legacy core events (every family K8..Zen 5; the module's register back-end)", "amd_legacy");
+    section(
+        &mut out,
+        "Intel architectural events (CPUID leaf 0xA; the module's register back-end)",
+        "architectural",
+    );
+    section(
+        &mut out,
+        "AMD legacy core events (every family K8..Zen 5; the module's register back-end)",
+        "amd_legacy",
+    );
     section(&mut out, "Software events", "software");
     if !filtered {
         if given {
-            let _ = writeln!(out, "\nTracepoints and PMUs: listed only for the machine arum runs on (not with --cpu)");
+            let _ = writeln!(
+                out,
+                "\nTracepoints and PMUs: listed only for the machine arum runs on (not with --cpu)"
+            );
         } else {
             if tracepoints.is_empty() {
                 let _ = writeln!(out, "\nTracepoints: none readable (tracefs is not mounted at /sys/kernel/tracing, or not readable)");
             } else {
                 let total: usize = tracepoints.iter().map(|(_, n)| n).sum();
-                let _ = writeln!(out, "\nTracepoints ({total} in {} subsystems; name them SUBSYSTEM:EVENT)", tracepoints.len());
+                let _ = writeln!(
+                    out,
+                    "\nTracepoints ({total} in {} subsystems; name them SUBSYSTEM:EVENT)",
+                    tracepoints.len()
+                );
                 for (sys, n) in tracepoints {
                     let _ = writeln!(out, "  {sys}:* ({n})");
                 }
             }
-            let _ = writeln!(out, "\nPMUs ({}; name their events PMU/EVENT/)", sysfs::DEVICES);
+            let _ = writeln!(
+                out,
+                "\nPMUs ({}; name their events PMU/EVENT/)",
+                sysfs::DEVICES
+            );
             for p in &pmus.pmus {
                 let evs = p.events();
                 let _ = writeln!(
@@ -421,7 +508,10 @@ fn text_listing(
                     if evs.is_empty() {
                         String::new()
                     } else {
-                        format!("events: {}", evs.keys().cloned().collect::<Vec<_>>().join(", "))
+                        format!(
+                            "events: {}",
+                            evs.keys().cloned().collect::<Vec<_>>().join(", ")
+                        )
                     },
                     p.cpus
                         .as_ref()
@@ -499,14 +589,24 @@ fn list_metrics(
                         .join(", ")
                 );
             }
-            let _ = writeln!(out, "\nMetrics (name [unit] {{groups}}: expression); -M NAME or -M GROUP computes them");
+            let _ = writeln!(
+                out,
+                "\nMetrics (name [unit] {{groups}}: expression); -M NAME or -M GROUP computes them"
+            );
             for r in &rows {
                 let _ = writeln!(
                     out,
                     "  {}{}{} {{{}}}: {}",
                     r.name,
-                    r.unit.as_deref().map(|u| format!(" [{u}]")).unwrap_or_default(),
-                    if r.scale_unit.is_empty() { String::new() } else { format!(" ({})", r.scale_unit) },
+                    r.unit
+                        .as_deref()
+                        .map(|u| format!(" [{u}]"))
+                        .unwrap_or_default(),
+                    if r.scale_unit.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", r.scale_unit)
+                    },
                     r.groups.join(";"),
                     r.expr
                 );
@@ -538,7 +638,13 @@ fn list_cpus(source: &TableSource, format: InfoFormat) -> Result<String, ArumErr
                 .flat_map(|m| {
                     let steps = m.steppings.as_ref().map(|s| {
                         s.iter()
-                            .map(|[a, b]| if a == b { format!("{a:X}") } else { format!("{a:X}..{b:X}") })
+                            .map(|[a, b]| {
+                                if a == b {
+                                    format!("{a:X}")
+                                } else {
+                                    format!("{a:X}..{b:X}")
+                                }
+                            })
                             .collect::<Vec<_>>()
                             .join(",")
                     });

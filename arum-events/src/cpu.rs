@@ -60,17 +60,16 @@ pub fn parse_spec(spec: &str) -> Result<CpuIdent, String> {
     if !(2..=3).contains(&rest.len()) {
         return Err(bad("wrong number of fields"));
     }
-    let family = match rest[0].strip_prefix("0x").or_else(|| rest[0].strip_prefix("0X")) {
+    let family = match rest[0]
+        .strip_prefix("0x")
+        .or_else(|| rest[0].strip_prefix("0X"))
+    {
         Some(h) => u32::from_str_radix(h, 16),
         None => rest[0].parse(),
     }
     .map_err(|_| bad("family is not a decimal (or 0x-prefixed hex) number"))?;
-    let hex = |s: &str| {
-        u32::from_str_radix(
-            s.trim_start_matches("0x").trim_start_matches("0X"),
-            16,
-        )
-    };
+    let hex =
+        |s: &str| u32::from_str_radix(s.trim_start_matches("0x").trim_start_matches("0X"), 16);
     let model = hex(rest[1]).map_err(|_| bad("model is not a hex number"))?;
     let stepping = match rest.get(2) {
         Some(s) => hex(s).map_err(|_| bad("stepping is not a hex number"))?,
@@ -248,7 +247,11 @@ impl ArchPerfmon {
             return None;
         }
         let len = (r.eax >> 24) & 0xFF;
-        let valid = if len >= 32 { u32::MAX } else { (1u32 << len) - 1 };
+        let valid = if len >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << len) - 1
+        };
         Some(ArchPerfmon {
             version,
             general_counters: (r.eax >> 8) & 0xFF,
@@ -290,7 +293,12 @@ pub const AMD_LEGACY_EVENTS: [(u32, u32, &str, &str); 4] = [
     (0x76, 0x00, "CPU clocks not halted", "cycles"),
     (0xC0, 0x00, "Retired instructions", "instructions"),
     (0xC2, 0x00, "Retired branch instructions", "branches"),
-    (0xC3, 0x00, "Retired mispredicted branch instructions", "branch-misses"),
+    (
+        0xC3,
+        0x00,
+        "Retired mispredicted branch instructions",
+        "branch-misses",
+    ),
 ];
 
 /// The core type of one logical CPU of a hybrid Intel part, from CPUID leaf 0x1A.

@@ -58,12 +58,7 @@ const CACHES: &[(u64, &[&str], &[u64], &str)] = &[
         "L1 instruction cache",
     ),
     (2, &["LLC", "L2"], &[0, 1, 2], "last-level cache"),
-    (
-        3,
-        &["dTLB", "d-tlb", "Data-TLB"],
-        &[0, 1, 2],
-        "data TLB",
-    ),
+    (3, &["dTLB", "d-tlb", "Data-TLB"], &[0, 1, 2], "data TLB"),
     (
         4,
         &["iTLB", "i-tlb", "Instruction-TLB"],
@@ -85,7 +80,12 @@ const OPS: &[(u64, &[&str], &str)] = &[
     (1, &["store", "stores", "write"], "stores"),
     (
         2,
-        &["prefetch", "prefetches", "speculative-read", "speculative-load"],
+        &[
+            "prefetch",
+            "prefetches",
+            "speculative-read",
+            "speculative-load",
+        ],
         "prefetches",
     ),
 ];
@@ -159,7 +159,11 @@ fn cache(n: &str) -> Option<Generic> {
                 desc: format!(
                     "{} {} of the {what} (the kernel's generic cache event)",
                     OPS[op as usize].2,
-                    if result == 1 { "that miss" } else { "(accesses)" }
+                    if result == 1 {
+                        "that miss"
+                    } else {
+                        "(accesses)"
+                    }
                 ),
             });
         }
@@ -196,10 +200,7 @@ fn result_of(s: &str) -> Option<u64> {
 /// `L1-dcache-load-misses`, `dTLB-store-misses`...
 pub fn cache_name(config: u64) -> String {
     let (id, op, result) = (config & 0xFF, (config >> 8) & 0xFF, (config >> 16) & 0xFF);
-    let cache = CACHES
-        .iter()
-        .find(|c| c.0 == id)
-        .map_or("?", |c| c.1[0]);
+    let cache = CACHES.iter().find(|c| c.0 == id).map_or("?", |c| c.1[0]);
     let op_names = OPS.iter().find(|o| o.0 == op).map_or(&[""][..], |o| o.1);
     if result == 1 {
         format!("{cache}-{}-misses", op_names[0])
@@ -278,7 +279,12 @@ mod tests {
     fn every_listed_name_resolves_to_itself() {
         for g in all() {
             let back = lookup(&g.name).unwrap();
-            assert_eq!((back.perf_type, back.config), (g.perf_type, g.config), "{}", g.name);
+            assert_eq!(
+                (back.perf_type, back.config),
+                (g.perf_type, g.config),
+                "{}",
+                g.name
+            );
             assert_eq!(back.name, g.name);
         }
     }

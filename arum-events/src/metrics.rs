@@ -114,7 +114,11 @@ impl RunFacts {
                 .unwrap_or(0)
         };
         let count = |key: &dyn Fn(u32) -> Vec<i64>| {
-            online.iter().map(|&c| key(c)).collect::<BTreeSet<_>>().len() as u32
+            online
+                .iter()
+                .map(|&c| key(c))
+                .collect::<BTreeSet<_>>()
+                .len() as u32
         };
         RunFacts {
             smt_on: read(&sys.join("smt/active")).is_some_and(|s| s.trim() == "1"),
@@ -264,7 +268,9 @@ fn definitions(s: &Selected) -> Vec<(String, String)> {
 }
 
 fn find_metric(table: Table, unit: Unit, name: &str) -> Option<MetricRef> {
-    let mut same_name = table.metrics().filter(|m| m.name().eq_ignore_ascii_case(name));
+    let mut same_name = table
+        .metrics()
+        .filter(|m| m.name().eq_ignore_ascii_case(name));
     let all: Vec<MetricRef> = same_name.by_ref().collect();
     all.iter()
         .find(|m| m.unit() == unit)
@@ -276,7 +282,11 @@ fn find_metric(table: Table, unit: Unit, name: &str) -> Option<MetricRef> {
 fn expand(defs: &[(String, String)]) -> Result<Expr, String> {
     let parsed: Vec<(String, Expr)> = defs
         .iter()
-        .map(|(n, e)| Expr::parse(e).map(|x| (n.clone(), x)).map_err(|e| e.to_string()))
+        .map(|(n, e)| {
+            Expr::parse(e)
+                .map(|x| (n.clone(), x))
+                .map_err(|e| e.to_string())
+        })
         .collect::<Result<_, _>>()?;
     let mut root = parsed[0].1.clone();
     // Each round inlines one level; metrics nest a few levels deep at most.
@@ -419,9 +429,9 @@ fn plan_one(
         unit: pm.unit,
         present: Default::default(),
     };
-    let needed = expr.needed(&env).map_err(|e| {
-        format!("{e}: this machine's value is unknown (see `arum info`)")
-    })?;
+    let needed = expr
+        .needed(&env)
+        .map_err(|e| format!("{e}: this machine's value is unknown (see `arum info`)"))?;
     pm.present = env.present.into_inner();
     for id in needed.ids {
         if let Some(tool) = Tool::from_id(&id) {
@@ -436,7 +446,9 @@ fn plan_one(
             .resolve(&spec_for(&id, pm.unit))
             .map_err(|e| format!("it needs {id}, which cannot be counted here: {e}"))?;
         if hardware_off && !matches!(ev.kind, EventKind::Software { .. }) {
-            return Err(format!("it needs the hardware event {id}, and hardware counting is off"));
+            return Err(format!(
+                "it needs the hardware event {id}, and hardware counting is off"
+            ));
         }
         let index = match events.iter().position(|e| same(&e.event, &ev)) {
             Some(i) => i,
@@ -502,7 +514,9 @@ impl Env for RunEnv<'_> {
         }
         self.others
             .iter()
-            .find(|(n, u, _)| n.eq_ignore_ascii_case(id) && (*u == self.metric.unit || *u == Unit::Core))
+            .find(|(n, u, _)| {
+                n.eq_ignore_ascii_case(id) && (*u == self.metric.unit || *u == Unit::Core)
+            })
             .and_then(|(_, _, v)| *v)
     }
     fn literal(&self, name: &str) -> Option<f64> {
@@ -557,7 +571,11 @@ pub fn evaluate(
             value: None,
             raw: None,
             unit_label: scale.unit.clone(),
-            inputs: m.inputs.iter().map(|i| (i.id.clone(), input_value(i))).collect(),
+            inputs: m
+                .inputs
+                .iter()
+                .map(|i| (i.id.clone(), input_value(i)))
+                .collect(),
             why_not: m.unavailable.clone(),
             above_threshold: None,
         };

@@ -65,12 +65,10 @@ impl<'a> Machine<'a> {
     /// and, on hybrid parts, each CPU's core type.
     pub fn this(cpu: &'a CpuIdent, table: Option<Table>, pmus: &'a Pmus) -> Machine<'a> {
         let reader = raw_cpuid::CpuIdReaderNative;
-        let core_types = table
-            .filter(Table::is_hybrid)
-            .and_then(|t| {
-                let units: Vec<Unit> = t.units().into_iter().map(|(u, _)| u).collect();
-                crate::hybrid::detect(pmus, &units)
-            });
+        let core_types = table.filter(Table::is_hybrid).and_then(|t| {
+            let units: Vec<Unit> = t.units().into_iter().map(|(u, _)| u).collect();
+            crate::hybrid::detect(pmus, &units)
+        });
         Machine {
             cpu,
             table,
@@ -186,9 +184,15 @@ pub fn plan_with(specs: &[String], metric_names: &[String], m: &Machine, facts: 
     let mut notes = Vec::new();
     let mut planned_metrics = Vec::new();
     if !metric_names.is_empty() {
-        match metrics::plan_metrics(metric_names, m, &resolver, facts, &mut events, hardware_off.is_some(), &|evs| {
-            place(evs, m, &units)
-        }) {
+        match metrics::plan_metrics(
+            metric_names,
+            m,
+            &resolver,
+            facts,
+            &mut events,
+            hardware_off.is_some(),
+            &|evs| place(evs, m, &units),
+        ) {
             Ok(list) => planned_metrics = list,
             Err(e) => notes.push(e),
         }
@@ -235,7 +239,10 @@ pub fn place(events: &mut [PlannedEvent], m: &Machine, units: &[Unit]) -> Result
         let mut list: Vec<(String, HwEvent)> = Vec::new();
         for (i, e) in events.iter().enumerate() {
             for (ti, t) in e.event.targets.iter().enumerate() {
-                let core = matches!(t.pmu.as_str(), "cpu" | "cpu_core" | "cpu_atom" | "cpu_lowpower");
+                let core = matches!(
+                    t.pmu.as_str(),
+                    "cpu" | "cpu_core" | "cpu_atom" | "cpu_lowpower"
+                );
                 if !core || t.unit != *unit {
                     continue;
                 }
@@ -265,7 +272,10 @@ pub fn place(events: &mut [PlannedEvent], m: &Machine, units: &[Unit]) -> Result
             }
         })?;
         for ((i, ti), p) in idx.into_iter().zip(placed) {
-            let raw = events[i].event.targets[ti].hw.as_ref().is_some_and(|h| h.raw);
+            let raw = events[i].event.targets[ti]
+                .hw
+                .as_ref()
+                .is_some_and(|h| h.raw);
             let p = raw.then_some(p);
             events[i].event.targets[ti].placement = p;
             if ui == 0 || events[i].placement.is_none() {

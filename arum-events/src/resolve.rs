@@ -15,7 +15,9 @@ use crate::generic::{self, PERF_PMU_TYPE_SHIFT};
 use crate::sysfs::{parse_num, Pmus};
 use crate::table::{EventRef, MaskRef, Style, Table, Unit};
 
-pub use crate::generic::{PERF_TYPE_HARDWARE, PERF_TYPE_HW_CACHE, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
+pub use crate::generic::{
+    PERF_TYPE_HARDWARE, PERF_TYPE_HW_CACHE, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE,
+};
 
 /// The software events every Linux kernel has: (name, other names, PERF_COUNT_SW_* config).
 pub const SOFTWARE_EVENTS: &[(&str, &[&str], u64)] = &[
@@ -47,6 +49,9 @@ pub struct ResolvedEvent {
     pub targets: Vec<PmuTarget>,
 }
 
+// A plan holds a few dozen events: boxing the hardware encoding would save nothing that matters
+// and would change every match on it in the counting back-ends.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
@@ -318,8 +323,7 @@ impl<'a> Resolver<'a> {
         Resolver {
             cpu,
             table,
-            arch: (cpu.vendor == "GenuineIntel" && cpu.family != 15)
-                .then(ArchPerfmon::assumed),
+            arch: (cpu.vendor == "GenuineIntel" && cpu.family != 15).then(ArchPerfmon::assumed),
             pmus: None,
         }
     }
@@ -440,7 +444,8 @@ impl<'a> Resolver<'a> {
         let Some((sys, name)) = body.split_once(':') else {
             return Ok(None);
         };
-        let valid = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let valid =
+            |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if self.pmus.is_none() || !valid(sys) || !valid(name) {
             return Ok(None);
         }
@@ -645,7 +650,13 @@ impl<'a> Resolver<'a> {
         } else if let Some(arch) = self.arch.filter(|_| self.style() == Style::Intel) {
             if generic_name == "ref-cycles" && arch.fixed_counters >= 3 {
                 // Fixed counter 2 only, by its pseudo encoding (Linux: event 0, umask 3).
-                (0x00, 0x03, "Reference cycles (fixed counter 2)", EncodingSource::Architectural, Some(vec![34]))
+                (
+                    0x00,
+                    0x03,
+                    "Reference cycles (fixed counter 2)",
+                    EncodingSource::Architectural,
+                    Some(vec![34]),
+                )
             } else {
                 let i = ARCH_EVENTS.iter().position(|a| a.3 == generic_name)?;
                 if !arch.has(i) {
@@ -699,7 +710,11 @@ impl<'a> Resolver<'a> {
             spec: body.into(),
             why,
         };
-        let mut parts: Vec<&str> = terms.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
+        let mut parts: Vec<&str> = terms
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect();
         // A first term without '=' names an event (`cpu/INST_RETIRED.ANY,cmask=1/`).
         let named = parts
             .first()
@@ -718,7 +733,9 @@ impl<'a> Resolver<'a> {
         let unit = Unit::from_name(pmu);
         let units = self.units();
         let core_pmu = match unit {
-            Some(Unit::Core) => !self.table.is_some_and(|t| t.is_hybrid()) || units.contains(&Unit::Core),
+            Some(Unit::Core) => {
+                !self.table.is_some_and(|t| t.is_hybrid()) || units.contains(&Unit::Core)
+            }
             Some(u) => units.contains(&u) || self.pmus.and_then(|p| p.get(pmu)).is_some(),
             None => false,
         };
@@ -734,7 +751,11 @@ impl<'a> Resolver<'a> {
                 Some(Unit::Core) | None => units.clone(),
                 Some(u) => vec![u],
             };
-            let event_name = if not_a_pmu { Some(pmu.to_string()) } else { named };
+            let event_name = if not_a_pmu {
+                Some(pmu.to_string())
+            } else {
+                named
+            };
             let per_unit = match event_name {
                 Some(n) => {
                     let mut per = Vec::new();
@@ -745,7 +766,10 @@ impl<'a> Resolver<'a> {
                 }
                 None => {
                     let hw = self.raw(0, 0, "event given by its fields");
-                    wanted.iter().map(|u| (*u, String::new(), hw.clone())).collect()
+                    wanted
+                        .iter()
+                        .map(|u| (*u, String::new(), hw.clone()))
+                        .collect()
                 }
             };
             let mut out = Vec::new();
@@ -778,14 +802,20 @@ impl<'a> Resolver<'a> {
         let Some(p) = pmus.get(pmu) else {
             return Err(ResolveError::NoPmu {
                 pmu: pmu.into(),
-                why: format!("is not on this machine ({}/{pmu} is missing)", crate::sysfs::DEVICES),
+                why: format!(
+                    "is not on this machine ({}/{pmu} is missing)",
+                    crate::sysfs::DEVICES
+                ),
             });
         };
         let mut all_terms = Vec::new();
         if let Some(n) = &named {
             all_terms.push(p.event(n).ok_or_else(|| ResolveError::NoPmu {
                 pmu: pmu.into(),
-                why: format!("has no event '{n}' (see {}/{pmu}/events)", crate::sysfs::DEVICES),
+                why: format!(
+                    "has no event '{n}' (see {}/{pmu}/events)",
+                    crate::sysfs::DEVICES
+                ),
             })?);
         }
         // `cpu=cpu_core` restricts a system PMU's event to one core type (metric files).
@@ -875,7 +905,12 @@ impl<'a> Resolver<'a> {
 
     /// Applies perf terms (`event=`, `umask=`, `cmask=`, `inv`, `edge`, `any`, `config=`,
     /// `config1=`, `offcore_rsp=`, `ldlat=`, `frontend=`) to a register-level encoding.
-    fn apply_terms(&self, spec: &str, hw: HwEvent, terms: &[&str]) -> Result<HwEvent, ResolveError> {
+    fn apply_terms(
+        &self,
+        spec: &str,
+        hw: HwEvent,
+        terms: &[&str],
+    ) -> Result<HwEvent, ResolveError> {
         let bad = |why: String| ResolveError::Bad {
             spec: spec.into(),
             why,
@@ -898,7 +933,8 @@ impl<'a> Resolver<'a> {
         let (mut config, mut config1) = (None, hw.config1);
         for term in terms {
             let (key, value) = term.split_once('=').unwrap_or((term, "1"));
-            let num = || parse_num(value).ok_or_else(|| bad(format!("{key}={value} is not a number")));
+            let num =
+                || parse_num(value).ok_or_else(|| bad(format!("{key}={value} is not a number")));
             match key {
                 "event" => f.event_select = num()? as u32,
                 "umask" => f.umask = num()? as u32,
@@ -937,7 +973,11 @@ impl<'a> Resolver<'a> {
     }
 
     /// `EVENT`, `EVENT:MASK[:MASK...]`, or `EVENT.MASK`, for every core type that has it.
-    fn native(&self, table: Table, body: &str) -> Result<Vec<(Unit, String, HwEvent)>, ResolveError> {
+    fn native(
+        &self,
+        table: Table,
+        body: &str,
+    ) -> Result<Vec<(Unit, String, HwEvent)>, ResolveError> {
         let mut out = Vec::new();
         let mut first_err = None;
         for unit in self.units() {
@@ -989,7 +1029,12 @@ impl<'a> Resolver<'a> {
     }
 
     /// Encodes a table event with the named unit masks (or its defaults).
-    fn encode(&self, table: Table, event: EventRef, asked: &[&str]) -> Result<(String, HwEvent), ResolveError> {
+    fn encode(
+        &self,
+        table: Table,
+        event: EventRef,
+        asked: &[&str],
+    ) -> Result<(String, HwEvent), ResolveError> {
         let model = self.cpu.model;
         if !event.on_model(model) {
             return Err(ResolveError::NotOnModel {
@@ -1021,10 +1066,17 @@ impl<'a> Resolver<'a> {
         if chosen.is_empty() && !available.is_empty() && !event.plain() {
             chosen = available
                 .iter()
-                .filter(|m| event.defaults().iter().any(|d| d.eq_ignore_ascii_case(m.name())))
+                .filter(|m| {
+                    event
+                        .defaults()
+                        .iter()
+                        .any(|d| d.eq_ignore_ascii_case(m.name()))
+                })
                 .copied()
                 .collect();
-            let replay_asked = asked.iter().any(|q| event.replays().any(|r| r.name().eq_ignore_ascii_case(q)));
+            let replay_asked = asked
+                .iter()
+                .any(|q| event.replays().any(|r| r.name().eq_ignore_ascii_case(q)));
             if chosen.is_empty() && replay_asked {
                 // Replay tagging counts non-bogus replays (SDM: replay_event with NBOGUS).
                 chosen.extend(available.iter().find(|m| m.name() == "NBOGUS"));

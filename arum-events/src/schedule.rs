@@ -60,7 +60,11 @@ fn options(e: &HwEvent, pmu: &PmuInfo) -> Vec<Option_> {
             })
             .collect();
     }
-    let metrics = if pmu.fixed_counters >= 4 { METRIC_COUNT } else { 0 };
+    let metrics = if pmu.fixed_counters >= 4 {
+        METRIC_COUNT
+    } else {
+        0
+    };
     let exists = |c: &u32| {
         *c < pmu.general_counters
             || (FIXED_BASE..FIXED_BASE + pmu.fixed_counters).contains(c)

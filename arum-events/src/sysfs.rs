@@ -129,8 +129,7 @@ impl Pmu {
         let mut out = [0u64; 3];
         for term in terms.split(',').map(str::trim).filter(|t| !t.is_empty()) {
             let (key, value) = term.split_once('=').unwrap_or((term, "1"));
-            let v = parse_num(value)
-                .ok_or_else(|| format!("{key}={value} is not a number"))?;
+            let v = parse_num(value).ok_or_else(|| format!("{key}={value} is not a number"))?;
             let f = self.format(key).ok_or_else(|| {
                 format!(
                     "PMU {} has no term '{key}' (known: {})",
@@ -141,12 +140,19 @@ impl Pmu {
             let mut rest = v;
             for (lo, hi) in &f.ranges {
                 let width = hi - lo + 1;
-                let mask = if width >= 64 { u64::MAX } else { (1u64 << width) - 1 };
+                let mask = if width >= 64 {
+                    u64::MAX
+                } else {
+                    (1u64 << width) - 1
+                };
                 out[f.field as usize] |= (rest & mask) << lo;
                 rest = if width >= 64 { 0 } else { rest >> width };
             }
             if rest != 0 {
-                return Err(format!("{key}={value} does not fit PMU {}'s field", self.name));
+                return Err(format!(
+                    "{key}={value} does not fit PMU {}'s field",
+                    self.name
+                ));
             }
         }
         Ok(out)
@@ -195,15 +201,20 @@ pub fn parse_cpulist(s: &str) -> Option<Vec<u32>> {
 }
 
 fn read_trim(p: &Path) -> Option<String> {
-    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+    std::fs::read_to_string(p)
+        .ok()
+        .map(|s| s.trim().to_string())
 }
 
 /// Where tracepoints are listed: tracefs, or its old place under debugfs.
 pub fn tracing_events_dir() -> Option<PathBuf> {
-    ["/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_some()))
+    [
+        "/sys/kernel/tracing/events",
+        "/sys/kernel/debug/tracing/events",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| std::fs::read_dir(p).is_ok_and(|mut d| d.next().is_some()))
 }
 
 #[cfg(test)]
@@ -221,7 +232,10 @@ mod tests {
         );
         assert_eq!(parse_format("config1:0-63").unwrap().field, 1);
         assert_eq!(parse_format("config:21").unwrap().ranges, vec![(21, 21)]);
-        assert_eq!(parse_cpulist("0-3,8,10-11"), Some(vec![0, 1, 2, 3, 8, 10, 11]));
+        assert_eq!(
+            parse_cpulist("0-3,8,10-11"),
+            Some(vec![0, 1, 2, 3, 8, 10, 11])
+        );
         assert_eq!(parse_cpulist(""), Some(vec![]));
         assert_eq!(parse_cpulist("3-1"), None);
     }
@@ -234,7 +248,11 @@ mod tests {
         std::fs::create_dir_all(core.join("format")).unwrap();
         std::fs::write(core.join("type"), "4\n").unwrap();
         std::fs::write(core.join("cpus"), "0-7\n").unwrap();
-        std::fs::write(core.join("events/topdown-retiring"), "event=0x00,umask=0x80\n").unwrap();
+        std::fs::write(
+            core.join("events/topdown-retiring"),
+            "event=0x00,umask=0x80\n",
+        )
+        .unwrap();
         std::fs::write(core.join("format/event"), "config:0-7\n").unwrap();
         std::fs::write(core.join("format/umask"), "config:8-15,40-47\n").unwrap();
         std::fs::write(core.join("format/edge"), "config:18\n").unwrap();
@@ -245,7 +263,10 @@ mod tests {
         let terms = p.event("topdown-retiring").unwrap();
         assert_eq!(p.encode(&terms).unwrap()[0], 0x8000);
         // A unit mask wider than 8 bits spills into UMASK2 (bits 40-47).
-        assert_eq!(p.encode("event=0xc2,umask=0x8010,edge").unwrap()[0], 0x8000_0004_10C2);
+        assert_eq!(
+            p.encode("event=0xc2,umask=0x8010,edge").unwrap()[0],
+            0x8000_0004_10C2
+        );
         assert!(p.encode("cmask=1").is_err());
         std::fs::remove_dir_all(&dir).unwrap();
     }

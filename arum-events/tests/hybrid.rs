@@ -56,7 +56,10 @@ fn an_event_opens_on_each_core_types_pmu_with_its_own_encoding() {
     for x in &g.targets {
         assert_eq!(x.perf_type, PERF_TYPE_HW_CACHE);
         assert_eq!(x.config & 0xFFFF_FFFF, 0x10003);
-        assert_eq!(x.config >> 32, if x.unit == Unit::CpuCore { 4u64 } else { 10 });
+        assert_eq!(
+            x.config >> 32,
+            if x.unit == Unit::CpuCore { 4u64 } else { 10 }
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -72,7 +75,10 @@ fn without_this_machines_pmus_the_types_are_assumed_and_said_so() {
     for x in &e.targets {
         assert_eq!(x.perf_type, PERF_TYPE_HARDWARE);
         assert_eq!(x.config, 7, "no PMU type known to put in the upper half");
-        assert!(x.note.as_deref().is_some_and(|n| n.contains("known only on the machine")));
+        assert!(x
+            .note
+            .as_deref()
+            .is_some_and(|n| n.contains("known only on the machine")));
         assert!(x.cpus.is_none());
     }
     let i = r.resolve("INST_RETIRED.ANY").unwrap();

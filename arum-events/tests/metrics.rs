@@ -29,10 +29,17 @@ fn counts(plan: &Plan, values: &[(&str, f64)]) -> Vec<Result<f64, String>> {
 
 #[test]
 fn a_common_metric_on_a_cpu_without_a_table() {
-    let p = plan_for("GenuineIntel-19-1", &["insn_per_cycle"], &RunFacts::default());
+    let p = plan_for(
+        "GenuineIntel-19-1",
+        &["insn_per_cycle"],
+        &RunFacts::default(),
+    );
     assert_eq!(p.metrics.len(), 1);
     let m = &p.metrics[0];
-    assert_eq!((m.name.as_str(), m.table.as_str()), ("insn_per_cycle", "common"));
+    assert_eq!(
+        (m.name.as_str(), m.table.as_str()),
+        ("insn_per_cycle", "common")
+    );
     assert_eq!(m.unavailable, None);
     let names: Vec<&str> = p.events.iter().map(|e| e.event.name.as_str()).collect();
     assert_eq!(names, ["cycles", "instructions"]);
@@ -46,7 +53,11 @@ fn a_common_metric_on_a_cpu_without_a_table() {
     );
     assert_eq!(v[0].value, Some(1.5));
     assert_eq!(v[0].unit_label, "instructions");
-    assert_eq!(v[0].above_threshold, Some(false), "threshold: insn_per_cycle < 1");
+    assert_eq!(
+        v[0].above_threshold,
+        Some(false),
+        "threshold: insn_per_cycle < 1"
+    );
     // An event that was not counted: no value, and why — never 0.
     let v = evaluate(
         &p.metrics,
@@ -56,7 +67,11 @@ fn a_common_metric_on_a_cpu_without_a_table() {
         Some(&p.events),
     );
     assert_eq!(v[0].value, None);
-    assert!(v[0].why_not.as_deref().unwrap().contains("cycles was not counted (ENOENT)"));
+    assert!(v[0]
+        .why_not
+        .as_deref()
+        .unwrap()
+        .contains("cycles was not counted (ENOENT)"));
     // A zero denominator is not a value either.
     let v = evaluate(
         &p.metrics,
@@ -78,9 +93,15 @@ fn topdown_level_1_inlines_the_metrics_it_names_and_follows_smt() {
     let p = plan_for("GenuineIntel-6-55-4", &["tma_frontend_bound"], &facts);
     let m = &p.metrics[0];
     assert_eq!(m.unavailable, None, "{m:?}");
-    assert!(m.definitions.iter().any(|(n, _)| n == "tma_info_thread_slots"));
+    assert!(m
+        .definitions
+        .iter()
+        .any(|(n, _)| n == "tma_info_thread_slots"));
     let ids: Vec<&str> = m.inputs.iter().map(|i| i.id.as_str()).collect();
-    assert_eq!(ids, ["CPU_CLK_UNHALTED.THREAD", "IDQ_UOPS_NOT_DELIVERED.CORE"]);
+    assert_eq!(
+        ids,
+        ["CPU_CLK_UNHALTED.THREAD", "IDQ_UOPS_NOT_DELIVERED.CORE"]
+    );
     let c = counts(
         &p,
         &[
@@ -88,7 +109,13 @@ fn topdown_level_1_inlines_the_metrics_it_names_and_follows_smt() {
             ("IDQ_UOPS_NOT_DELIVERED.CORE", 1e9),
         ],
     );
-    let v = evaluate(&p.metrics, &c, &ToolValues::default(), &facts, Some(&p.events));
+    let v = evaluate(
+        &p.metrics,
+        &c,
+        &ToolValues::default(),
+        &facts,
+        Some(&p.events),
+    );
     // 1e9 undelivered slots of 4 × 1e9: 25 %, above the 15 % threshold.
     assert_eq!(v[0].raw, Some(0.25));
     assert_eq!((v[0].value, v[0].unit_label.as_str()), (Some(25.0), "%"));
@@ -100,7 +127,10 @@ fn topdown_level_1_inlines_the_metrics_it_names_and_follows_smt() {
     };
     let p = plan_for("GenuineIntel-6-55-4", &["tma_frontend_bound"], &smt);
     let ids: Vec<&str> = p.metrics[0].inputs.iter().map(|i| i.id.as_str()).collect();
-    assert!(ids.contains(&"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE"), "{ids:?}");
+    assert!(
+        ids.contains(&"CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE"),
+        "{ids:?}"
+    );
 }
 
 #[test]
@@ -110,7 +140,12 @@ fn groups_select_their_metrics_and_unknown_names_are_errors() {
     let t = src.for_cpu(&cpu).unwrap();
     let l1 = select(t, src.common(), &["TopdownL1".into()]).unwrap();
     let names: Vec<&str> = l1.iter().map(|s| s.metric.name()).collect();
-    for n in ["tma_frontend_bound", "tma_bad_speculation", "tma_backend_bound", "tma_retiring"] {
+    for n in [
+        "tma_frontend_bound",
+        "tma_bad_speculation",
+        "tma_backend_bound",
+        "tma_retiring",
+    ] {
         assert!(names.contains(&n), "{n} not in {names:?}");
     }
     let err = select(t, src.common(), &["nope".into()]).unwrap_err();
@@ -120,27 +155,52 @@ fn groups_select_their_metrics_and_unknown_names_are_errors() {
 #[test]
 fn metrics_that_need_what_cannot_be_counted_say_why() {
     // DRAM bandwidth reads uncore events, which ARUM does not count.
-    let p = plan_for("GenuineIntel-6-55-4", &["tma_info_system_dram_bw_use"], &RunFacts::default());
+    let p = plan_for(
+        "GenuineIntel-6-55-4",
+        &["tma_info_system_dram_bw_use"],
+        &RunFacts::default(),
+    );
     let why = p.metrics[0].unavailable.as_deref().unwrap();
     assert!(why.contains("UNC_M_CAS_COUNT"), "{why}");
     assert!(p.events.is_empty(), "no event is counted for it");
-    let v = evaluate(&p.metrics, &[], &ToolValues::default(), &RunFacts::default(), None);
+    let v = evaluate(
+        &p.metrics,
+        &[],
+        &ToolValues::default(),
+        &RunFacts::default(),
+        None,
+    );
     assert_eq!(v[0].value, None);
     assert_eq!(v[0].why_not.as_deref(), Some(why));
     // A metric on the msr PMU can be planned only for the machine arum runs on.
-    let p = plan_for("GenuineIntel-6-55-4", &["tma_info_system_turbo_utilization"], &RunFacts::default());
+    let p = plan_for(
+        "GenuineIntel-6-55-4",
+        &["tma_info_system_turbo_utilization"],
+        &RunFacts::default(),
+    );
     if let Some(why) = &p.metrics[0].unavailable {
-        assert!(why.contains("msr") || why.contains("aperf") || why.contains("tsc"), "{why}");
+        assert!(
+            why.contains("msr") || why.contains("aperf") || why.contains("tsc"),
+            "{why}"
+        );
     }
     // duration_time is the run's wall time.
-    let p = plan_for("GenuineIntel-6-55-4", &["tma_info_system_time"], &RunFacts::default());
+    let p = plan_for(
+        "GenuineIntel-6-55-4",
+        &["tma_info_system_time"],
+        &RunFacts::default(),
+    );
     assert_eq!(p.metrics[0].unavailable, None);
     let tools = ToolValues {
         duration_ns: 2.5e9,
         ..ToolValues::default()
     };
     let v = evaluate(&p.metrics, &[], &tools, &RunFacts::default(), None);
-    assert_eq!(v[0].raw, Some(2.5e9), "duration_time in ns, as perf gives it");
+    assert_eq!(
+        v[0].raw,
+        Some(2.5e9),
+        "duration_time in ns, as perf gives it"
+    );
 }
 
 #[test]

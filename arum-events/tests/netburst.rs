@@ -31,8 +31,16 @@ fn execution_tagging_sets_tag_enable_and_the_tag_value() {
         assert_eq!(plain.escr & 0x1F0, 0, "{event}: no tagging unless asked");
         let t = nb(&format!("{event}:ALL:TAG0:TAG2")).unwrap();
         assert_eq!(t.escr & 1 << 4, 1 << 4, "{event}: tag enable");
-        assert_eq!((t.escr >> 5) & 0xF, 0b0101, "{event}: tag value bits 0 and 2");
-        assert_eq!((t.escr >> 9) & 0xFFFF, 1 << 15, "{event}: event mask ALL only");
+        assert_eq!(
+            (t.escr >> 5) & 0xF,
+            0b0101,
+            "{event}: tag value bits 0 and 2"
+        );
+        assert_eq!(
+            (t.escr >> 9) & 0xFFFF,
+            1 << 15,
+            "{event}: event mask ALL only"
+        );
         // The event select (bits 30:25) is untouched by the tags.
         assert_eq!(t.escr >> 25, plain.escr >> 25, "{event}");
         // Linux's P4 config carries tag enable and value in the ESCR half.
@@ -47,7 +55,10 @@ fn replay_event_masks_hold_only_nbogus_and_bogus() {
     let n = nb("replay_event:NBOGUS").unwrap();
     assert_eq!((n.escr >> 9) & 0xFFFF, 0b01);
     assert_eq!(n.escr >> 25, 0x09, "replay_event's ESCR select is 09H");
-    assert_eq!((n.pebs_enable, n.pebs_matrix_vert, n.perf_metric), (0, 0, None));
+    assert_eq!(
+        (n.pebs_enable, n.pebs_matrix_vert, n.perf_metric),
+        (0, 0, None)
+    );
     let b = nb("replay_event:BOGUS").unwrap();
     assert_eq!((b.escr >> 9) & 0xFFFF, 0b10);
 }
@@ -82,7 +93,10 @@ fn replay_kinds_go_to_pebs_enable_and_matrix_vert_with_the_sdms_values() {
     let two = nb("replay_event:NBOGUS:L1_LD_MISS:L2_LD_MISS").unwrap();
     assert_eq!(two.pebs_enable, b(&[0, 1, 24, 25]));
     assert!(two.perf_metric.is_none());
-    assert!(two.perf_unsupported.unwrap().contains("one replay-tagging metric"));
+    assert!(two
+        .perf_unsupported
+        .unwrap()
+        .contains("one replay-tagging metric"));
     assert!(matches!(
         nb("replay_event:L3_LD_MISS"),
         Err(ResolveError::UnknownMask { .. })

@@ -64,9 +64,19 @@ fn every_table_has_unique_names_and_sane_masks() {
                 assert!(!m.desc().is_empty());
             }
             for d in e.defaults() {
-                assert!(e.mask(d).is_some(), "{}: {} default {d}", t.name(), e.name());
+                assert!(
+                    e.mask(d).is_some(),
+                    "{}: {} default {d}",
+                    t.name(),
+                    e.name()
+                );
             }
-            assert!(!e.desc().is_empty(), "{}: {} has no description", t.name(), e.name());
+            assert!(
+                !e.desc().is_empty(),
+                "{}: {} has no description",
+                t.name(),
+                e.name()
+            );
             // Every value says where it came from when two event lists were compared.
             if t.sources().iter().any(|(k, _)| *k == "p") && t.sources().len() > 1 {
                 let src = if e.has_masks() && !e.plain() {
@@ -77,7 +87,12 @@ fn every_table_has_unique_names_and_sane_masks() {
                 assert!(!src.is_empty(), "{}: {} has no src", t.name(), e.name());
             }
         }
-        assert!(t.event_count() >= 20, "{}: only {} events", t.name(), t.event_count());
+        assert!(
+            t.event_count() >= 20,
+            "{}: only {} events",
+            t.name(),
+            t.event_count()
+        );
         assert!(!t.sources().is_empty(), "{} names no source", t.name());
     }
 }
@@ -355,7 +370,10 @@ fn names_raw_codes_perf_terms_and_modifiers() {
         r.resolve("inst_retired.any_p").unwrap().name,
         "INST_RETIRED.ANY_P"
     );
-    assert_eq!(r.resolve("INST_RETIRED:ANY_P").unwrap().name, "INST_RETIRED.ANY_P");
+    assert_eq!(
+        r.resolve("INST_RETIRED:ANY_P").unwrap().name,
+        "INST_RETIRED.ANY_P"
+    );
     match r.resolve("llc_mises") {
         Err(ResolveError::Unknown { suggestion, .. }) => {
             assert_eq!(suggestion.as_deref(), Some("llc_misses"))
@@ -379,14 +397,19 @@ fn a_cpu_without_a_table_counts_generic_architectural_and_legacy_events() {
     // encoding for the register back-end.
     for (spec, cycles_raw) in [("GenuineIntel-19-1", 0x3c), ("AuthenticAMD-31-0", 0x76)] {
         let cpu = parse_spec(spec).unwrap();
-        assert!(TableSource::default().for_cpu(&cpu).unwrap().is_none(), "{spec}");
+        assert!(
+            TableSource::default().for_cpu(&cpu).unwrap().is_none(),
+            "{spec}"
+        );
         let r = Resolver::new(&cpu, None);
         assert!(r.resolve("page-faults").is_ok());
         assert!(r.resolve("r00c0").is_ok());
         let c = r.resolve("cycles").unwrap();
         assert_eq!(c.source, EncodingSource::Generic);
         assert_eq!((c.targets[0].perf_type, c.targets[0].config), (0, 0));
-        let EventKind::Hardware(h) = &c.kind else { panic!() };
+        let EventKind::Hardware(h) = &c.kind else {
+            panic!()
+        };
         assert!(h.raw);
         assert_eq!(h.config, cycles_raw, "{spec}");
         assert!(matches!(
@@ -394,19 +417,37 @@ fn a_cpu_without_a_table_counts_generic_architectural_and_legacy_events() {
             Some(EncodingSource::Architectural | EncodingSource::AmdLegacy)
         ));
         // perf's spellings and ARUM's.
-        for n in ["branch-misses", "branch_misses", "llc_misses", "cache-misses", "ref-cycles"] {
-            assert_eq!(r.resolve(n).unwrap().source, EncodingSource::Generic, "{spec} {n}");
+        for n in [
+            "branch-misses",
+            "branch_misses",
+            "llc_misses",
+            "cache-misses",
+            "ref-cycles",
+        ] {
+            assert_eq!(
+                r.resolve(n).unwrap().source,
+                EncodingSource::Generic,
+                "{spec} {n}"
+            );
         }
         // A cache event has no register encoding: only the kernel knows it.
         let l1 = r.resolve("L1-dcache-load-misses").unwrap();
-        assert_eq!((l1.targets[0].perf_type, l1.targets[0].config), (3, 0x10000));
-        let EventKind::Hardware(h) = &l1.kind else { panic!() };
+        assert_eq!(
+            (l1.targets[0].perf_type, l1.targets[0].config),
+            (3, 0x10000)
+        );
+        let EventKind::Hardware(h) = &l1.kind else {
+            panic!()
+        };
         assert!(!h.raw && h.register_source.is_none());
         // ARUM's own names fall back to the nearest generic event.
         let d = r.resolve("dcache_misses").unwrap();
         assert_eq!(d.name, "L1-dcache-load-misses");
         assert_eq!(d.alias.as_deref(), Some("dcache_misses"));
-        assert!(matches!(r.resolve("cycle"), Err(ResolveError::Unknown { .. })));
+        assert!(matches!(
+            r.resolve("cycle"),
+            Err(ResolveError::Unknown { .. })
+        ));
     }
 }
 
@@ -414,17 +455,32 @@ fn a_cpu_without_a_table_counts_generic_architectural_and_legacy_events() {
 fn a_table_gives_the_precise_encoding_of_generic_names_and_says_so() {
     let (cpu, t) = table_for("GenuineIntel-6-55-4");
     let r = Resolver::new(&cpu, Some(t));
-    for (name, config) in [("cycles", 0x3c_u64), ("instructions", 0xc0), ("cache-misses", 0x412e), ("branch-misses", 0xc5)] {
+    for (name, config) in [
+        ("cycles", 0x3c_u64),
+        ("instructions", 0xc0),
+        ("cache-misses", 0x412e),
+        ("branch-misses", 0xc5),
+    ] {
         let e = r.resolve(name).unwrap();
         let EncodingSource::Table { table, src, origin } = &e.source else {
             panic!("{name}: {:?}", e.source)
         };
         assert_eq!(table, "intel-skylakex");
-        assert!(!src.is_empty() && origin.contains("skylakex"), "{src} {origin}");
-        assert_eq!((e.targets[0].perf_type, e.targets[0].config), (4, config), "{name}");
+        assert!(
+            !src.is_empty() && origin.contains("skylakex"),
+            "{src} {origin}"
+        );
+        assert_eq!(
+            (e.targets[0].perf_type, e.targets[0].config),
+            (4, config),
+            "{name}"
+        );
     }
     // Generic names the table does not map stay generic.
-    assert_eq!(r.resolve("dTLB-load-misses").unwrap().source, EncodingSource::Generic);
+    assert_eq!(
+        r.resolve("dTLB-load-misses").unwrap().source,
+        EncodingSource::Generic
+    );
 }
 
 #[test]
@@ -445,7 +501,10 @@ fn decimal_models_get_a_hint_with_their_hex_form() {
 #[test]
 fn spec_forms_users_type() {
     let k = |s: &str| parse_spec(s).map(|c| (c.vendor, c.family, c.model, c.stepping));
-    assert_eq!(k("GenuineIntel-6-55-7"), Ok(("GenuineIntel".into(), 6, 0x55, 7)));
+    assert_eq!(
+        k("GenuineIntel-6-55-7"),
+        Ok(("GenuineIntel".into(), 6, 0x55, 7))
+    );
     assert_eq!(k("intel-6-0x55"), Ok(("GenuineIntel".into(), 6, 0x55, 0)));
     assert_eq!(k("amd-25-1"), Ok(("AuthenticAMD".into(), 25, 1, 0)));
     assert_eq!(k("0x19-1"), Ok(("AuthenticAMD".into(), 25, 1, 0)));

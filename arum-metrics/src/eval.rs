@@ -178,7 +178,9 @@ impl Expr {
                     (Some(p), None, BinOp::Or) | (None, Some(p), BinOp::Or) if truth(p) => {
                         Needed::constant(1.0)
                     }
-                    (Some(p), None, BinOp::Or) | (Some(p), None, BinOp::And) if p.is_nan() => x.union(y),
+                    (Some(p), None, BinOp::Or) | (Some(p), None, BinOp::And) if p.is_nan() => {
+                        x.union(y)
+                    }
                     (Some(_), None, BinOp::Or) => y,
                     (None, Some(_), BinOp::Or) => x,
                     (Some(p), None, BinOp::And) | (None, Some(p), BinOp::And) if !truth(p) => {
@@ -186,14 +188,14 @@ impl Expr {
                     }
                     (Some(_), None, BinOp::And) => y,
                     (None, Some(_), BinOp::And) => x,
-                    (_, Some(q), BinOp::Div) if q == 0.0 => Needed::constant(f64::NAN),
+                    (_, Some(0.0), BinOp::Div) => Needed::constant(f64::NAN),
                     _ => x.union(y),
                 }
             }
             Expr::DRatio(a, b) => {
                 let (x, y) = (a.needed(env)?, b.needed(env)?);
                 match (x.constant, y.constant) {
-                    (_, Some(q)) if q == 0.0 => Needed::constant(0.0),
+                    (_, Some(0.0)) => Needed::constant(0.0),
                     (Some(p), Some(q)) => Needed::constant(p / q),
                     _ => x.union(y),
                 }
@@ -212,7 +214,7 @@ impl Expr {
             } => {
                 let c = cond.needed(env)?;
                 match c.constant {
-                    Some(v) if v == 0.0 => otherwise.needed(env)?,
+                    Some(0.0) => otherwise.needed(env)?,
                     Some(_) => then.needed(env)?,
                     None => {
                         let (t, o) = (then.needed(env)?, otherwise.needed(env)?);
@@ -296,7 +298,10 @@ mod tests {
         let n = |s: &str| Expr::parse(s).unwrap().needed(&env()).unwrap();
         let got = n("(a / b) if #SMT_on else c");
         assert_eq!(got.ids, BTreeSet::from(["a".into(), "b".into()]));
-        assert_eq!(n("x if has_event(nope) else y").ids, BTreeSet::from(["y".into()]));
+        assert_eq!(
+            n("x if has_event(nope) else y").ids,
+            BTreeSet::from(["y".into()])
+        );
         let both = n("x if z > 1 else y").ids;
         assert_eq!(both.len(), 3);
         assert_eq!(n("d_ratio(x, 0)").constant, Some(0.0));

@@ -50,12 +50,11 @@ fn symbol_len(s: &[u8]) -> usize {
     let mut i = 0;
     let mut ats = 0;
     while i < s.len() {
+        let inside_pmu = ats % 2 == 1 && s[i + 1..].contains(&b'@');
         if s[i] == b'@' {
             ats += 1;
             i += 1;
-        } else if sym_char(s[i]) {
-            i += 1;
-        } else if ats % 2 == 1 && matches!(s[i], b'=' | b',' | b'-') && s[i + 1..].contains(&b'@') {
+        } else if sym_char(s[i]) || inside_pmu && matches!(s[i], b'=' | b',' | b'-') {
             i += 1;
         } else if s[i] == b'\\' && i + 1 < s.len() && matches!(s[i + 1], b'-' | b',' | b'=') {
             i += 2;
@@ -190,7 +189,10 @@ mod tests {
                 Token::Id("slots".into())
             ]
         );
-        assert_eq!(tokens(r"topdown\-retiring", 0), vec![Token::Id("topdown-retiring".into())]);
+        assert_eq!(
+            tokens(r"topdown\-retiring", 0),
+            vec![Token::Id("topdown-retiring".into())]
+        );
         assert_eq!(tokens("imc_?", 3), vec![Token::Id("imc_3".into())]);
         assert_eq!(
             tokens(r"a@X@ / msr@tsc\,cpu=cpu_atom@", 0),

@@ -91,10 +91,7 @@ impl Parser {
     /// Binary operators by precedence climbing (all left-associative).
     fn binary(&mut self, min_level: u8) -> Result<Expr, String> {
         let mut lhs = self.unary()?;
-        loop {
-            let Some(Token::Op(c)) = self.peek() else {
-                break;
-            };
+        while let Some(Token::Op(c)) = self.peek() {
             let Some((op, level)) = op_of(*c) else {
                 break;
             };
@@ -120,7 +117,12 @@ impl Parser {
         self.expect_op('(')?;
         let id = match self.next() {
             Some(Token::Id(s)) => s,
-            other => return Err(format!("expected an event name, found {}", show(other.as_ref()))),
+            other => {
+                return Err(format!(
+                    "expected an event name, found {}",
+                    show(other.as_ref())
+                ))
+            }
         };
         self.expect_op(')')?;
         Ok(id)
@@ -198,7 +200,10 @@ impl Expr {
         };
         let e = p.if_expr().map_err(err)?;
         if p.at < p.toks.len() {
-            return Err(err(format!("unexpected {} after the expression", show(p.peek()))));
+            return Err(err(format!(
+                "unexpected {} after the expression",
+                show(p.peek())
+            )));
         }
         Ok(e)
     }
@@ -279,11 +284,19 @@ mod tests {
     fn precedence_and_associativity() {
         assert_eq!(
             p("a + b * c"),
-            Expr::Bin(BinOp::Add, id("a"), Box::new(Expr::Bin(BinOp::Mul, id("b"), id("c"))))
+            Expr::Bin(
+                BinOp::Add,
+                id("a"),
+                Box::new(Expr::Bin(BinOp::Mul, id("b"), id("c")))
+            )
         );
         assert_eq!(
             p("a - b - c"),
-            Expr::Bin(BinOp::Sub, Box::new(Expr::Bin(BinOp::Sub, id("a"), id("b"))), id("c"))
+            Expr::Bin(
+                BinOp::Sub,
+                Box::new(Expr::Bin(BinOp::Sub, id("a"), id("b"))),
+                id("c")
+            )
         );
         // Comparison binds weaker than arithmetic, logic weaker still.
         assert_eq!(

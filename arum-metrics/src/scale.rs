@@ -54,8 +54,14 @@ mod tests {
         assert_eq!(p("6.4e-5MB/s"), (6.4e-5, "MB/s".into()));
         assert_eq!(p("1e3per_1k_instr"), (1e3, "per_1k_instr".into()));
         assert_eq!(p("1per_instr"), (1.0, "per_instr".into()));
-        assert_eq!(p("6.103515625E-5MiB/sec"), (6.103515625E-5, "MiB/sec".into()));
-        assert_eq!(p("1cycles / transaction"), (1.0, "cycles / transaction".into()));
+        assert_eq!(
+            p("6.103515625E-5MiB/sec"),
+            (6.103515625E-5, "MiB/sec".into())
+        );
+        assert_eq!(
+            p("1cycles / transaction"),
+            (1.0, "cycles / transaction".into())
+        );
         assert_eq!(p(""), (1.0, "".into()));
     }
 }

@@ -331,14 +331,23 @@ fn perf_stat(event: &str, args: &[&str]) -> f64 {
 #[test]
 fn software_counts_agree_with_perf_stat() {
     // task-clock on a CPU-bound helper, page-faults on a toucher. A whole second of CPU time, so
-    // that the few milliseconds a process start varies by on a busy machine stay well inside 2%.
+    // that the few milliseconds a process start varies by stay well inside 2%. On a busy
+    // machine the start itself can cost tens of milliseconds more (measured: +23 ms in one of
+    // two runs at a load of 7 on 2 CPUs, in either tool): that noise only adds time, so each
+    // tool's least disturbed run of three is compared.
     let burn = helper("burn");
-    let perf_ms = perf_stat("task-clock", &[&burn, "1.0"]);
-    let (_, r) = run_json(&["-e", "task-clock", "--", &burn, "1.0"]);
-    let ours_ms = total(&r, "task-clock") as f64 / 1e6;
+    let perf_ms = (0..3)
+        .map(|_| perf_stat("task-clock", &[&burn, "1.0"]))
+        .fold(f64::INFINITY, f64::min);
+    let ours_ms = (0..3)
+        .map(|_| {
+            let (_, r) = run_json(&["-e", "task-clock", "--", &burn, "1.0"]);
+            total(&r, "task-clock") as f64 / 1e6
+        })
+        .fold(f64::INFINITY, f64::min);
     assert!(
         (ours_ms - perf_ms).abs() <= 0.02 * perf_ms,
-        "task-clock {ours_ms:.3} ms vs perf {perf_ms:.3} ms"
+        "task-clock {ours_ms:.3} ms vs perf {perf_ms:.3} ms (least of three runs each)"
     );
 
     let touch = helper("touch");

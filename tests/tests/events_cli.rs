@@ -72,7 +72,14 @@ fn strict_turns_the_warning_into_an_error_before_running() {
 fn a_cpu_without_a_table_still_counts_generic_events_and_too_many_events_is_a_reason() {
     // A future Intel family: no table, yet `cycles` is planned (the kernel's generic event,
     // with the architectural encoding for the register back-end).
-    let (out, r) = run_json(&["--cpu", "GenuineIntel-19-1", "-e", "cycles,branch-misses", "--", "true"]);
+    let (out, r) = run_json(&[
+        "--cpu",
+        "GenuineIntel-19-1",
+        "-e",
+        "cycles,branch-misses",
+        "--",
+        "true",
+    ]);
     assert!(out.status.success());
     let c = &r["counters"];
     assert_eq!(c["hardware_counting"], true, "{c}");
@@ -262,7 +269,12 @@ fn lines_of(args: &[&str]) -> (std::process::Output, Vec<Value>) {
 fn list_without_a_table_shows_what_can_be_counted_and_exits_0() {
     // This machine: whatever its CPU, the listing works (with or without a table).
     let out = arum().args(["list"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     for section in ["Generic events", "Software events", "PMUs"] {
         assert!(text.contains(section), "{section} missing:\n{text}");
@@ -274,17 +286,37 @@ fn list_without_a_table_shows_what_can_be_counted_and_exits_0() {
         lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
-        ["architectural", "generic", "software"].into_iter().collect()
+        ["architectural", "generic", "software"]
+            .into_iter()
+            .collect()
     );
-    let cycles = lines.iter().find(|l| l["name"] == "cycles" && l["kind"] == "generic").unwrap();
-    assert_eq!((cycles["perf_type"].as_u64(), cycles["perf_config"].as_str()), (Some(0), Some("0x0")));
-    let l1 = lines.iter().find(|l| l["name"] == "L1-dcache-load-misses").unwrap();
-    assert_eq!((l1["perf_type"].as_u64(), l1["perf_config"].as_str()), (Some(3), Some("0x10000")));
-    let arch = lines.iter().find(|l| l["kind"] == "architectural" && l["name"] == "cycles").unwrap();
+    let cycles = lines
+        .iter()
+        .find(|l| l["name"] == "cycles" && l["kind"] == "generic")
+        .unwrap();
+    assert_eq!(
+        (cycles["perf_type"].as_u64(), cycles["perf_config"].as_str()),
+        (Some(0), Some("0x0"))
+    );
+    let l1 = lines
+        .iter()
+        .find(|l| l["name"] == "L1-dcache-load-misses")
+        .unwrap();
+    assert_eq!(
+        (l1["perf_type"].as_u64(), l1["perf_config"].as_str()),
+        (Some(3), Some("0x10000"))
+    );
+    let arch = lines
+        .iter()
+        .find(|l| l["kind"] == "architectural" && l["name"] == "cycles")
+        .unwrap();
     assert_eq!(arch["event_select"], 0x3c);
     // An AMD one gets the legacy core events instead.
     let (_, lines) = lines_of(&["list", "--cpu", "AuthenticAMD-31-0", "--format", "json"]);
-    let legacy = lines.iter().find(|l| l["kind"] == "amd_legacy" && l["name"] == "instructions").unwrap();
+    let legacy = lines
+        .iter()
+        .find(|l| l["kind"] == "amd_legacy" && l["name"] == "instructions")
+        .unwrap();
     assert_eq!(legacy["event_select"], 0xc0);
 }
 
@@ -294,14 +326,27 @@ fn a_decimal_model_gets_a_hint_and_table_names_work_as_cpu() {
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("did you mean 6-17 (model 0x17"), "{err}");
-    let out = arum().args(["list", "--cpu", "skylakex", "L1D.REPLACEMENT"]).output().unwrap();
+    let out = arum()
+        .args(["list", "--cpu", "skylakex", "L1D.REPLACEMENT"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("[intel-skylakex]") && text.contains("dcache_misses = L1D.REPLACEMENT"), "{text}");
+    assert!(
+        text.contains("[intel-skylakex]") && text.contains("dcache_misses = L1D.REPLACEMENT"),
+        "{text}"
+    );
 }
 
 #[test]
 fn hybrid_parts_list_each_core_types_events() {
-    let (out, lines) = lines_of(&["list", "--cpu", "GenuineIntel-6-97", "--format", "json", "INST_RETIRED.ANY"]);
+    let (out, lines) = lines_of(&[
+        "list",
+        "--cpu",
+        "GenuineIntel-6-97",
+        "--format",
+        "json",
+        "INST_RETIRED.ANY",
+    ]);
     assert!(out.status.success());
     let units: std::collections::BTreeSet<&str> = lines
         .iter()
@@ -313,14 +358,35 @@ fn hybrid_parts_list_each_core_types_events() {
 
 #[test]
 fn metrics_are_listed_by_group_and_planned_with_their_events() {
-    let (out, lines) = lines_of(&["list", "--cpu", "GenuineIntel-6-55-4", "--metrics", "TopdownL1", "--format", "json"]);
+    let (out, lines) = lines_of(&[
+        "list",
+        "--cpu",
+        "GenuineIntel-6-55-4",
+        "--metrics",
+        "TopdownL1",
+        "--format",
+        "json",
+    ]);
     assert!(out.status.success());
     let names: Vec<&str> = lines.iter().map(|l| l["name"].as_str().unwrap()).collect();
-    assert!(names.contains(&"tma_frontend_bound") && names.contains(&"tma_retiring"), "{names:?}");
-    let out = arum().args(["list", "--metrics", "NoSuchGroup"]).output().unwrap();
+    assert!(
+        names.contains(&"tma_frontend_bound") && names.contains(&"tma_retiring"),
+        "{names:?}"
+    );
+    let out = arum()
+        .args(["list", "--metrics", "NoSuchGroup"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(125));
     // -M counts what the metric needs: IPC reads instructions and cycles.
-    let (out, r) = run_json(&["--cpu", "GenuineIntel-19-1", "-M", "insn_per_cycle", "--", "true"]);
+    let (out, r) = run_json(&[
+        "--cpu",
+        "GenuineIntel-19-1",
+        "-M",
+        "insn_per_cycle",
+        "--",
+        "true",
+    ]);
     assert!(out.status.success());
     let names: Vec<&str> = r["counters"]["events"]
         .as_array()
@@ -328,9 +394,15 @@ fn metrics_are_listed_by_group_and_planned_with_their_events() {
         .iter()
         .map(|e| e["name"].as_str().unwrap())
         .collect();
-    assert!(names.contains(&"instructions") && names.contains(&"cycles"), "{names:?}");
+    assert!(
+        names.contains(&"instructions") && names.contains(&"cycles"),
+        "{names:?}"
+    );
     // An unknown metric is an error before anything runs.
-    let out = arum().args(["-M", "no_such_metric", "--", "true"]).output().unwrap();
+    let out = arum()
+        .args(["-M", "no_such_metric", "--", "true"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(125));
     assert!(String::from_utf8_lossy(&out.stderr).contains("arum list --metrics"));
 }

@@ -193,7 +193,10 @@ fn event(w: &mut Writer, e: &super::file::Event) -> Result<u32, String> {
     let defaults: Vec<&str> = e.default.iter().map(String::as_str).collect();
     for d in &defaults {
         if !e.masks.iter().any(|m| m.name.eq_ignore_ascii_case(d)) {
-            return Err(format!("event {}: default {d} is not one of its masks", e.name));
+            return Err(format!(
+                "event {}: default {d} is not one of its masks",
+                e.name
+            ));
         }
     }
     let v = w.strings_list(&defaults);
@@ -268,11 +271,7 @@ fn event(w: &mut Writer, e: &super::file::Event) -> Result<u32, String> {
         w.set2(n, N_ESCRS, v);
         let v = w.list(&e.escr_msrs);
         w.set2(n, N_ESCR_MSRS, v);
-        let lists: Vec<u32> = e
-            .escr_counters
-            .iter()
-            .flat_map(|c| w.list(c))
-            .collect();
+        let lists: Vec<u32> = e.escr_counters.iter().flat_map(|c| w.list(c)).collect();
         let v = w.list(&lists);
         w.set2(n, N_ESCR_COUNTERS, v);
         w.set(rec, E_NETBURST, n);

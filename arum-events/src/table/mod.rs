@@ -152,7 +152,9 @@ impl Blob {
     }
 
     fn tables(&'static self) -> impl Iterator<Item = Table> {
-        self.list_at(ROOT_TABLES).iter().map(move |rec| Table { blob: self, rec })
+        self.list_at(ROOT_TABLES)
+            .iter()
+            .map(move |rec| Table { blob: self, rec })
     }
 }
 
@@ -778,8 +780,7 @@ impl TableSource {
                 origin: p.display().to_string(),
                 message,
             };
-            let t: file::TableFile =
-                toml::from_str(&text).map_err(|e| parse_err(e.to_string()))?;
+            let t: file::TableFile = toml::from_str(&text).map_err(|e| parse_err(e.to_string()))?;
             recs.push(compile::compile(&mut w, &t).map_err(parse_err)?);
         }
         if recs.is_empty() {
