@@ -22,17 +22,16 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     files.sort();
-    let mut w = blob::Writer::new();
-    let mut tables = Vec::new();
+    let mut parsed = Vec::new();
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(path).expect("readable table");
         let t: file::TableFile = toml::from_str(&text)
             .unwrap_or_else(|e| panic!("{}: not a valid event table: {e}", path.display()));
-        tables.push(
-            compile::compile(&mut w, &t).unwrap_or_else(|e| panic!("{}: {e}", path.display())),
-        );
+        parsed.push(t);
     }
+    let mut w = blob::Writer::new();
+    let tables = compile::compile_all(&mut w, &parsed).unwrap_or_else(|e| panic!("{e}"));
     let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("tables.bin");
     std::fs::write(out, w.finish(&tables)).expect("writable OUT_DIR");
 }

@@ -129,7 +129,7 @@ fn render_text(i: &Info) -> String {
             "microarchitecture",
             i.microarchitecture
                 .clone()
-                .unwrap_or_else(|| "no ARUM event table (hardware events by raw code only)".into()),
+                .unwrap_or_else(|| "no ARUM event table (generic, architectural or AMD legacy events by name; raw codes)".into()),
         ),
         (
             "counters (CPUID)",

@@ -27,7 +27,8 @@ pub mod layout {
     /// Per unit: name (2 words), general, width, fixed, fixed width.
     pub const T_UNITS: u32 = 16;
     pub const T_EVENTS: u32 = 18;
-    /// Event records sorted by lower-case name.
+    /// Triples (name offset, name length, event record), sorted by lower-case name; the names
+    /// are together in the pool, so a lookup touches few pages.
     pub const T_INDEX: u32 = 20;
     /// Alias records sorted by lower-case name.
     pub const T_ALIASES: u32 = 22;
@@ -144,6 +145,14 @@ impl Writer {
         let at = [self.strings.len() as u32, s.len() as u32];
         self.strings.push_str(s);
         self.string_at.insert(s.to_string(), at);
+        at
+    }
+
+    /// A string of its own (not shared), so that strings written one after the other stay
+    /// together in the pool: a table's sorted names, read by binary search.
+    pub fn string_here(&mut self, s: &str) -> [u32; 2] {
+        let at = [self.strings.len() as u32, s.len() as u32];
+        self.strings.push_str(s);
         at
     }
 

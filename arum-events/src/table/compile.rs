@@ -34,8 +34,22 @@ fn bit(cond: bool, flag: u32) -> u32 {
     }
 }
 
-/// Writes one table's records; returns the table record's offset.
-pub fn compile(w: &mut Writer, t: &TableFile) -> Result<u32, String> {
+/// Compiles tables: first every table's record, names and match rules, together at the start of
+/// the blob (finding the CPU's table then touches a page or two, not one per table), then each
+/// table's events, aliases and metrics. Returns the table records' offsets.
+pub fn compile_all(w: &mut Writer, tables: &[TableFile]) -> Result<Vec<u32>, String> {
+    let recs = tables
+        .iter()
+        .map(|t| header(w, t))
+        .collect::<Result<Vec<u32>, String>>()?;
+    for (t, rec) in tables.iter().zip(&recs) {
+        body(w, t, *rec)?;
+    }
+    Ok(recs)
+}
+
+/// The table record with what finding a table reads: names, vendor, style, match rules, counters.
+fn header(w: &mut Writer, t: &TableFile) -> Result<u32, String> {
     let what = |e: String| format!("table {}: {e}", t.table.name);
     let rec = w.record(T_WORDS);
     let v = w.string(&t.table.name);
@@ -102,7 +116,12 @@ pub fn compile(w: &mut Writer, t: &TableFile) -> Result<u32, String> {
     }
     let v = w.list(&units);
     w.set2(rec, T_UNITS, v);
+    Ok(rec)
+}
 
+/// Events, aliases and metrics of a table whose record `header` wrote.
+fn body(w: &mut Writer, t: &TableFile, rec: u32) -> Result<(), String> {
+    let what = |e: String| format!("table {}: {e}", t.table.name);
     let mut events = Vec::with_capacity(t.events.len());
     for e in &t.events {
         events.push(event(w, e).map_err(what)?);
@@ -111,7 +130,11 @@ pub fn compile(w: &mut Writer, t: &TableFile) -> Result<u32, String> {
     w.set2(rec, T_EVENTS, v);
     let mut order: Vec<usize> = (0..t.events.len()).collect();
     order.sort_by_key(|&i| t.events[i].name.to_ascii_lowercase());
-    let index: Vec<u32> = order.iter().map(|&i| events[i]).collect();
+    let mut index = Vec::with_capacity(3 * order.len());
+    for &i in &order {
+        let name = w.string_here(&t.events[i].name);
+        index.extend([name[0], name[1], events[i]]);
+    }
     let v = w.list(&index);
     w.set2(rec, T_INDEX, v);
 
@@ -160,7 +183,7 @@ pub fn compile(w: &mut Writer, t: &TableFile) -> Result<u32, String> {
     }
     let v = w.list(&metrics);
     w.set2(rec, T_METRICS, v);
-    Ok(rec)
+    Ok(())
 }
 
 fn event(w: &mut Writer, e: &super::file::Event) -> Result<u32, String> {

@@ -314,14 +314,15 @@ impl Table {
     /// The events named `name` (case-insensitive): one, or one per core type of a hybrid part.
     pub fn find(&self, name: &str) -> Vec<EventRef> {
         let index = self.blob.list_at(self.rec + T_INDEX);
-        let key = |i: u32| EventRef {
-            blob: self.blob,
-            rec: index.get(i),
-        };
-        let first = partition_point(index.len, |i| lt_ci(key(i).name(), name));
-        (first..index.len)
-            .map(key)
-            .take_while(|e| e.name().eq_ignore_ascii_case(name))
+        let n = index.len / 3;
+        let key = |i: u32| self.blob.str_of(index.get(3 * i), index.get(3 * i + 1));
+        let first = partition_point(n, |i| lt_ci(key(i), name));
+        (first..n)
+            .take_while(|&i| key(i).eq_ignore_ascii_case(name))
+            .map(|i| EventRef {
+                blob: self.blob,
+                rec: index.get(3 * i + 2),
+            })
             .collect()
     }
     /// The first event named `name` (for tables without core types).
@@ -772,20 +773,23 @@ impl TableSource {
             .filter(|p| p.extension().is_some_and(|e| e == "toml"))
             .collect();
         paths.sort();
-        let mut w = blob::Writer::new();
-        let mut recs = Vec::new();
+        let mut parsed = Vec::new();
         for p in &paths {
             let text = std::fs::read_to_string(p).map_err(dir_err)?;
-            let parse_err = |message: String| TableError::Parse {
+            let t: file::TableFile = toml::from_str(&text).map_err(|e| TableError::Parse {
                 origin: p.display().to_string(),
-                message,
-            };
-            let t: file::TableFile = toml::from_str(&text).map_err(|e| parse_err(e.to_string()))?;
-            recs.push(compile::compile(&mut w, &t).map_err(parse_err)?);
+                message: e.to_string(),
+            })?;
+            parsed.push(t);
         }
-        if recs.is_empty() {
+        if parsed.is_empty() {
             return Ok(Vec::new());
         }
+        let mut w = blob::Writer::new();
+        let recs = compile::compile_all(&mut w, &parsed).map_err(|message| TableError::Parse {
+            origin: dir.display().to_string(),
+            message,
+        })?;
         // The user's tables live as long as the process, like the built-in ones.
         let bytes: &'static [u8] = Box::leak(w.finish(&recs).into_boxed_slice());
         let blob: &'static Blob = Box::leak(Box::new(
