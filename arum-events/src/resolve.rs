@@ -183,6 +183,26 @@ pub struct NetburstEncoding {
 pub const MSR_IA32_PEBS_ENABLE: u32 = 0x3F1;
 pub const MSR_PEBS_MATRIX_VERT: u32 = 0x3F2;
 
+impl HwEvent {
+    /// An event known only by what perf_event_open takes (a generic event, another PMU's, a
+    /// tracepoint): no register-level encoding.
+    fn opened_as(perf_type: u32, config: u64, config1: u64, desc: String) -> HwEvent {
+        HwEvent {
+            config,
+            config1,
+            perf_type,
+            raw: false,
+            fields: None,
+            counters: None,
+            pair: false,
+            netburst: None,
+            msr: 0,
+            desc,
+            register_source: None,
+        }
+    }
+}
+
 impl Fields {
     /// PERF_TYPE_RAW config (the PerfEvtSel layout less EN/INT/USR/OS).
     pub fn config(&self, style: Style) -> u64 {
@@ -458,19 +478,12 @@ impl<'a> Resolver<'a> {
         else {
             return Ok(None);
         };
-        let hw = HwEvent {
-            config: id,
-            config1: 0,
-            perf_type: crate::generic::PERF_TYPE_TRACEPOINT,
-            raw: false,
-            fields: None,
-            counters: None,
-            pair: false,
-            netburst: None,
-            msr: 0,
-            desc: format!("tracepoint {sys}:{name}"),
-            register_source: None,
-        };
+        let hw = HwEvent::opened_as(
+            crate::generic::PERF_TYPE_TRACEPOINT,
+            id,
+            0,
+            format!("tracepoint {sys}:{name}"),
+        );
         let target = PmuTarget {
             pmu: "tracepoint".into(),
             perf_type: crate::generic::PERF_TYPE_TRACEPOINT,
@@ -597,19 +610,9 @@ impl<'a> Resolver<'a> {
     /// Intel's architectural or AMD's legacy encoding where one exists.
     fn generic(&self, g: &generic::Generic, alias: Option<String>) -> ResolvedEvent {
         let register = self.register_encoding(g);
-        let hw = register.clone().unwrap_or(HwEvent {
-            config: g.config,
-            config1: 0,
-            perf_type: g.perf_type,
-            raw: false,
-            fields: None,
-            counters: None,
-            pair: false,
-            netburst: None,
-            msr: 0,
-            desc: g.desc.clone(),
-            register_source: None,
-        });
+        let hw = register
+            .clone()
+            .unwrap_or_else(|| HwEvent::opened_as(g.perf_type, g.config, 0, g.desc.clone()));
         let hybrid = self.table.is_some_and(|t| t.is_hybrid());
         let targets = self
             .units()
@@ -832,19 +835,7 @@ impl<'a> Resolver<'a> {
             }
         }
         let [config, config1, _] = p.encode(&all_terms.join(",")).map_err(bad)?;
-        let hw = HwEvent {
-            config,
-            config1,
-            perf_type: p.perf_type,
-            raw: false,
-            fields: None,
-            counters: None,
-            pair: false,
-            netburst: None,
-            msr: 0,
-            desc: format!("{pmu} PMU event"),
-            register_source: None,
-        };
+        let hw = HwEvent::opened_as(p.perf_type, config, config1, format!("{pmu} PMU event"));
         let target = PmuTarget {
             pmu: pmu.into(),
             perf_type: p.perf_type,
