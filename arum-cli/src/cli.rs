@@ -146,7 +146,7 @@ pub struct RunArgs {
     #[arg(short, long = "events", value_name = "LIST")]
     pub events: Vec<String>,
 
-    /// Derived metrics to compute after the run, by name or group (IPC, TopdownL1, ...;
+    /// Derived metrics to compute after the run, by name or group (insn_per_cycle, TopdownL1, ...;
     /// `arum list --metrics`): their events are counted too. Comma-separated, repeatable.
     #[arg(short = 'M', long = "metrics", value_name = "NAME|GROUP")]
     pub metrics: Vec<String>,

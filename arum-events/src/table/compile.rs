@@ -230,7 +230,9 @@ fn event(w: &mut Writer, e: &super::file::Event) -> Result<u32, String> {
             return Err(format!("event {}: mask {} has no value", e.name, m.name));
         }
         let r = w.record(M_WORDS);
-        let v = w.string(&m.name);
+        // An event's mask names stay together: looking one up reads them, not the records'
+        // shared strings all over the pool (Intel's OCR events have over a thousand masks).
+        let v = w.string_here(&m.name);
         w.set2(r, M_NAME, v);
         let v = w.string(&m.desc);
         w.set2(r, M_DESC, v);
