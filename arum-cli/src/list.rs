@@ -40,6 +40,9 @@ struct Line {
     cccr: Option<String>,
     escrs: Option<Vec<String>>,
     p4_index: Option<u32>,
+    /// NetBurst replay tagging: IA32_PEBS_ENABLE and MSR_PEBS_MATRIX_VERT bits.
+    pebs_enable: Option<String>,
+    pebs_matrix_vert: Option<String>,
     /// Where the encoding came from (the table's source keys).
     src: Option<String>,
     available: bool,
@@ -67,6 +70,8 @@ impl Line {
             cccr: None,
             escrs: None,
             p4_index: None,
+            pebs_enable: None,
+            pebs_matrix_vert: None,
             src: None,
             available: true,
         }
@@ -189,6 +194,11 @@ fn table_lines(table: Table, resolver: &Resolver) -> Vec<Line> {
                 .iter()
                 .map(|m| (format!("{}{sep}{}", e.name(), m.name()), e.unit())),
         );
+        // NetBurst replay tagging: each kind, counted as non-bogus replays.
+        names.extend(
+            e.replays()
+                .map(|r| (format!("{}{sep}NBOGUS:{}", e.name(), r.name()), e.unit())),
+        );
     }
     let mut out = Vec::new();
     let aliases: Vec<&str> = table.alias_names();
@@ -281,6 +291,12 @@ fn line(
         cccr: nb.map(|n| format!("{:#x}", n.cccr)),
         escrs: nb.map(|n| n.escrs.clone()),
         p4_index: nb.map(|n| n.p4_index),
+        pebs_enable: nb
+            .filter(|n| n.pebs_enable != 0)
+            .map(|n| format!("{:#x}", n.pebs_enable)),
+        pebs_matrix_vert: nb
+            .filter(|n| n.pebs_matrix_vert != 0)
+            .map(|n| format!("{:#x}", n.pebs_matrix_vert)),
         src,
         available: true,
     })

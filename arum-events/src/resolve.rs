@@ -407,7 +407,14 @@ impl<'a> Resolver<'a> {
             return self.pmu_event(body, pmu, terms);
         }
         if let Some(t) = self.table {
-            let aliases = t.alias(body);
+            // perf's other spellings of a generic event (`cpu-cycles`, `branch-instructions`)
+            // find the table's alias of the canonical name.
+            let mut aliases = t.alias(body);
+            if aliases.is_empty() {
+                if let Some(g) = generic::lookup(body) {
+                    aliases = t.alias(&g.name);
+                }
+            }
             if !aliases.is_empty() {
                 let mut per_unit = Vec::new();
                 let mut first_err = None;

@@ -457,9 +457,11 @@ fn a_table_gives_the_precise_encoding_of_generic_names_and_says_so() {
     let r = Resolver::new(&cpu, Some(t));
     for (name, config) in [
         ("cycles", 0x3c_u64),
+        ("cpu-cycles", 0x3c),
         ("instructions", 0xc0),
         ("cache-misses", 0x412e),
         ("branch-misses", 0xc5),
+        ("branch-instructions", 0xc4),
     ] {
         let e = r.resolve(name).unwrap();
         let EncodingSource::Table { table, src, origin } = &e.source else {
