@@ -503,7 +503,6 @@ struct RunEnv<'a> {
     values: &'a dyn Fn(&MetricInput) -> Option<f64>,
     facts: &'a RunFacts,
     others: &'a [(String, Unit, Option<f64>)],
-    counts: &'a [Result<f64, String>],
     events: Option<&'a [PlannedEvent]>,
 }
 
@@ -534,7 +533,6 @@ impl Env for RunEnv<'_> {
             .and_then(|i| i.event)
             .and_then(|e| self.events.map(|evs| evs[e].event.targets.len()))
             .unwrap_or(1);
-        let _ = self.counts;
         n.max(1) as f64
     }
     fn cpuid_matches(&self, pattern: &str) -> bool {
@@ -599,7 +597,6 @@ pub fn evaluate(
                 values: &input_value,
                 facts,
                 others: &[],
-                counts,
                 events,
             };
             match expand(&m.definitions).map(|e| e.eval(&env)) {
@@ -631,7 +628,6 @@ pub fn evaluate(
             values: &input_value,
             facts,
             others: &others,
-            counts,
             events,
         };
         if let Ok(e) = Expr::parse(t) {

@@ -266,7 +266,7 @@ pub fn place(events: &mut [PlannedEvent], m: &Machine, units: &[Unit]) -> Result
         let refs: Vec<(&str, &HwEvent)> = list.iter().map(|(n, h)| (n.as_str(), h)).collect();
         let placed = schedule(&refs, &info).map_err(|e| {
             if units.len() > 1 {
-                format!("{} ({}): {e}", unit.pmu_name(), "its own counters")
+                format!("on the {} cores: {e}", unit.pmu_name())
             } else {
                 e.to_string()
             }
