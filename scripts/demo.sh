@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Builds arum and measures a real program with it: xz compressing arum's own binary on 2 threads.
+# Builds arum and measures a real program with it: xz compressing 4 copies of arum's own binary
+# on 2 threads (4 MiB blocks, so each thread gets blocks of its own), with two software events.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo build --release -q -p arum-cli
-target/release/arum --self-timing -- xz -9 -T2 -c target/release/arum >/dev/null
+input=$(mktemp)
+trap 'rm -f "$input"' EXIT
+for _ in 1 2 3 4; do cat target/release/arum; done >"$input"
+target/release/arum --self-timing -e task-clock,context-switches -- \
+  xz -6 -T2 --block-size=4MiB -c "$input" >/dev/null

@@ -125,7 +125,7 @@ pub struct RunArgs {
     pub launch: Option<String>,
 
     /// Run the --launch string through `/bin/sh -c` instead of splitting it.
-    #[arg(long, requires = "launch")]
+    #[arg(long)]
     pub shell: bool,
 
     /// Write the report to FILE (atomically) instead of stderr.
@@ -174,8 +174,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_multiplex: bool,
 
-    /// Also read the counters every MS milliseconds while the program runs (a time series).
-    #[arg(short = 'I', long = "interval", value_name = "MS")]
+    /// Also read the counters every MS milliseconds while the program runs (a time series);
+    /// a duration with a unit (250ms, 1s) works too. At least 1 ms.
+    #[arg(short = 'I', long = "interval", value_name = "MS", value_parser = crate::values::interval_ms)]
     pub interval: Option<u64>,
 
     /// Counting back-end: perf_event_open (`perf`) or the /dev/arum module (`kmod`).
@@ -183,9 +184,10 @@ pub struct RunArgs {
     pub backend: BackendChoice,
 
     /// Also record what the rest of the machine does (CPU, interrupts, memory, paging, disks,
-    /// network) and the launched tree, every INTERVAL (default 1s; 0 = at start and end only).
-    #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s")]
-    pub ambient: Option<String>,
+    /// network) and the launched tree, every INTERVAL, a duration with its unit (default 1s;
+    /// 250ms; at least 1ms; 0 = at start and end only).
+    #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
+    pub ambient: Option<std::time::Duration>,
 
     /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
     /// the machine cannot count) as an error (exit 125) instead of a warning.
@@ -195,6 +197,51 @@ pub struct RunArgs {
     /// The program and its arguments, after `--`, taken word for word.
     #[arg(last = true, value_name = "CMD ARGS")]
     pub argv: Vec<String>,
+}
+
+/// The usual mistake behind an argument clap does not know: the program named without `--`
+/// before it (`arum xz --version`). `args` are arum's arguments, without its own name.
+pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
+    let first = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .position(|a| !a.starts_with('-'))?;
+    // Option values (`-o FILE`) also do not start with '-': only a word after an option that
+    // takes no value, or the very first word, is taken for the program.
+    let before = &args[..first];
+    let takes_value = before.last().is_some_and(|o| {
+        !o.contains('=')
+            && [
+                "-o",
+                "--output",
+                "-l",
+                "--launch",
+                "-e",
+                "--events",
+                "--events-file",
+                "--format",
+                "--cpu",
+                "--event-tables",
+                "--scope",
+                "-C",
+                "--cpus",
+                "-I",
+                "--interval",
+                "--backend",
+            ]
+            .contains(&o.as_str())
+    });
+    if takes_value {
+        return None;
+    }
+    let program = shell_words::join(&args[first..]);
+    Some(format!(
+        "put the program after `--`: arum {}-- {program}",
+        before
+            .iter()
+            .map(|a| format!("{} ", shell_words::quote(a)))
+            .collect::<String>()
+    ))
 }
 
 impl RunArgs {
@@ -252,6 +299,21 @@ mod tests {
         assert!(Cli::try_parse_from(["arum"]).is_err());
         assert!(Cli::try_parse_from(["arum", "info"]).is_ok());
         assert!(Cli::try_parse_from(["arum", "--launch", "x", "--", "y"]).is_err());
+    }
+
+    #[test]
+    fn a_program_without_double_dash_gets_a_hint() {
+        let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert_eq!(
+            hint_for_stray_program(&words("xz --version")).unwrap(),
+            "put the program after `--`: arum -- xz --version"
+        );
+        assert_eq!(
+            hint_for_stray_program(&words("--self-timing xz -9 f")).unwrap(),
+            "put the program after `--`: arum --self-timing -- xz -9 f"
+        );
+        assert_eq!(hint_for_stray_program(&words("-o out.json --bogus")), None);
+        assert_eq!(hint_for_stray_program(&words("--bogus -- xz")), None);
     }
 
     #[test]

@@ -8,11 +8,16 @@ pub const EXIT_ARUM_FAILED: i32 = 125;
 pub const EXIT_CANNOT_EXECUTE: i32 = 126;
 /// The program was not found.
 pub const EXIT_NOT_FOUND: i32 = 127;
+/// A usage error (as clap reports its own).
+pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ArumError {
     #[error("cannot split --launch string {line:?}: {why}; quote it as for a POSIX shell, or use `-- CMD ARGS...`")]
     BadLaunch { line: String, why: String },
+
+    #[error("{word} is a shell variable assignment, not a program: add --shell to run the line through /bin/sh, or write `env {word} CMD ...`")]
+    ShellAssignment { word: String },
 
     #[error("cannot run '{program}': {}", .source.desc())]
     Exec {
@@ -82,8 +87,9 @@ pub enum ArumError {
     #[error("{0}")]
     Kmod(String),
 
-    #[error("bad --ambient interval {value:?}: {why}; use e.g. 1s, 250ms or 0")]
-    BadInterval { value: String, why: String },
+    /// Options that do not go together (exit status 2, as clap's own usage errors).
+    #[error("{0}")]
+    Usage(String),
 
     /// A broken invariant of arum itself.
     #[error("internal error: {0}; please report it")]
@@ -96,6 +102,7 @@ impl ArumError {
         match self {
             ArumError::Exec { source, .. } if *source == nix::Error::ENOENT => EXIT_NOT_FOUND,
             ArumError::Exec { .. } => EXIT_CANNOT_EXECUTE,
+            ArumError::Usage(_) => EXIT_USAGE,
             _ => EXIT_ARUM_FAILED,
         }
     }

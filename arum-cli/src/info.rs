@@ -28,11 +28,27 @@ struct Info {
 #[derive(Debug, Serialize)]
 struct Backends {
     /// perf_event_open with a software event (task-clock).
-    perf_software: Result<(), String>,
+    perf_software: Probe,
     /// perf_event_open with a generic hardware event (instructions): needs a PMU.
-    perf_hardware: Result<(), String>,
+    perf_hardware: Probe,
     /// The /dev/arum module.
-    kmod: Result<(), String>,
+    kmod: Probe,
+}
+
+/// Whether something works here, and why not.
+#[derive(Debug, Clone, Serialize)]
+struct Probe {
+    usable: bool,
+    reason: Option<String>,
+}
+
+impl From<Result<(), String>> for Probe {
+    fn from(r: Result<(), String>) -> Probe {
+        Probe {
+            usable: r.is_ok(),
+            reason: r.err(),
+        }
+    }
 }
 
 fn probe(type_: u32, config: u64) -> Result<(), String> {
@@ -53,10 +69,10 @@ struct Device {
     path: &'static str,
     exists: bool,
     /// Whether arum could open it, or why not.
-    open: Result<(), String>,
+    open: Probe,
 }
 
-const DEVICE: &str = "/dev/arum";
+const DEVICE: &str = arum_wire::DEVICE_PATH;
 
 pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
     let meta = system::metadata(std::time::SystemTime::now());
@@ -82,14 +98,17 @@ pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
         online_cpus: system::cpulist::online().unwrap_or_default(),
         permissions: Permissions::current(),
         backends: Backends {
-            perf_software: probe(1, 1),
-            perf_hardware: probe(0, 1),
-            kmod: device_open.clone().map_err(|e| format!("/dev/arum: {e}")),
+            perf_software: probe(1, 1).into(),
+            perf_hardware: probe(0, 1).into(),
+            kmod: device_open
+                .clone()
+                .map_err(|e| format!("{DEVICE}: {e}"))
+                .into(),
         },
         device: Device {
             path: DEVICE,
             exists: std::path::Path::new(DEVICE).exists(),
-            open: device_open,
+            open: device_open.into(),
         },
     };
     let text = match args.format {
@@ -100,10 +119,10 @@ pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
     Ok(0)
 }
 
-fn usable(r: &Result<(), String>) -> String {
-    match r {
-        Ok(()) => "usable".into(),
-        Err(e) => format!("not usable: {e}"),
+fn usable(p: &Probe) -> String {
+    match &p.reason {
+        None => "usable".into(),
+        Some(e) => format!("not usable: {e}"),
     }
 }
 
@@ -167,10 +186,10 @@ fn render_text(i: &Info) -> String {
         ),
         (
             "/dev/arum",
-            match (&i.device.exists, &i.device.open) {
+            match (&i.device.exists, &i.device.open.reason) {
                 (false, _) => "absent (module not loaded)".into(),
-                (true, Ok(())) => "present, opens".into(),
-                (true, Err(e)) => format!("present, cannot open: {e}"),
+                (true, None) => "present, opens".into(),
+                (true, Some(e)) => format!("present, cannot open: {e}"),
             },
         ),
         (

@@ -1,13 +1,33 @@
 //! `arum`: launch an unmodified program and report its resource usage.
+//!
+//! `no_main`: Rust's usual entry point prepares the process in ways a launched program would
+//! inherit — it sets SIGPIPE to ignored (inherited across exec) and reopens closed descriptors
+//! 0-2 on /dev/null — so arum starts from the C `main` and the program gets exactly the process
+//! state arum was given. The standard library works as usual (arguments, threads, stdio).
+#![no_main]
 
 use std::time::Instant;
 
-use arum_cli::{cli, info, list, run};
+use arum_cli::{cli, info, list, run, stdio};
 use clap::Parser;
 
-fn main() {
+#[no_mangle]
+pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
     let started = Instant::now();
-    let cli = cli::Cli::parse();
+    stdio::hold_closed_standard_descriptors();
+    let cli = match cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let args: Vec<String> = std::env::args().skip(1).collect();
+            match cli::hint_for_stray_program(&args) {
+                Some(hint) if e.kind() == clap::error::ErrorKind::UnknownArgument => {
+                    eprintln!("arum: {hint}");
+                    std::process::exit(2)
+                }
+                _ => e.exit(),
+            }
+        }
+    };
     let result = match &cli.command {
         Some(cli::Command::Info(args)) => info::run(args),
         Some(cli::Command::List(args)) => list::run(args),

@@ -35,7 +35,7 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
 
 /// Runs the program once under every facility and returns the run's report.
 pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
-    let mut warnings = Warnings::default();
+    let mut warnings = Warnings::new(settings.echo_warnings);
     warnings.extend_quietly(&settings.warnings);
     let mut facilities = facilities(settings);
 

@@ -48,14 +48,15 @@ pub struct Sampler<T> {
 
 impl<T: Send + 'static> Sampler<T> {
     /// Starts thread `name`. `tick` is called on `cadence`, the tick at the start on the thread
-    /// given by `first`, and once more when stopped if `final_tick`; `done` turns the state into
-    /// the sampler's result. `None` if the thread
-    /// could not be created (the caller reports the facility's data as missing).
+    /// given by `first`, and once more when stopped if `final_tick`; each tick returns the least
+    /// time to leave before the next one (a costly tick backs off; zero lets the cadence decide).
+    /// `done` turns the state into the sampler's result. `None` if the thread could not be
+    /// created (the caller reports the facility's data as missing).
     pub fn spawn<S: Send + 'static>(
         name: &str,
         (cadence, first, final_tick): (Cadence, FirstTick, bool),
         mut state: S,
-        mut tick: impl FnMut(&mut S, Tick) + Send + 'static,
+        mut tick: impl FnMut(&mut S, Tick) -> Duration + Send + 'static,
         done: impl FnOnce(S) -> T + Send + 'static,
     ) -> Option<Self> {
         let stop = Arc::new(AtomicBool::new(false));
@@ -63,14 +64,14 @@ impl<T: Send + 'static> Sampler<T> {
         let started = Instant::now();
         let mut due = Schedule::new(cadence);
         if first == FirstTick::Caller && due.next == Some(Duration::ZERO) {
-            tick(
+            let back_off = tick(
                 &mut state,
                 Tick {
                     elapsed: Duration::ZERO,
                     last: false,
                 },
             );
-            due.advance(started.elapsed());
+            due.advance(started.elapsed(), back_off);
         }
         let thread = std::thread::Builder::new()
             .name(name.into())
@@ -80,14 +81,14 @@ impl<T: Send + 'static> Sampler<T> {
                         break;
                     }
                     let elapsed = started.elapsed();
-                    tick(
+                    let back_off = tick(
                         &mut state,
                         Tick {
                             elapsed,
                             last: false,
                         },
                     );
-                    due.advance(elapsed);
+                    due.advance(started.elapsed(), back_off);
                 }
                 if due.next.is_none() {
                     // Nothing more is due: wait for the stop.
@@ -97,7 +98,7 @@ impl<T: Send + 'static> Sampler<T> {
                 }
                 if final_tick {
                     let elapsed = started.elapsed();
-                    tick(
+                    let _ = tick(
                         &mut state,
                         Tick {
                             elapsed,
@@ -164,18 +165,19 @@ impl Schedule {
         }
     }
 
-    /// After a tick at `now`.
-    fn advance(&mut self, now: Duration) {
+    /// After a tick that ended at `now` and asked for at least `back_off` before the next.
+    fn advance(&mut self, now: Duration, back_off: Duration) {
         self.next = match self.cadence {
             Cadence::Growing { max, .. } => {
-                let at = now + self.gap;
+                let at = now + self.gap.max(back_off);
                 self.gap = (self.gap * 5 / 4).min(max);
                 Some(at)
             }
             Cadence::Fixed { period, .. } => {
-                // Skip deadlines a slow tick overran rather than bunching ticks up.
+                // Skip deadlines a slow tick overran (or that come before its back-off) rather
+                // than bunching ticks up.
                 self.index += 1;
-                while period * self.index < now {
+                while period * self.index < now + back_off {
                     self.index += 1;
                 }
                 Some(period * self.index)
@@ -209,7 +211,10 @@ mod tests {
             "test",
             (cadence, FirstTick::Thread, final_tick),
             Vec::new(),
-            |v: &mut Vec<Tick>, t| v.push(t),
+            |v: &mut Vec<Tick>, t| {
+                v.push(t);
+                Duration::ZERO
+            },
             |v| v,
         )
         .unwrap();
@@ -276,7 +281,10 @@ mod tests {
             "test-first",
             (Cadence::AtStartOnly, FirstTick::Caller, true),
             (),
-            move |_, t| log.lock().unwrap().push(t.last),
+            move |_, t| {
+                log.lock().unwrap().push(t.last);
+                Duration::ZERO
+            },
             |_| (),
         )
         .unwrap();
@@ -300,7 +308,10 @@ mod tests {
                 false,
             ),
             (),
-            move |_, _| *counter.lock().unwrap() += 1,
+            move |_, _| {
+                *counter.lock().unwrap() += 1;
+                Duration::ZERO
+            },
             |_| (),
         )
         .unwrap();

@@ -54,6 +54,8 @@ pub struct Settings {
     pub ambient: Option<Duration>,
     /// Set-up warnings, already printed; every run's report repeats them.
     pub warnings: Vec<String>,
+    /// Print warnings as they arise: the report is not the text on stderr that shows them.
+    pub echo_warnings: bool,
     pub timing: SetupTiming,
 }
 
@@ -62,27 +64,38 @@ impl Settings {
     pub fn from_args(args: &RunArgs, started: Instant) -> Result<Settings, ArumError> {
         let program = program(args)?;
         let executable = Executable::new(&program.argv)?;
-        let ambient = args
-            .ambient
-            .as_deref()
-            .map(|s| {
-                crate::ambient::parse_interval(s).map_err(|why| ArumError::BadInterval {
-                    value: s.into(),
-                    why,
-                })
-            })
-            .transpose()?;
+        let ambient = args.ambient;
         let phase1_us = micros(started);
 
         let events_started = Instant::now();
-        let mut warnings = Warnings::default();
-        let counters = match events::plan(args)? {
+        let echo_warnings = args.format != ReportFormat::Text || args.output.is_some();
+        let mut warnings = Warnings::new(echo_warnings);
+        let planned = events::plan(args)?;
+        if planned.is_none() {
+            for option in event_options(args) {
+                warnings.add(format!(
+                    "{option} has no effect without events; name some with -e/--events"
+                ));
+            }
+        }
+        let counters = match planned {
             Some(plan) => {
                 if let Some(reason) = &plan.hardware_off {
-                    warnings.add(format!("hardware counting is off: {reason}"));
+                    // The counters section says so; JSON has counters.hardware_off_reason.
+                    warnings.echo(&format!("hardware counting is off: {reason}"));
                 }
                 let request = counter_request(args, &mut warnings)?;
-                Some(counters::Settings { plan, request })
+                let mut left_out = events::specs(args)?;
+                for e in &plan.events {
+                    if let Some(i) = left_out.iter().position(|s| *s == e.event.spec) {
+                        left_out.remove(i);
+                    }
+                }
+                Some(counters::Settings {
+                    plan,
+                    request,
+                    left_out,
+                })
             }
             None => None,
         };
@@ -95,6 +108,7 @@ impl Settings {
             counters,
             ambient,
             warnings: warnings.into_vec(),
+            echo_warnings,
             timing: SetupTiming {
                 phase1_us,
                 events_us: micros(events_started),
@@ -103,12 +117,43 @@ impl Settings {
     }
 }
 
+/// The options given that only matter when events are counted.
+fn event_options(args: &RunArgs) -> Vec<&'static str> {
+    [
+        (args.cpus.is_some(), "-C/--cpus"),
+        (args.backend != BackendChoice::Auto, "--backend"),
+        (args.cpu.cpu.is_some(), "--cpu"),
+        (args.cpu.event_tables.is_some(), "--event-tables"),
+        (args.interval.is_some(), "-I/--interval"),
+        (args.scope() != ScopeArg::App, "-a/--scope system"),
+        (args.no_multiplex, "--no-multiplex"),
+        (args.strict, "--strict"),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect()
+}
+
+/// `NAME=value` as a first word: a shell assignment, which only a shell understands.
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
 fn micros(since: Instant) -> u64 {
     since.elapsed().as_micros() as u64
 }
 
 /// How the user named the program, resolved into the argument vector to execute.
 pub fn program(args: &RunArgs) -> Result<Program, ArumError> {
+    if args.shell && args.launch.is_none() {
+        return Err(ArumError::Usage(
+            "--shell runs a --launch string through /bin/sh; give one with --launch \"...\"".into(),
+        ));
+    }
     match (&args.launch, args.shell) {
         (Some(line), true) => Ok(Program {
             argv: vec!["/bin/sh".into(), "-c".into(), line.clone()],
@@ -124,6 +169,11 @@ pub fn program(args: &RunArgs) -> Result<Program, ArumError> {
                 return Err(ArumError::BadLaunch {
                     line: line.clone(),
                     why: "it names no program".into(),
+                });
+            }
+            if is_assignment(&argv[0]) {
+                return Err(ArumError::ShellAssignment {
+                    word: argv[0].clone(),
                 });
             }
             Ok(Program {

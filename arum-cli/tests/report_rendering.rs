@@ -15,7 +15,20 @@ fn fixture() -> Report {
 fn json_layout_is_unchanged_byte_for_byte() {
     // The model must read the fixture and write it back identically: no field renamed, moved,
     // retyped or dropped, numbers in the same form.
-    assert_eq!(render(&fixture(), Format::Json, false), FIXTURE);
+    let again = render(&fixture(), Format::Json, false);
+    if let Some((n, (a, b))) = FIXTURE
+        .lines()
+        .zip(again.lines())
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        panic!("line {}: fixture {a:?}, rendered {b:?}", n + 1);
+    }
+    assert_eq!(
+        FIXTURE.lines().count(),
+        again.lines().count(),
+        "line counts"
+    );
 }
 
 #[test]

@@ -272,13 +272,22 @@ fn a_neighbour_on_the_programs_cpu_is_noted_as_interference() {
     let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
     let cpus = arum_camp::cpus().unwrap();
     let cpu = cpus[cpus.len() - 1].to_string();
-    // The neighbour spins on the program's CPU for the whole run.
+    // The neighbour spins on one CPU for the whole run; the program has a busy thread on every
+    // CPU while its lead thread waits (seen by every thread's CPU time per CPU, not only the
+    // lead thread's last CPU).
     let mut neighbour = std::process::Command::new(helper("duty"))
-        .args(["1.0", &cpu, "1.5"])
+        .args(["1.0", &cpu, "2"])
         .spawn()
         .unwrap();
-    let a = ambient(&["--ambient=250ms", "--", &helper("duty"), "0.3", &cpu, "1"]);
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let a = ambient(&["--ambient=250ms", "--", &helper("spread"), "0.3"]);
     neighbour.wait().unwrap();
+    assert_eq!(
+        a["summary"]["program_cpus"].as_array().unwrap().len(),
+        cpus.len(),
+        "{}",
+        a["summary"]["program_cpus"]
+    );
     assert!(a["summary"]["program_cpus"]
         .as_array()
         .unwrap()

@@ -33,14 +33,18 @@ fn has_hardware_pmu() -> bool {
 }
 
 #[test]
-fn task_clock_of_a_busy_helper_matches_its_cpu_time() {
+fn task_clock_of_a_busy_helper_covers_its_cpu_time_and_no_more_than_its_run() {
     let (out, r) = run_json(&["-e", "task-clock", "--", &helper("burn"), "0.4"]);
     assert!(out.status.success());
     let clock = total(&r, "task-clock") as f64;
     let cpu = (u64_at(&r, "/usage/user_ns") + u64_at(&r, "/usage/system_ns")) as f64;
+    let wall = u64_at(&r, "/usage/wall_ns") as f64;
+    // task-clock also counts the time interrupts and the hypervisor take while the task runs,
+    // which rusage leaves out (a few percent on a busy VM): never less than rusage, and never
+    // more than the wall time of a single busy thread.
     assert!(
-        (clock - cpu).abs() <= 0.05 * cpu,
-        "task-clock {clock} ns vs user+sys {cpu} ns"
+        clock >= 0.98 * cpu && clock <= wall,
+        "task-clock {clock} ns, user+sys {cpu} ns, wall {wall} ns"
     );
 }
 
@@ -269,7 +273,8 @@ fn text_mode_prints_one_line_per_interval() {
         .find_map(|l| l.trim().strip_prefix("application elapsed time"))
         .and_then(|v| v.trim().strip_suffix(" s")?.parse().ok())
         .expect("the report gives the elapsed time");
-    let expected = (wall / 0.1) as u64;
+    // One per 100 ms of the run, and the last, partial one: the lines add up to the total.
+    let expected = (wall / 0.1) as u64 + 1;
     assert!(
         (expected.saturating_sub(2)..=expected).contains(&lines),
         "{lines} interval lines in {wall} s"
@@ -312,50 +317,194 @@ fn pinned_counting_says_how_counters_were_opened() {
     assert_eq!(event(&r, "task-clock")["multiplexed"], false);
 }
 
-/// One software event of `args` as `perf stat -x,` counts it.
-fn perf_stat(event: &str, args: &[&str]) -> f64 {
-    let out = Command::new("perf")
-        .args(["stat", "-x", ",", "-e", event, "--"])
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("cannot run perf ({e}): install linux-perf (scripts/deps.sh does)")
-        });
-    let text = String::from_utf8_lossy(&out.stderr);
-    text.lines()
-        .find(|l| l.split(',').nth(2) == Some(event))
-        .and_then(|l| l.split(',').next()?.parse().ok())
-        .unwrap_or_else(|| panic!("{event} missing from perf stat output:\n{text}"))
+#[test]
+fn software_counts_agree_with_perf_stat_on_the_same_run() {
+    // arum measures perf stat measuring the helper: one execution of the helper counted by both,
+    // so run-to-run variation (large on a busy machine: task-clock includes the time interrupts
+    // and the hypervisor take while the task runs) does not enter. arum's count also holds perf
+    // stat's own work, measured the same way around `perf stat -- true`: the differences must
+    // agree.
+    let dir = common::temp_dir();
+    let (report, perf_out) = (dir.path().join("r.json"), dir.path().join("perf.csv"));
+    let both = |event: &str, program: &[&str]| -> (f64, f64) {
+        let out = arum()
+            .args(["--format", "json", "-o"])
+            .arg(&report)
+            .args(["-e", event, "--", "perf", "stat", "-x", ",", "-o"])
+            .arg(&perf_out)
+            .args(["-e", event, "--"])
+            .args(program)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("cannot run perf ({e}): scripts/deps.sh installs linux-perf")
+            });
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let text = std::fs::read_to_string(&perf_out).unwrap();
+        let theirs: f64 = text
+            .lines()
+            .find(|l| l.split(',').nth(2) == Some(event))
+            .and_then(|l| l.split(',').next()?.parse().ok())
+            .unwrap_or_else(|| panic!("{event} missing from perf stat output:\n{text}"));
+        (total(&r, event) as f64, theirs)
+    };
+    let (ours0, perf0) = both("task-clock", &["true"]);
+    let (ours1, perf1) = both("task-clock", &[&helper("burn"), "1.0"]);
+    let (ours_ms, perf_ms) = ((ours1 - ours0) / 1e6, perf1 - perf0);
+    println!("task-clock of the helper: arum {ours_ms:.3} ms, perf stat {perf_ms:.3} ms");
+    assert!(
+        (ours_ms - perf_ms).abs() <= 0.02 * perf_ms,
+        "task-clock {ours_ms:.3} ms vs perf {perf_ms:.3} ms"
+    );
+    let (ours0, perf0) = both("page-faults", &["true"]);
+    let (ours1, perf1) = both("page-faults", &[&helper("touch"), "32", "0"]);
+    let (ours, perf) = (ours1 - ours0, perf1 - perf0);
+    println!("page-faults of the helper: arum {ours}, perf stat {perf}");
+    assert!(perf >= 8192.0, "32 MiB of fresh pages: {perf}");
+    assert!(
+        (ours - perf).abs() <= 0.02 * perf,
+        "page-faults {ours} vs perf {perf}"
+    );
+}
+
+/// Whether this process may count system-wide (root, CAP_PERFMON or perf_event_paranoid <= 0).
+fn system_wide_allowed() -> bool {
+    let paranoid: i32 = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(2);
+    paranoid <= 0 || unsafe { libc::geteuid() } == 0
 }
 
 #[test]
-fn software_counts_agree_with_perf_stat() {
-    // task-clock on a CPU-bound helper, page-faults on a toucher. A whole second of CPU time, so
-    // that the few milliseconds a process start varies by stay well inside 2%. On a busy
-    // machine the start itself can cost tens of milliseconds more (measured: +23 ms in one of
-    // two runs at a load of 7 on 2 CPUs, in either tool): that noise only adds time, so each
-    // tool's least disturbed run of three is compared.
-    let burn = helper("burn");
-    let perf_ms = (0..3)
-        .map(|_| perf_stat("task-clock", &[&burn, "1.0"]))
-        .fold(f64::INFINITY, f64::min);
-    let ours_ms = (0..3)
-        .map(|_| {
-            let (_, r) = run_json(&["-e", "task-clock", "--", &burn, "1.0"]);
-            total(&r, "task-clock") as f64 / 1e6
-        })
-        .fold(f64::INFINITY, f64::min);
-    assert!(
-        (ours_ms - perf_ms).abs() <= 0.02 * perf_ms,
-        "task-clock {ours_ms:.3} ms vs perf {perf_ms:.3} ms (least of three runs each)"
-    );
+fn system_scope_counts_every_software_event_whatever_leads_the_list() {
+    let args = [
+        "-a",
+        "-e",
+        "task-clock,page-faults,context-switches,cpu-migrations",
+        "--",
+        "sleep",
+        "0.5",
+    ];
+    if !system_wide_allowed() {
+        println!("system-wide counting is not allowed here: checking the refusal instead");
+        let out = arum().args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(125));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("perf_event_paranoid"));
+        return;
+    }
+    let (_, r) = run_json(&args);
+    for name in ["task-clock", "page-faults", "context-switches"] {
+        assert_eq!(event(&r, name)["status"], "counted", "{}", event(&r, name));
+    }
+    // Half a second of a whole machine: its timer alone switches contexts.
+    assert!(total(&r, "context-switches") > 0);
+    assert!(total(&r, "task-clock") > 400_000_000);
+    let opened = r["counters"]["opened_as"].as_str().unwrap();
+    assert!(opened.contains("everything on the CPU"), "{opened}");
+    assert!(!opened.contains("inherited"), "{opened}");
+}
 
-    let touch = helper("touch");
-    let perf_faults = perf_stat("page-faults", &[&touch, "32", "0"]);
-    let (_, r) = run_json(&["-e", "page-faults", "--", &touch, "32", "0"]);
-    let ours = total(&r, "page-faults") as f64;
+#[test]
+fn an_unprivileged_run_does_not_call_idle_cpus_multiplexed() {
+    // As a user without CAP_PERFMON: software events on a CPU the program never ran on are
+    // neither scaled nor called multiplexed.
+    let root = unsafe { libc::geteuid() } == 0;
+    let setpriv = std::path::Path::new("/usr/bin/setpriv").exists();
+    let (_, r) = if root && setpriv {
+        let dir = common::temp_dir();
+        std::fs::set_permissions(
+            dir.path(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o777),
+        )
+        .unwrap();
+        let path = dir.path().join("r.json");
+        let out = Command::new("setpriv")
+            .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+            .arg(common::arum_path())
+            .args(["--format", "json", "-o"])
+            .arg(&path)
+            .args(["-e", "task-clock,page-faults", "--", "taskset", "-c", "0"])
+            .arg(helper("burn"))
+            .arg("0.1")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            out,
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap(),
+        )
+    } else {
+        println!("not root (or no setpriv): checking this user's own run");
+        run_json(&[
+            "-e",
+            "task-clock,page-faults",
+            "--",
+            "taskset",
+            "-c",
+            "0",
+            &helper("burn"),
+            "0.1",
+        ])
+    };
+    for name in ["task-clock", "page-faults"] {
+        let e = event(&r, name);
+        assert_eq!(e["multiplexed"], false, "{e}");
+        for c in e["per_cpu"].as_array().unwrap() {
+            assert_eq!(c["percent_running"], 100.0, "{e}");
+            assert_eq!(c["raw"], c["scaled"], "{e}");
+        }
+    }
+}
+
+#[test]
+fn cpu_lists_are_bounded_before_they_are_expanded_and_intervals_are_checked() {
+    let out = arum()
+        .args(["-C", "0-4000000000", "-e", "task-clock", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("beyond any machine"));
+    let out = arum()
+        .args(["-I", "0", "-e", "task-clock", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 ms"));
+}
+
+#[test]
+fn the_text_report_names_events_as_given_and_lists_those_left_out() {
+    let out = arum()
+        .args([
+            "-e",
+            "task-clock:u,task-clock:k,no_such_event_anywhere",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("task-clock:u "), "{text}");
+    assert!(text.contains("task-clock:k "), "{text}");
+    // The unknown name switched hardware counting off; it is listed, and said once only.
     assert!(
-        (ours - perf_faults).abs() <= 0.02 * perf_faults,
-        "page-faults {ours} vs perf {perf_faults}"
+        text.lines()
+            .any(|l| l.contains("no_such_event_anywhere") && l.contains("not counted")),
+        "{text}"
+    );
+    assert!(text.matches("did you mean").count() <= 1, "{text}");
+    assert_eq!(
+        text.matches("hardware counting").count(),
+        2,
+        "the section's line and the left-out event's line: {text}"
     );
 }

@@ -99,11 +99,27 @@ fn tree(c: &Capture, hz: u64) -> (Vec<TreeSample>, Vec<u32>) {
 }
 
 /// Builds the report. `tree_cpu_ns` is the launched tree's CPU time from rusage (exact, unlike
-/// the samples, which miss processes between ticks).
-pub fn analyse(capture: Capture, interval: Duration, tree_cpu_ns: u64) -> AmbientReport {
+/// the samples, which miss processes between ticks); `per_cpu`, where the tree's task-clock
+/// counters could be opened, its CPU time on each CPU.
+pub fn analyse(
+    capture: Capture,
+    interval: Duration,
+    tree_cpu_ns: u64,
+    per_cpu: Option<&[(u32, u64)]>,
+) -> AmbientReport {
     let hz = camp::ticks_per_second();
     let samples: Vec<AmbientSample> = capture.system.iter().map(|s| sample(&capture, s)).collect();
-    let (tree, program_cpus) = tree(&capture, hz);
+    let (tree, sampled_cpus) = tree(&capture, hz);
+    // Every CPU any thread of the tree ran on (from the counters), else the CPUs processes were
+    // last seen on at the ticks.
+    let program_cpus = match per_cpu {
+        Some(v) => v
+            .iter()
+            .filter(|(_, ns)| *ns > 0)
+            .map(|(c, _)| *c)
+            .collect(),
+        None => sampled_cpus,
+    };
     let summary = summarise(&samples, &tree, &program_cpus, hz, tree_cpu_ns);
     let notes = notes(&summary);
     AmbientReport {

@@ -5,6 +5,7 @@
 
 mod analyse;
 mod sampler;
+mod tree_clock;
 
 use std::time::Duration;
 
@@ -16,16 +17,7 @@ use crate::report::model::Report;
 
 pub use analyse::analyse;
 use sampler::{Capture, Files};
-
-/// `--ambient=INTERVAL`: `1s`, `250ms`, or plain seconds (`0.5`); `0` = start and end only.
-pub fn parse_interval(s: &str) -> Result<Duration, String> {
-    if let Ok(secs) = s.parse::<f64>() {
-        if secs >= 0.0 && secs.is_finite() {
-            return Ok(Duration::from_secs_f64(secs));
-        }
-    }
-    humantime::parse_duration(s).map_err(|e| e.to_string())
-}
+use tree_clock::TreeClock;
 
 /// The ambient facility: samples from just before the release to just after the reaping.
 pub struct Ambient {
@@ -33,6 +25,8 @@ pub struct Ambient {
     files: Option<Files>,
     sampler: Option<Sampler<Capture>>,
     capture: Option<Capture>,
+    clock: Option<TreeClock>,
+    tree_cpu: Option<Vec<(u32, u64)>>,
 }
 
 impl Ambient {
@@ -42,6 +36,8 @@ impl Ambient {
             files: None,
             sampler: None,
             capture: None,
+            clock: None,
+            tree_cpu: None,
         }
     }
 }
@@ -58,6 +54,8 @@ impl Facility for Ambient {
 
     /// The first sample is taken before the program is released, so the run's deltas cover it.
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
+        let cpus = crate::system::cpulist::online().unwrap_or_default();
+        self.clock = TreeClock::open(run.pid, &cpus);
         if let Some(files) = self.files.take() {
             self.sampler = sampler::start(self.interval, files, run.tree.reader());
         }
@@ -66,6 +64,7 @@ impl Facility for Ambient {
 
     fn stop(&mut self, run: &mut Stopped<'_>) {
         self.capture = self.sampler.take().and_then(Sampler::finish);
+        self.tree_cpu = self.clock.take().map(|c| c.read());
         if self.capture.is_none() {
             run.warnings
                 .add("the ambient sampler could not run: no ambient data in this report");
@@ -74,7 +73,10 @@ impl Facility for Ambient {
 
     fn finish(self: Box<Self>, reaped: &Reaped, report: &mut Report) {
         let tree_cpu_ns = tree_cpu_ns(reaped);
-        report.ambient = self.capture.map(|c| analyse(c, self.interval, tree_cpu_ns));
+        let per_cpu = self.tree_cpu.as_deref();
+        report.ambient = self
+            .capture
+            .map(|c| analyse(c, self.interval, tree_cpu_ns, per_cpu));
     }
 }
 

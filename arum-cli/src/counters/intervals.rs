@@ -13,6 +13,8 @@ use crate::report::model::Interval;
 pub struct IntervalSampler {
     sampler: Option<Sampler<Vec<Snapshot>>>,
     started: Instant,
+    /// Event names, when each interval is printed on stderr as it ends.
+    names: Option<Vec<String>>,
 }
 
 /// Values of readings, 0 where an event is not counted.
@@ -27,6 +29,7 @@ impl IntervalSampler {
     /// Reads `backend` every `period`; with `names`, prints each interval's totals on stderr.
     pub fn start(backend: Arc<dyn Backend>, period: Duration, names: Option<Vec<String>>) -> Self {
         let started = Instant::now();
+        let printed = names.clone();
         let sampler = Sampler::spawn(
             "arum-interval",
             (
@@ -48,19 +51,33 @@ impl IntervalSampler {
                     t_ns: tick.elapsed.as_nanos() as u64,
                     values,
                 });
+                Duration::ZERO
             },
             |snaps| snaps,
         );
-        IntervalSampler { sampler, started }
+        IntervalSampler {
+            sampler,
+            started,
+            names: printed,
+        }
     }
 
-    /// Stops sampling and returns the readings, the last one being `finals`.
+    /// Stops sampling and returns the readings, the last one being `finals` (printed too, so
+    /// the printed intervals add up to the totals).
     pub fn finish(self, finals: &[Vec<Option<Reading>>]) -> Vec<Snapshot> {
         let mut snaps = self.sampler.and_then(Sampler::finish).unwrap_or_default();
-        snaps.push(Snapshot {
+        let last = Snapshot {
             t_ns: self.started.elapsed().as_nanos() as u64,
             values: values(finals),
-        });
+        };
+        if let Some(names) = &self.names {
+            let prev = snaps.last().map(|s| s.values.as_slice());
+            eprintln!(
+                "{}",
+                line(Duration::from_nanos(last.t_ns), names, prev, &last.values)
+            );
+        }
+        snaps.push(last);
         snaps
     }
 }
@@ -89,6 +106,18 @@ pub fn deltas(series: &[Snapshot]) -> Vec<Interval> {
             }
         })
         .collect()
+}
+
+/// Prints a series the back-end took itself (the module's timer), after the run.
+pub fn print_series(names: &[String], series: &[Snapshot]) {
+    let mut prev: Option<&[Vec<u64>]> = None;
+    for s in series {
+        eprintln!(
+            "{}",
+            line(Duration::from_nanos(s.t_ns), names, prev, &s.values)
+        );
+        prev = Some(&s.values);
+    }
 }
 
 fn line(at: Duration, names: &[String], prev: Option<&[Vec<u64>]>, now: &[Vec<u64>]) -> String {

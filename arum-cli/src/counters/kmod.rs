@@ -100,6 +100,7 @@ impl KmodBackend {
             opening: Opening {
                 grouping: Grouping::Module,
                 multiplexing: Multiplexing::ModuleEnabledVsRunning,
+                scope: req.scope,
             },
         })
     }

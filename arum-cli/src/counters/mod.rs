@@ -22,7 +22,7 @@ pub use sys::Reading;
 use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
-use crate::report::model::{BackendKind, CountersReport, Report, Scope};
+use crate::report::model::{BackendKind, CountersReport, NotCounted, Report, Scope};
 use intervals::IntervalSampler;
 use opening::Multiplexing;
 use summary::Scaling;
@@ -46,6 +46,8 @@ pub struct Request {
 pub struct Settings {
     pub plan: Plan,
     pub request: Request,
+    /// Events asked for but left out of the plan (hardware counting is off), as given.
+    pub left_out: Vec<String>,
 }
 
 /// How a back-end is opened (tests substitute a fake).
@@ -76,7 +78,7 @@ impl<'s> Counters<'s> {
 
 impl Facility for Counters<'_> {
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
-        let Settings { plan, request } = self.settings;
+        let Settings { plan, request, .. } = self.settings;
         let mut opened = (self.open)(plan, request, run.pid)?;
         for (i, why) in opened.backend.start()? {
             opened.events[i].error = Some(why);
@@ -89,8 +91,9 @@ impl Facility for Counters<'_> {
                         why: why.clone(),
                     });
                 }
+                // The event's own line of the report says why.
                 run.warnings
-                    .add(format!("{} not counted: {why}", e.planned.event.name));
+                    .echo(&format!("{} not counted: {why}", e.planned.event.name));
             }
         }
         self.opened = Some(opened);
@@ -127,7 +130,16 @@ impl Facility for Counters<'_> {
         self.series = match self.sampler.take() {
             Some(s) => Some(s.finish(&self.finals)),
             None if self.settings.request.interval_ms.is_some() => {
-                Some(opened.backend.own_readings())
+                let series = opened.backend.own_readings();
+                if self.settings.request.print_intervals {
+                    let names: Vec<String> = opened
+                        .events
+                        .iter()
+                        .map(|e| e.planned.event.name.clone())
+                        .collect();
+                    intervals::print_series(&names, &series);
+                }
+                Some(series)
             }
             None => None,
         };
@@ -151,7 +163,11 @@ fn section(
     finals: &[Vec<Option<Reading>>],
     series: Option<&[Snapshot]>,
 ) -> CountersReport {
-    let Settings { plan, request: req } = settings;
+    let Settings {
+        plan,
+        request: req,
+        left_out,
+    } = settings;
     let reference = opened.backend.reference();
     let scaling = match (opened.opening.multiplexing, &reference) {
         (Multiplexing::AgainstTaskClock, Some(r)) => Scaling::Reference(r),
@@ -173,9 +189,16 @@ fn section(
         hardware_off_reason: plan.hardware_off.clone(),
         user_only: opened.user_only_reason.is_some(),
         user_only_reason: opened.user_only_reason.clone(),
-        opened_as: opened.opening.grouping.describe(),
+        opened_as: opened.opening.describe(),
         multiplexing_detection: opened.opening.multiplexing.describe().into(),
         events,
+        not_counted: left_out
+            .iter()
+            .map(|spec| NotCounted {
+                spec: spec.clone(),
+                reason: plan.hardware_off.clone().unwrap_or_default(),
+            })
+            .collect(),
         ratios,
         interval_ms: series.and(req.interval_ms),
         intervals: series.map(intervals::deltas).unwrap_or_default(),

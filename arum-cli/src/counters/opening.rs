@@ -1,11 +1,16 @@
 //! How the counters were opened and how multiplexing is told apart, as facts; the report's
 //! sentences are made from them here, in one place.
 
+use crate::report::model::Scope;
+
 /// How the events of a CPU were put on the PMU.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Grouping {
-    /// One group per CPU: all events of a CPU scheduled together (ratios are consistent).
+    /// One group of the hardware events per CPU, scheduled together (ratios are consistent);
+    /// software events alone.
     PerCpuGroups,
+    /// Software events only: one counter per event and CPU (nothing to schedule together).
+    Separate,
     /// Separate counters, because the kernel refused a group.
     Ungrouped { why: String },
     /// Separate pinned counters (`--no-multiplex`).
@@ -33,16 +38,24 @@ pub enum Multiplexing {
 pub struct Opening {
     pub grouping: Grouping,
     pub multiplexing: Multiplexing,
+    pub scope: Scope,
 }
 
-impl Grouping {
+impl Opening {
+    /// How the counters were opened, in one sentence.
     pub fn describe(&self) -> String {
-        match self {
-            Grouping::PerCpuGroups => "one group per CPU (all events of a CPU scheduled together), inherited by threads and children".into(),
+        let how = match &self.grouping {
+            Grouping::PerCpuGroups => "hardware events in one group per CPU (scheduled together), software events alone".into(),
+            Grouping::Separate => "one counter per event and CPU".into(),
             Grouping::Ungrouped { why } => format!("one counter per event and CPU, ungrouped: {why}"),
             Grouping::Pinned => "one counter per event and CPU, pinned (not multiplexed), ungrouped".into(),
-            Grouping::Module => "/dev/arum: one counter per event on each CPU, counting everything on the CPU".into(),
-        }
+            Grouping::Module => return "/dev/arum: one counter per event on each CPU, counting everything on the CPU".into(),
+        };
+        let whom = match self.scope {
+            Scope::App => "bound to the program, inherited by its threads and children",
+            Scope::System => "counting everything on the CPU",
+        };
+        format!("{how}; {whom}")
     }
 }
 

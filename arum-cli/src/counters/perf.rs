@@ -67,7 +67,15 @@ impl PerfBackend {
                     enable_on_exec: app,
                     pinned: req.no_multiplex,
                 };
-                let group = leader.and_then(|l| fds[l].last().and_then(Option::as_ref));
+                // Hardware events of a CPU form one group, so they are scheduled together and
+                // their ratios are consistent. Software events never compete for counters and
+                // stay alone: a CPU-wide group led by task-clock never runs its members.
+                let software = s.perf_type == PERF_TYPE_SOFTWARE;
+                let group = if software {
+                    None
+                } else {
+                    leader.and_then(|l| fds[l].last().and_then(Option::as_ref))
+                };
                 let opened = open_one(
                     &mut attr,
                     target,
@@ -78,7 +86,7 @@ impl PerfBackend {
                 );
                 match opened {
                     Ok(fd) => {
-                        if leader.is_none() && !req.no_multiplex {
+                        if leader.is_none() && !software && !req.no_multiplex {
                             leader = Some(i);
                         }
                         fds[i].push(Some(fd));
@@ -116,16 +124,22 @@ impl PerfBackend {
         } else {
             None
         };
-        let grouping = match (ungrouped, req.no_multiplex) {
-            (_, true) => Grouping::Pinned,
-            (None, false) => Grouping::PerCpuGroups,
-            (Some(why), false) => Grouping::Ungrouped { why },
+        let grouping = match (ungrouped, req.no_multiplex, hardware) {
+            (_, true, _) => Grouping::Pinned,
+            (_, false, false) => Grouping::Separate,
+            (None, false, true) => Grouping::PerCpuGroups,
+            (Some(why), false, true) => Grouping::Ungrouped { why },
         };
         let multiplexing = match (&reference, app, hardware) {
             (Some(_), _, _) => Multiplexing::AgainstTaskClock,
             (None, _, false) => Multiplexing::SoftwareOnly,
             (None, true, true) => Multiplexing::Unscaled,
             (None, false, true) => Multiplexing::EnabledVsRunning,
+        };
+        let opening = Opening {
+            grouping,
+            multiplexing,
+            scope: req.scope,
         };
         Ok(Opened {
             backend: std::sync::Arc::new(PerfBackend {
@@ -135,10 +149,7 @@ impl PerfBackend {
             }),
             events: setups,
             user_only_reason,
-            opening: Opening {
-                grouping,
-                multiplexing,
-            },
+            opening,
         })
     }
 }

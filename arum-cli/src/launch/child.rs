@@ -94,14 +94,20 @@ fn child_main(
         }
     }
 
-    // Try each PATH candidate as execvp does: skip names that do not exist, remember EACCES.
+    // Try each PATH candidate as execvp does: skip names that do not exist, remember EACCES, and
+    // run a file without a `#!` line (ENOEXEC) through /bin/sh.
     let mut errno = Errno::ENOENT;
     let mut denied = false;
-    for path in &exe.candidates {
+    for (path, script_argv) in exe.candidates.iter().zip(&exe.script_argvs) {
         // SAFETY: `path` and `argv_ptrs` are NUL-terminated C strings / a NULL-terminated array
         // built before fork; execv only returns on failure.
         unsafe { libc::execv(path.as_ptr(), exe.argv_ptrs.as_ptr()) };
         errno = Errno::last();
+        if errno == Errno::ENOEXEC {
+            // SAFETY: as above; `script_argv` is a NULL-terminated array built before fork.
+            unsafe { libc::execv(super::SHELL.as_ptr(), script_argv.as_ptr()) };
+            errno = Errno::last();
+        }
         match errno {
             Errno::EACCES => denied = true,
             Errno::ENOENT | Errno::ENOTDIR | Errno::ESTALE | Errno::ENODEV | Errno::ETIMEDOUT => {}

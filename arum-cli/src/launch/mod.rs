@@ -36,7 +36,13 @@ pub struct Executable {
     _argv: Vec<CString>,
     /// NULL-terminated pointers into `argv`'s heap buffers, which stay put when `Executable` moves.
     argv_ptrs: Vec<*const libc::c_char>,
+    /// Per candidate, the argument vector that runs it as a shell script (`/bin/sh PATH ARGS...`),
+    /// for a file the kernel refuses with ENOEXEC (no `#!` line), as execvp(3) does.
+    script_argvs: Vec<Vec<*const libc::c_char>>,
 }
+
+/// The shell that runs scripts without a `#!` line (execvp's choice).
+const SHELL: &std::ffi::CStr = c"/bin/sh";
 
 impl Executable {
     /// Prepares `argv` for exec, searching PATH the way execvp does when the name has no slash.
@@ -49,7 +55,10 @@ impl Executable {
             line: String::new(),
             why: "it names no program".into(),
         })?;
-        let candidates = if program.contains('/') {
+        let candidates = if program.is_empty() {
+            // As the shell and execvp: an empty name is not found (no PATH search).
+            Vec::new()
+        } else if program.contains('/') {
             vec![CString::new(program.as_str()).map_err(|_| bad("the program name"))?]
         } else {
             let path =
@@ -66,16 +75,26 @@ impl Executable {
             .iter()
             .map(|a| CString::new(a.as_str()).map_err(|_| bad("an argument")))
             .collect::<Result<_, _>>()?;
-        let argv_ptrs = argv
+        let argv_ptrs: Vec<*const libc::c_char> = argv
             .iter()
             .map(|a| a.as_ptr())
             .chain(std::iter::once(std::ptr::null()))
+            .collect();
+        let script_argvs = candidates
+            .iter()
+            .map(|path| {
+                [SHELL.as_ptr(), path.as_ptr()]
+                    .into_iter()
+                    .chain(argv_ptrs[1..].iter().copied())
+                    .collect()
+            })
             .collect();
         Ok(Executable {
             display: program.clone(),
             candidates,
             _argv: argv,
             argv_ptrs,
+            script_argvs,
         })
     }
 }

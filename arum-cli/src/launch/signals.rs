@@ -1,13 +1,15 @@
 //! Signals while the program runs: SIGINT and SIGQUIT are ignored by arum (the terminal delivers
 //! them to the whole foreground process group, so the program gets them itself); SIGTERM, SIGHUP,
-//! SIGUSR1 and SIGUSR2 sent to arum are forwarded to the program.
+//! SIGUSR1 and SIGUSR2 sent to arum are forwarded to the program. SIGPIPE is ignored by arum from
+//! then on, so that writing the report into a closed pipe cannot cost the program's exit status.
+//! The child gets every disposition back as arum was given it before it execs.
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use nix::unistd::Pid;
 
-const IGNORED: [Signal; 2] = [Signal::SIGINT, Signal::SIGQUIT];
+const IGNORED: [Signal; 3] = [Signal::SIGINT, Signal::SIGQUIT, Signal::SIGPIPE];
 const FORWARDED: [Signal; 4] = [
     Signal::SIGTERM,
     Signal::SIGHUP,
@@ -75,8 +77,15 @@ impl SignalGuard {
 }
 
 impl Drop for SignalGuard {
+    /// arum's own dispositions return, except SIGPIPE, which stays ignored while arum writes
+    /// its report.
     fn drop(&mut self) {
-        self.restore_in_child();
+        for (sig, old) in self.saved.iter().filter(|(s, _)| *s != Signal::SIGPIPE) {
+            // SAFETY: `old` was returned by the kernel for this signal earlier.
+            unsafe {
+                let _ = signal::sigaction(*sig, old);
+            }
+        }
     }
 }
 

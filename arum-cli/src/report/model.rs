@@ -128,6 +128,10 @@ pub struct PeakMemory {
     pub peak_rss_bytes: u64,
     /// How `peak_rss_bytes` was obtained.
     pub method: PeakMethod,
+    /// Whether page cache the tree caused (file data read or written) counts (memory.peak
+    /// does; sampled sizes count only mapped pages).
+    #[serde(default)]
+    pub includes_page_cache: bool,
     /// Samples of the tree taken while it ran.
     pub samples: u64,
     pub peak_threads: u64,
@@ -142,16 +146,31 @@ pub struct PeakMemory {
 pub enum PeakMethod {
     /// `memory.peak` of a cgroup v2 group holding only the launched tree: exact.
     CgroupV2MemoryPeak,
-    /// VmRSS/VmHWM of the tree's processes sampled while it ran, with ru_maxrss where it is
-    /// known not to include the launcher.
+    /// Resident set sizes (VmRSS/VmHWM) of the tree's processes sampled while it ran, with
+    /// ru_maxrss where it is known not to include the launcher; pages shared between processes
+    /// count once per process.
     ProcfsSampling,
+    /// Proportional set sizes (smaps_rollup) of the tree's processes sampled while it ran, with
+    /// VmHWM and ru_maxrss as floors: shared pages count once in all.
+    PssSampling,
+    /// The program ended before the first sample and its ru_maxrss may be arum's own memory as
+    /// the child inherited it: the peak was at most this.
+    RusageUpperBound,
 }
 
 impl PeakMethod {
+    pub fn includes_page_cache(self) -> bool {
+        self == PeakMethod::CgroupV2MemoryPeak
+    }
+
     pub fn describe(self) -> &'static str {
         match self {
-            PeakMethod::CgroupV2MemoryPeak => "cgroup v2 memory.peak",
+            PeakMethod::CgroupV2MemoryPeak => "cgroup v2 memory.peak, page cache included",
             PeakMethod::ProcfsSampling => "sampled VmRSS/VmHWM of the tree",
+            PeakMethod::PssSampling => "sampled proportional set size of the tree",
+            PeakMethod::RusageUpperBound => {
+                "at most: ru_maxrss, which may hold arum's copy; the program ended before the first sample"
+            }
         }
     }
 }
@@ -190,6 +209,9 @@ pub struct CountersReport {
     /// How multiplexing was detected for the per-CPU values.
     pub multiplexing_detection: String,
     pub events: Vec<EventCounts>,
+    /// Events asked for but not opened at all, because hardware counting is off.
+    #[serde(default)]
+    pub not_counted: Vec<NotCounted>,
     /// Derived ratios whose inputs were all counted.
     pub ratios: Vec<Ratio>,
     /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval.
@@ -280,6 +302,13 @@ pub struct EventCounts {
     /// Share of the time the event could count during which it did count, in percent.
     pub percent_running: f64,
     pub multiplexed: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotCounted {
+    /// As the user wrote it.
+    pub spec: String,
+    pub reason: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -57,7 +57,7 @@ fn row(name: &str, value: impl ToString) -> [String; 2] {
 fn header_rows(r: &Report) -> Vec<[String; 2]> {
     let m = &r.metadata;
     vec![
-        row("command", shell_words::join(&r.command.argv)),
+        row("command", abbreviated(&shell_words::join(&r.command.argv))),
         row(
             "exit status",
             format!("{} ({})", r.exit.status, r.exit.describe()),
@@ -78,6 +78,39 @@ fn header_rows(r: &Report) -> Vec<[String; 2]> {
             ),
         ),
     ]
+}
+
+/// Longest command line the text report prints whole (the JSON always has all of it).
+const COMMAND_WIDTH: usize = 200;
+
+fn abbreviated(command: &str) -> String {
+    if command.len() <= COMMAND_WIDTH {
+        return command.to_string();
+    }
+    let mut cut = COMMAND_WIDTH;
+    while !command.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}… ({} bytes in all; the JSON report has the whole command)",
+        &command[..cut],
+        command.len()
+    )
+}
+
+/// An event as the report names it: as the user wrote it (with `:u`/`:k`), and what it
+/// resolved to where that differs.
+fn label(e: &super::model::EventCounts) -> String {
+    let bare = e
+        .spec
+        .strip_suffix(":u")
+        .or_else(|| e.spec.strip_suffix(":k"))
+        .unwrap_or(&e.spec);
+    if bare.eq_ignore_ascii_case(&e.name) {
+        e.spec.clone()
+    } else {
+        format!("{} ({})", e.spec, e.name)
+    }
 }
 
 fn usage_rows(u: &Usage) -> Vec<[String; 2]> {
@@ -173,10 +206,7 @@ fn counters(out: &mut String, c: &CountersReport) {
     let mut totals = Builder::default();
     totals.push_record(["Event", "Total", "% running", ""]);
     for e in &c.events {
-        let label = match &e.alias {
-            Some(a) => format!("{a} ({})", e.name),
-            None => e.name.clone(),
-        };
+        let label = label(e);
         if e.status != EventStatus::Counted {
             totals.push_record([
                 label,
@@ -206,7 +236,19 @@ fn counters(out: &mut String, c: &CountersReport) {
             note.into(),
         ]);
     }
+    for n in &c.not_counted {
+        totals.push_record([
+            n.spec.clone(),
+            "not counted".into(),
+            String::new(),
+            "hardware counting is off (see above)".into(),
+        ]);
+    }
     for b in [per_cpu, totals] {
+        // A table with nothing under its headers is left out.
+        if b.count_records() <= 1 {
+            continue;
+        }
         let mut t = b.build();
         t.with(Style::blank())
             .with(Modify::new(Columns::new(1..3)).with(Alignment::right()));

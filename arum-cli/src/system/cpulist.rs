@@ -1,13 +1,22 @@
 //! The kernel's cpulist syntax (`0-3,8,10-11`), as in /sys/devices/system/cpu/online and `-C`.
 
+/// CPU numbers above this are refused before any range is expanded (Linux allows at most
+/// 8192 CPUs; the bound only keeps a typo from costing memory).
+const HIGHEST: u32 = 65_535;
+
 /// Parses a cpulist into sorted, de-duplicated CPU numbers.
 pub fn parse(list: &str) -> Result<Vec<u32>, String> {
     let mut cpus = Vec::new();
     for part in list.trim().split(',').filter(|p| !p.is_empty()) {
         let num = |s: &str| {
-            s.trim()
+            let n = s
+                .trim()
                 .parse::<u32>()
-                .map_err(|_| format!("{s:?} is not a CPU number (expected a list like 0-3,8)"))
+                .map_err(|_| format!("{s:?} is not a CPU number (expected a list like 0-3,8)"))?;
+            if n > HIGHEST {
+                return Err(format!("CPU {n} is beyond any machine's CPUs"));
+            }
+            Ok(n)
         };
         match part.split_once('-') {
             Some((a, b)) => {
@@ -53,5 +62,19 @@ mod tests {
         assert!(parse("").is_err());
         assert!(parse("3-1").is_err());
         assert!(parse("a").is_err());
+    }
+
+    #[test]
+    fn huge_ranges_are_refused_before_they_are_expanded() {
+        assert!(parse("0-4000000000").unwrap_err().contains("beyond"));
+        assert!(parse("4000000000").unwrap_err().contains("beyond"));
+        assert_eq!(parse("65535").unwrap(), [65535]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn no_list_panics(s in "[0-9,\\- a-z]{0,40}") {
+            let _ = parse(&s);
+        }
     }
 }

@@ -22,7 +22,10 @@ impl TreeCgroup {
     /// writable cgroup v2 hierarchy (the tree is then found by walking /proc).
     pub fn create() -> Option<Self> {
         let parent = own_cgroup_dir()?;
-        let dir = parent.join(format!("arum-{}", std::process::id()));
+        remove_stale(&parent);
+        let dir = parent.join(format!("{PREFIX}{}", std::process::id()));
+        // A group with our own pid was left by a dead arum that had this pid before us.
+        remove(&dir, &parent);
         fs::create_dir(&dir).ok()?;
         match File::open(&dir) {
             Ok(handle) => Some(TreeCgroup {
@@ -64,13 +67,52 @@ impl TreeCgroup {
 
 impl Drop for TreeCgroup {
     fn drop(&mut self) {
-        // Processes the program left behind (daemons) go back to arum's own group.
-        if let Ok(left) = fs::read_to_string(self.procs_file()) {
-            for pid in left.lines() {
-                let _ = fs::write(self.parent.join("cgroup.procs"), pid);
-            }
+        remove(&self.dir, &self.parent);
+    }
+}
+
+/// Groups are named `arum-<pid of the arum that made it>`.
+const PREFIX: &str = "arum-";
+/// Rounds of moving survivors out before giving up on removing a group (a process may fork
+/// while its siblings are being moved).
+const EMPTYING_ROUNDS: u32 = 10;
+
+/// Empties `dir` into `parent` (processes the program left behind, such as daemons, go back to
+/// arum's own group) and removes it. Whether it is gone.
+fn remove(dir: &Path, parent: &Path) -> bool {
+    for _ in 0..EMPTYING_ROUNDS {
+        if fs::remove_dir(dir).is_ok() || !dir.exists() {
+            return true;
         }
-        let _ = fs::remove_dir(&self.dir);
+        let Ok(left) = fs::read_to_string(dir.join("cgroup.procs")) else {
+            return false;
+        };
+        for pid in left.lines() {
+            let _ = fs::write(parent.join("cgroup.procs"), pid);
+        }
+    }
+    false
+}
+
+/// Removes the groups that an arum killed before it could clean up left beside ours (their
+/// owner, the pid in the name, is gone).
+fn remove_stale(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(owner) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(PREFIX))
+            .and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let gone = nix::sys::signal::kill(Pid::from_raw(owner), None) == Err(nix::Error::ESRCH);
+        if gone {
+            remove(&e.path(), parent);
+        }
     }
 }
 

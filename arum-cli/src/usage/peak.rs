@@ -3,10 +3,13 @@
 //! `ru_maxrss` of a child is the largest *single* process, and the forked child's pre-exec copy of
 //! arum's memory counts towards it (exec keeps the old memory's high-water mark), so it is wrong
 //! in both directions for a tree. Where the tree has a cgroup v2 group with the memory
-//! controller, `memory.peak` is exact. Otherwise a sampler thread reads VmRSS/VmHWM of every
-//! process of the tree at a short interval, once the program has run past the launch grace; and
-//! `ru_maxrss` counts when it exceeds the held child's resident memory before exec (measured,
-//! not guessed), since then it is the program's own.
+//! controller, `memory.peak` is exact. Otherwise a sampler thread, once the program has run past
+//! the launch grace, adds up the proportional set size (PSS, from smaps_rollup) of the tree's
+//! processes, so pages shared between them (a compiler's text under `make -j`) count once; and
+//! `ru_maxrss` counts when it exceeds the held child's resident memory before exec (measured, not
+//! guessed), since then it is the program's own. The kernel walks every page of a process to
+//! give its PSS (25 ms for 1 GiB here), so the sampler spaces its samples to stay within a
+//! small share of one CPU.
 
 use std::time::Duration;
 
@@ -18,6 +21,8 @@ use crate::tree::Tree;
 const FIRST_INTERVAL: Duration = Duration::from_millis(2);
 /// Sampling slows down to this for long runs, to stay out of the program's way.
 const MAX_INTERVAL: Duration = Duration::from_millis(50);
+/// The sampler's CPU time stays under 1/BUDGET of the time between samples.
+const BUDGET: u32 = 50;
 
 /// Pages the held child may still touch between its high-water mark being read and its exec.
 const EXEC_PATH_MARGIN: u64 = 256 * 1024;
@@ -25,15 +30,18 @@ const EXEC_PATH_MARGIN: u64 = 256 * 1024;
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TreeStats {
     samples: u64,
-    /// Largest sum of VmRSS over the tree's processes at one instant.
-    rss_sum: u64,
+    /// Largest sum over the tree's processes at one instant: PSS where smaps_rollup could be
+    /// read for every process, else resident set size.
+    sum: u64,
+    /// Whether some sample fell back to summing resident set sizes.
+    rss_only: bool,
     /// Largest VmHWM of any one process (its own exact peak, up to its last sample).
     hwm: u64,
     threads: u64,
     processes: u64,
 }
 
-/// Starts sampling the tree (right after release).
+/// Starts sampling the tree (once the program has run past the launch grace).
 pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
     let mut reader = tree.reader();
     let mut pids = Vec::with_capacity(64);
@@ -49,27 +57,50 @@ pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
         ),
         TreeStats::default(),
         move |stats, _| {
+            let t0 = thread_cpu();
             reader.read(&mut pids);
-            sample(&pids, stats)
+            sample(&pids, stats);
+            thread_cpu().saturating_sub(t0) * BUDGET
         },
         |stats| stats,
     )
 }
 
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
+}
+
 fn sample(pids: &[i32], stats: &mut TreeStats) {
-    let (mut rss, mut threads) = (0, 0);
+    let (mut sum, mut threads, mut rss_only) = (0, 0, false);
     for &pid in pids {
-        let Ok(status) = procfs::process::Process::new(pid).and_then(|p| p.status()) else {
+        let Ok(p) = procfs::process::Process::new(pid) else {
             continue;
         };
-        rss += status.vmrss.unwrap_or(0) * 1024;
+        let Ok(status) = p.status() else { continue };
+        let rss = status.vmrss.unwrap_or(0) * 1024;
         stats.hwm = stats.hwm.max(status.vmhwm.unwrap_or(0) * 1024);
         threads += status.threads;
+        match p.smaps_rollup().ok().and_then(|r| pss_bytes(&r)) {
+            Some(pss) => sum += pss,
+            None => {
+                sum += rss;
+                rss_only |= rss > 0;
+            }
+        }
     }
     stats.samples += 1;
-    stats.rss_sum = stats.rss_sum.max(rss);
+    stats.sum = stats.sum.max(sum);
+    stats.rss_only |= rss_only;
     stats.threads = stats.threads.max(threads);
     stats.processes = stats.processes.max(pids.len() as u64);
+}
+
+fn pss_bytes(r: &procfs::process::SmapsRollup) -> Option<u64> {
+    r.memory_map_rollup
+        .iter()
+        .find_map(|m| m.extension.map.get("Pss").copied())
 }
 
 /// The tree's peak: `exact` (memory.peak) when there is one, else the samples and ru_maxrss.
@@ -90,18 +121,26 @@ pub fn peak_memory(
             } else {
                 0
             };
-            (
-                stats.rss_sum.max(stats.hwm).max(trusted),
-                PeakMethod::ProcfsSampling,
-            )
+            let sampled = stats.sum.max(stats.hwm).max(trusted);
+            if sampled == 0 {
+                // Ended before the first sample, and ru_maxrss may be arum's copy: all that is
+                // known is that the program's peak was at most ru_maxrss.
+                (rusage_maxrss_bytes, PeakMethod::RusageUpperBound)
+            } else if stats.rss_only {
+                (sampled, PeakMethod::ProcfsSampling)
+            } else {
+                (sampled, PeakMethod::PssSampling)
+            }
         }
     };
     PeakMemory {
         peak_rss_bytes,
         method,
+        includes_page_cache: method.includes_page_cache(),
         samples: stats.samples,
-        peak_threads: stats.threads,
-        peak_processes: stats.processes,
+        // The program ran: one process with one thread at least, sampled or not.
+        peak_threads: stats.threads.max(stats.processes).max(1),
+        peak_processes: stats.processes.max(1),
         launcher_rss_at_fork_bytes: inherited_rss_bytes,
     }
 }
