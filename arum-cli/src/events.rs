@@ -107,8 +107,9 @@ pub fn metric_names(args: &RunArgs) -> Vec<String> {
         .collect()
 }
 
-/// Resolves and places the requested events and metrics. `None` when none was asked for.
-pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
+/// Resolves and places the requested events and metrics, with the facts about the machine the
+/// metrics read. `None` when none was asked for.
+pub fn plan(args: &RunArgs) -> Result<Option<(Plan, RunFacts)>, ArumError> {
     let specs = specs(args)?;
     let metrics = metric_names(args);
     if specs.is_empty() && metrics.is_empty() {
@@ -168,5 +169,5 @@ pub fn plan(args: &RunArgs) -> Result<Option<Plan>, ArumError> {
             reason: reason.clone(),
         });
     }
-    Ok(Some(plan))
+    Ok(Some((plan, facts)))
 }

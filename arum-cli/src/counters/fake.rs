@@ -101,6 +101,7 @@ fn settings(interval_ms: Option<u64>, strict: bool) -> Settings {
     let specs = ["task-clock".to_string(), "page-faults".to_string()];
     Settings {
         plan: plan::plan(&specs, &cpu, None, None),
+        facts: Default::default(),
         request: Request {
             scope: Scope::App,
             cpus: vec![0, 1],
@@ -199,7 +200,10 @@ fn interval_readings_are_taken_while_the_program_runs_and_end_with_the_final_one
     // At most one reading per 10 ms while it ran (a starved sampler skips some), plus the final.
     let ran = RAN_FOR.lock().unwrap().as_millis() as u64;
     assert_eq!(c.intervals.len() as u64, reads);
-    assert!(reads >= 2 && reads <= ran / 10 + 2, "{reads} reads in {ran} ms");
+    assert!(
+        reads >= 2 && reads <= ran / 10 + 2,
+        "{reads} reads in {ran} ms"
+    );
     // Every interval of an advancing counter adds 10 (10 × reads, differenced).
     assert!(c.intervals.iter().all(|i| i.counts[0] == [10, 10]));
     assert_eq!(c.events[0].total_raw, 2 * 10 * reads);
