@@ -508,3 +508,63 @@ fn the_text_report_names_events_as_given_and_lists_those_left_out() {
         "the section's line and the left-out event's line: {text}"
     );
 }
+
+#[test]
+fn a_generic_event_on_a_cpu_without_a_table_opens_as_the_kernels_generic_event() {
+    // A future family: no table, so `cycles` and a cache event go to the kernel's generic
+    // events (PERF_TYPE_HARDWARE 0, PERF_TYPE_HW_CACHE 3), and the report says so.
+    let (_, r) = run_json(&[
+        "--cpu",
+        "GenuineIntel-19-1",
+        "-e",
+        "cycles,L1-dcache-load-misses,task-clock",
+        "--",
+        "true",
+    ]);
+    let cycles = event(&r, "cycles");
+    assert_eq!(cycles["perf_type"], 0, "{cycles}");
+    assert_eq!(cycles["config"], "0x0");
+    assert!(cycles["encoding"].as_str().unwrap().starts_with("generic"));
+    let cache = event(&r, "L1-dcache-load-misses");
+    assert_eq!(cache["perf_type"], 3, "{cache}");
+    // PERF_COUNT_HW_CACHE_L1D | OP_READ << 8 | RESULT_MISS << 16.
+    assert_eq!(cache["config"], "0x10000");
+    assert_eq!(event(&r, "task-clock")["encoding"], "software");
+    // Counted where the machine has a PMU; where it has none, said so with the kernel's reason.
+    for e in [cycles, cache] {
+        let status = e["status"].as_str().unwrap();
+        assert!(
+            status == "counted" || e["reason"].as_str().is_some_and(|r| !r.is_empty()),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_metric_without_its_events_has_no_value_and_says_why() {
+    let (_, r) = run_json(&["-M", "insn_per_cycle", "--", "true"]);
+    let metrics = r["counters"]["metrics"].as_array().unwrap();
+    let ipc = metrics
+        .iter()
+        .find(|m| m["name"] == "insn_per_cycle")
+        .expect("the metric is reported");
+    let counted =
+        |name: &str| {
+            r["counters"]["events"].as_array().unwrap().iter().any(|e| {
+                e["status"] == "counted" && e["alias"].as_str().unwrap_or("").contains(name)
+            })
+        };
+    if has_hardware_pmu() && counted("instructions") {
+        assert!(ipc["value"].as_f64().unwrap() > 0.0, "{ipc}");
+    } else {
+        // Never 0: no value, and why.
+        assert!(ipc["value"].is_null(), "{ipc}");
+        assert!(!ipc["why_not"].as_str().unwrap().is_empty(), "{ipc}");
+    }
+    // The events it needs were counted for it, marked as not named by the user.
+    assert!(r["counters"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["requested"] == false));
+}
