@@ -49,9 +49,11 @@ impl Enabled {
     /// Turns delay accounting on. `Ok(None)` when it already was (nothing to restore).
     pub fn turn_on() -> Result<Option<Enabled>, String> {
         match is_on() {
-            None => return Err(format!(
+            None => {
+                return Err(format!(
                 "{SYSCTL} is missing: this kernel has no delay accounting (CONFIG_TASK_DELAY_ACCT)"
-            )),
+            ))
+            }
             Some(true) => return Ok(None),
             Some(false) => {}
         }
