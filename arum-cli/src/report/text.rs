@@ -499,7 +499,7 @@ fn tasks(out: &mut String, t: &TasksReport, top: Option<usize>) {
             abbreviated(
                 &p.argv
                     .as_ref()
-                    .map_or_else(|| format!("[{}]", p.comm), |a| shell_words::join(a)),
+                    .map_or_else(|| format!("[{}]", p.comm), shell_words::join),
             )
             .chars()
             .take(60)
@@ -513,7 +513,7 @@ fn tasks(out: &mut String, t: &TasksReport, top: Option<usize>) {
         .with(Modify::new(Columns::new(1..9)).with(Alignment::right()));
     indented(out, &table);
 
-    let lists: [(&str, fn(&ThreadRecord) -> u64); 3] = [
+    let lists: [(&str, ThreadKey); 3] = [
         ("CPU time", |t| t.usage.cpu_ns),
         ("run-queue delay", |t| {
             t.usage.delays.run_queue.map_or(0, |d| d.total_ns)
@@ -607,6 +607,9 @@ fn tasks(out: &mut String, t: &TasksReport, top: Option<usize>) {
         task_counters(out, c, top);
     }
 }
+
+/// What a top list of threads is ranked by.
+type ThreadKey = fn(&ThreadRecord) -> u64;
 
 fn threads_table(out: &mut String, threads: &[&ThreadRecord]) {
     let mut b = Builder::default();

@@ -109,9 +109,9 @@ fn sample(pids: &[i32], samples: &mut Samples) {
             continue;
         };
         let tgid = pid as u32;
-        if !samples.commands.contains_key(&tgid) {
+        if let std::collections::hash_map::Entry::Vacant(e) = samples.commands.entry(tgid) {
             if let Some(c) = command(tgid) {
-                samples.commands.insert(tgid, c);
+                e.insert(c);
             }
         }
         let Ok(status) = process.status() else {
