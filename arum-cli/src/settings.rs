@@ -77,6 +77,7 @@ impl Settings {
         }
         let tasks = args.per_task.map(|_| tasks::Settings {
             enable_delayacct: args.enable_delayacct,
+            events_counted: !args.events.is_empty() || args.events_file.is_some(),
         });
         let top_threads = match args.per_task {
             Some(PerTaskArg::All) => None,

@@ -247,7 +247,12 @@ fn from_sample(ctx: &Context, s: &ThreadSample, times: &Times) -> ThreadRecord {
         |&(_, t)| relative(ctx, t),
     );
     let end = times.ended.get(&s.tid).map(|&e| relative(ctx, e));
-    let cpu_ns = s.cpu_ns.max((s.user_ticks + s.system_ticks) * tick_ns);
+    // schedstat's time is exact; the ticks (4 ms samples, in 10 ms units) only stand in for it.
+    let cpu_ns = if s.cpu_ns > 0 {
+        s.cpu_ns
+    } else {
+        (s.user_ticks + s.system_ticks) * tick_ns
+    };
     let (user_ns, system_ns) = split(cpu_ns, s.user_ticks, s.system_ticks);
     let io = s.io.unwrap_or(procfs::process::Io {
         rchar: 0,
@@ -449,7 +454,10 @@ pub fn check_rusage(
                     .into(),
             )
         } else {
-            Some("records are missing (see the limits)".into())
+            Some(format!(
+                "{:.2}% less in the records than in rusage",
+                100.0 * (rusage - tasks_total) as f64 / rusage.max(1) as f64
+            ))
         };
         RusageCheck {
             field: field.into(),

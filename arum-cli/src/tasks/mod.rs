@@ -38,6 +38,8 @@ use watch::{Collected, Watch};
 pub struct Settings {
     /// Turn kernel.task_delayacct on for the run (`--enable-delayacct`).
     pub enable_delayacct: bool,
+    /// Events are counted (`-e`): their per-thread split is not given yet, which is said.
+    pub events_counted: bool,
 }
 
 /// The per-task facility for one run.
@@ -172,6 +174,12 @@ impl Facility for Tasks<'_> {
         let a = assemble(&ctx, &self.collected, &self.samples);
         let dropped = self.collected.exits_dropped || self.collected.events_dropped;
         let mut limits = self.limits;
+        if self.settings.events_counted {
+            limits.push(
+                "event counts are not split per thread yet: the counters section has the tree's totals"
+                    .into(),
+            );
+        }
         if dropped {
             limits.push(format!(
                 "the kernel dropped records (a netlink socket overflowed): {} tasks from /proc \
