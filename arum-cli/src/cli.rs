@@ -110,6 +110,15 @@ pub enum BackendChoice {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PerTaskArg {
+    /// The process tree and the top threads.
+    #[value(hide = true)]
+    Top,
+    /// Every thread.
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     Text,
     Json,
@@ -188,6 +197,17 @@ pub struct RunArgs {
     /// 250ms; at least 1ms; 0 = at start and end only).
     #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
     pub ambient: Option<std::time::Duration>,
+
+    /// A record for every process and thread of the tree: CPU, faults, context switches, I/O,
+    /// peak memory, delays, start and end. The text report shows the process tree and the top
+    /// threads; `--per-task=all` lists every thread (JSON and CSV always have every record).
+    #[arg(long = "per-task", visible_alias = "tasks", value_enum, value_name = "all", num_args = 0..=1, require_equals = true, default_missing_value = "top")]
+    pub per_task: Option<PerTaskArg>,
+
+    /// With --per-task: turn kernel.task_delayacct on for the run (root only; restored
+    /// afterwards), so block I/O, swap-in, reclaim and thrashing delays are accounted.
+    #[arg(long)]
+    pub enable_delayacct: bool,
 
     /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
     /// the machine cannot count) as an error (exit 125) instead of a warning.

@@ -87,6 +87,10 @@ pub enum ArumError {
     #[error("{0}")]
     Kmod(String),
 
+    /// `--enable-delayacct` could not turn delay accounting on.
+    #[error("{0}")]
+    DelayAccounting(String),
+
     /// Options that do not go together (exit status 2, as clap's own usage errors).
     #[error("{0}")]
     Usage(String),

@@ -8,7 +8,8 @@
 //! and adds its section to the report model; `measure::facilities` lists them:
 //! - `usage`: rusage and the tree's peak memory,
 //! - `counters`: performance-counter events (perf_event_open or /dev/arum),
-//! - `ambient`: what the rest of the machine did.
+//! - `ambient`: what the rest of the machine did,
+//! - `tasks`: a record for every process and thread of the tree (`--per-task`).
 //!
 //! Shared by the facilities: `tree` (which processes are the launched tree), `periodic` (the
 //! sampler threads), `warnings`. `system` holds facts about the machine; `events` plans the
@@ -31,6 +32,7 @@ pub mod run;
 pub mod settings;
 pub mod stdio;
 pub mod system;
+pub mod tasks;
 pub mod tree;
 pub mod usage;
 pub mod values;

@@ -13,6 +13,7 @@ use crate::launch;
 use crate::report::model::{Report, SelfTiming};
 use crate::settings::Settings;
 use crate::system;
+use crate::tasks::Tasks;
 use crate::tree;
 use crate::usage::ResourceUsage;
 use crate::warnings::Warnings;
@@ -29,6 +30,9 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     }
     if let Some(interval) = s.ambient {
         all.push(Box::new(Ambient::new(interval)));
+    }
+    if let Some(t) = &s.tasks {
+        all.push(Box::new(Tasks::new(t)));
     }
     all
 }

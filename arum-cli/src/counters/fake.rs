@@ -145,6 +145,7 @@ fn lifecycle(
     let reaped = Reaped {
         exit: Exit::Code(0),
         wall: runs_for,
+        released_at: std::time::Duration::ZERO,
         rusage: unsafe { std::mem::zeroed() },
     };
     facility.stop(&mut Stopped {
