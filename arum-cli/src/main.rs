@@ -11,6 +11,7 @@ fn main() {
     let result = match &cli.command {
         Some(cli::Command::Info(args)) => info::run(args),
         Some(cli::Command::List(args)) => list::run(args),
+        Some(cli::Command::Hourglass(args)) => Ok(arum_hourglass::exit_status(args)),
         None => run::run(&cli.run, started),
     };
     match result {
