@@ -186,10 +186,10 @@ fn yielding<S: Sink>(
     work
 }
 
-/// PERIODIC: job k is released at start + k·period, needs `amount` ticks of CPU, and is due at
-/// the next release. Between jobs the thread waits on its timer. A late job is finished, not
-/// dropped (as a real audio or video pipeline must process every buffer), so the next job may
-/// be released at once.
+/// PERIODIC: job k is released at start + k·period and needs `amount` ticks of CPU by the next
+/// release, its deadline. Between jobs the thread waits on its timer. A job not served by its
+/// deadline is a miss and is abandoned there, as an audio thread drops a late buffer: the next
+/// period starts on time, and one stall costs the periods it covers, not a backlog after it.
 fn periodic<S: Sink>(
     det: &mut Detector<S>,
     w: Window,
@@ -199,7 +199,7 @@ fn periodic<S: Sink>(
 ) -> io::Result<Work> {
     let mut work = Work::default();
     let mut release = w.start_mono;
-    'run: while release + period_ns <= w.finish_mono {
+    while release + period_ns <= w.finish_mono {
         let mut anchor = w.timebase.reanchor();
         if anchor.mono0_ns < release {
             if timer.blocks() {
@@ -213,53 +213,64 @@ fn periodic<S: Sink>(
             anchor = w.timebase.reanchor();
             det.wake(anchor.tsc0, anchor.mono0_ns.saturating_sub(release));
         }
-        let deadline = anchor.tsc_at(release + period_ns);
         let released = anchor.tsc_at(release);
-        det.take_received();
-        while det.received() < amount {
-            if det.poll() >= w.finish_tsc {
-                // Cut off by the end of the run: not served by its deadline.
-                det.job(Job {
-                    thread: 0,
-                    release: released,
-                    deadline,
-                    finish: det.last().max(deadline + 1),
-                });
-                break 'run;
-            }
-            work.iterations += 1;
-        }
-        det.job(Job {
-            thread: 0,
-            release: released,
-            deadline,
-            finish: det.last(),
-        });
+        let deadline = anchor.tsc_at(release + period_ns);
+        let served = serve(det, amount, deadline, &mut work);
+        det.job(served.job(released, deadline));
         work.jobs += 1;
         release += period_ns;
     }
     Ok(work)
 }
 
-/// CPU_PERIODIC: never blocks; a job starts when the previous one is served and is due one
-/// period after it started.
+/// How a job ended.
+enum Served {
+    /// Served at this TSC value.
+    At(u64),
+    /// Abandoned at the deadline still lacking this many ticks of CPU.
+    Short(u64),
+}
+
+impl Served {
+    /// The job's record. A missed job's finish is its deadline plus the CPU it still lacked:
+    /// the earliest it could have been served, so its lateness is a lower bound.
+    fn job(&self, release: u64, deadline: u64) -> Job {
+        Job {
+            thread: 0,
+            release,
+            deadline,
+            finish: match *self {
+                Served::At(t) => t,
+                Served::Short(lack) => deadline + lack.max(1),
+            },
+        }
+    }
+}
+
+/// Runs until `amount` ticks were received or the deadline passed.
+fn serve<S: Sink>(det: &mut Detector<S>, amount: u64, deadline: u64, work: &mut Work) -> Served {
+    det.take_received();
+    while det.received() < amount {
+        if det.poll() >= deadline {
+            return Served::Short(amount.saturating_sub(det.received()));
+        }
+        work.iterations += 1;
+    }
+    Served::At(det.last())
+}
+
+/// CPU_PERIODIC: never blocks; a job starts when the previous one ended and is due one period
+/// after it started (a frame not produced within the period is a miss, and is abandoned).
 fn cpu_periodic<S: Sink>(det: &mut Detector<S>, w: Window, amount: u64, period: u64) -> Work {
     let mut work = Work::default();
-    'run: loop {
+    loop {
         let started = det.last();
-        det.take_received();
-        while det.received() < amount {
-            if det.poll() >= w.finish_tsc {
-                break 'run;
-            }
-            work.iterations += 1;
+        let deadline = started + period;
+        if deadline > w.finish_tsc {
+            break;
         }
-        det.job(Job {
-            thread: 0,
-            release: started,
-            deadline: started + period,
-            finish: det.last(),
-        });
+        let served = serve(det, amount, deadline, &mut work);
+        det.job(served.job(started, deadline));
         work.jobs += 1;
     }
     work

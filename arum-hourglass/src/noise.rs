@@ -55,7 +55,7 @@ pub struct GapStats {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CpuNoise {
     pub cpu: usize,
-    /// Wall time the probe ran for.
+    /// Wall time from the probe's start to its finish.
     pub seconds: f64,
     /// Time the probe had the CPU: the CPU was otherwise idle.
     pub idle_seconds: f64,
@@ -89,6 +89,8 @@ pub struct NoiseProbe {
     timebase: Timebase,
     gap_ticks: u64,
     kernel: KernelFacts,
+    /// CLOCK_MONOTONIC when the probes were all running.
+    started_ns: u64,
 }
 
 impl NoiseProbe {
@@ -144,7 +146,9 @@ impl NoiseProbe {
             timebase,
             gap_ticks,
             kernel,
+            started_ns: 0,
         };
+        let mut probe = probe;
         for _ in 0..cpus.len() {
             match ready_rx.recv() {
                 Ok(Ok(())) => {}
@@ -155,17 +159,19 @@ impl NoiseProbe {
                 Err(_) => break,
             }
         }
+        probe.started_ns = arum_tsc::monotonic_ns();
         Ok(probe)
     }
 
     /// Stops the probes and summarises what they saw.
     pub fn finish(mut self) -> NoiseReport {
+        let seconds = (arum_tsc::monotonic_ns() - self.started_ns) as f64 / 1e9;
         self.stop.store(true, Ordering::Relaxed);
         let mut cpus = Vec::new();
         let mut failed = Vec::new();
         for (cpu, h) in std::mem::take(&mut self.threads) {
             match h.join() {
-                Ok(Ok(p)) => cpus.push(p.summary(cpu, &self.timebase, &self.kernel)),
+                Ok(Ok(p)) => cpus.push(p.summary(cpu, seconds, &self.timebase, &self.kernel)),
                 Ok(Err(why)) => failed.push(format!("CPU {cpu}: {why}")),
                 Err(_) => failed.push(format!("CPU {cpu}: the probe thread panicked")),
             }
@@ -227,12 +233,10 @@ fn line(c: &CpuNoise, gap_ns: f64) -> String {
 struct Probe {
     sink: ProbeSink,
     cpu_ns: u64,
-    started: u64,
-    ended: u64,
 }
 
 impl Probe {
-    fn summary(&self, cpu: usize, tb: &Timebase, k: &KernelFacts) -> CpuNoise {
+    fn summary(&self, cpu: usize, seconds: f64, tb: &Timebase, k: &KernelFacts) -> CpuNoise {
         let s = &self.sink;
         let idle_ns = tb.ns(s.running);
         let stats = |h: &Histogram<u64>, total: f64| GapStats {
@@ -251,20 +255,20 @@ impl Probe {
             },
             max_ns: h.max() as f64,
         };
-        let tick = tick::infer(&s.times, idle_ns);
+        let sources: Vec<f64> = tick::infer(&s.times, idle_ns)
+            .iter()
+            .map(|t| t.hz)
+            .collect();
+        let at_kernel =
+            k.hz.and_then(|hz| tick::check(&s.times, idle_ns, 1e9 / hz as f64));
         CpuNoise {
             cpu,
-            seconds: tb.ns(self.ended - self.started) / 1e9,
+            seconds,
             idle_seconds: idle_ns / 1e9,
             probe_cpu_seconds: self.cpu_ns as f64 / 1e9,
             interrupts: stats(&s.interrupts, s.interrupt_ns),
             tasks: stats(&s.tasks, s.task_ns),
-            tick: Some(analysis::verdict(
-                0,
-                cpu,
-                &tick.iter().map(|t| t.hz).collect::<Vec<_>>(),
-                k,
-            )),
+            tick: Some(analysis::verdict(0, cpu, &sources, at_kernel.as_ref(), k)),
         }
     }
 }
@@ -351,8 +355,6 @@ fn probe_main(
     det.stop(End::Finish);
     Ok(Probe {
         cpu_ns: thread_cpu_ns() - cpu0,
-        started,
-        ended: det.last(),
         sink: det.sink,
     })
 }
@@ -386,6 +388,7 @@ mod tests {
         // Other load on the machine can only add to the task time.
         assert!(c.tasks.total_ns >= 190e6, "{c:?}");
         assert!(c.seconds >= 0.5, "{c:?}");
+        assert!(c.idle_seconds < c.seconds, "{c:?}");
         // The probe's own account: it ran no longer than it existed, and was given no less
         // CPU than it saw itself run (gaps are charged to it too when no task ran).
         assert!(c.probe_cpu_seconds <= c.seconds * 1.01, "{c:?}");

@@ -1,6 +1,7 @@
 //! Periodic threads: did each job receive its CPU time by the end of its period? (The paper's
-//! §5.4 and §5.5: "missed N deadlines, hit M".) Lateness is how long after its deadline a missed
-//! job was served; release jitter is how late the timer woke the thread for a job.
+//! §5.4 and §5.5: "missed N deadlines, hit M".) A missed job is abandoned at its deadline; its
+//! lateness is the CPU it still lacked there, the least it would have been late by. Release
+//! jitter is how late the timer woke the thread for a job.
 
 use serde::{Deserialize, Serialize};
 
@@ -14,9 +15,11 @@ pub struct Deadlines {
     pub jobs: usize,
     pub met: usize,
     pub missed: usize,
-    /// Served after the deadline: finish - deadline.
+    /// Missed jobs: the CPU they still lacked at their deadline (a lower bound of lateness).
     pub lateness: Option<Summary>,
-    /// Release to served, every job.
+    /// The longest run of consecutive misses.
+    pub longest_miss_run: usize,
+    /// Release to served, jobs that met their deadline.
     pub response: Option<Summary>,
     /// How late the timer woke the thread for its jobs.
     pub release_jitter: Option<Summary>,
@@ -30,17 +33,20 @@ impl Deadlines {
 
 pub fn analyse(records: &[Record], thread: usize, tb: &Timebase) -> Deadlines {
     let (mut late, mut response, mut jitter) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut jobs, mut met) = (0, 0);
+    let (mut jobs, mut met, mut run, mut longest) = (0, 0, 0, 0);
     for r in records {
         match r {
             Record::Job(j) if j.thread as usize == thread => {
                 jobs += 1;
                 if j.met() {
                     met += 1;
+                    run = 0;
+                    response.push(tb.ns(j.finish.saturating_sub(j.release)));
                 } else {
                     late.push(tb.ns(j.finish - j.deadline));
+                    run += 1;
+                    longest = longest.max(run);
                 }
-                response.push(tb.ns(j.finish.saturating_sub(j.release)));
             }
             Record::Wake(w) if w.thread as usize == thread => jitter.push(w.lateness_ns as f64),
             _ => {}
@@ -52,6 +58,7 @@ pub fn analyse(records: &[Record], thread: usize, tb: &Timebase) -> Deadlines {
         met,
         missed: jobs - met,
         lateness: Summary::of(&late),
+        longest_miss_run: longest,
         response: Summary::of(&response),
         release_jitter: Summary::of(&jitter),
     }
@@ -93,7 +100,8 @@ mod tests {
         assert_eq!((d.jobs, d.met, d.missed), (4, 2, 2));
         let l = d.lateness.unwrap();
         assert_eq!((l.min_ns, l.max_ns), (1000.0, 1500.0));
-        assert_eq!(d.response.unwrap().max_ns, 6500.0);
+        assert_eq!(d.longest_miss_run, 2);
+        assert_eq!(d.response.unwrap().max_ns, 4000.0);
         assert_eq!(d.release_jitter.unwrap().median_ns, 3000.0);
         assert_eq!(analyse(&recs, 2, &tb).jobs, 0);
     }

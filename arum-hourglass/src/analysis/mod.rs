@@ -58,13 +58,13 @@ pub fn analyse(exp: &Experiment, run: &RunResult) -> Analysis {
             (b - a).as_nanos() as f64
         })
         .collect();
-    let own = own_gaps::analyse(&t, tb, &windows);
+    let own = own_gaps::analyse(&t, tb, &windows, run.kernel.hz);
     let ticks = own
         .iter()
         .map(|g| {
             let cpu = main_cpu(&t, g.thread);
             let hz: Vec<f64> = g.ticks.iter().map(|t| t.hz).collect();
-            verdict(g.thread, cpu, &hz, &run.kernel)
+            verdict(g.thread, cpu, &hz, g.at_kernel_hz.as_ref(), &run.kernel)
         })
         .collect();
     let of = |pred: fn(&Workload) -> bool| {
@@ -99,8 +99,15 @@ fn main_cpu(t: &timeline::Timeline, thread: usize) -> usize {
         .map_or(0, |(c, _)| c as usize)
 }
 
-/// Sets the periodic sources found in a thread's gaps against the kernel's HZ and tick mode.
-pub fn verdict(thread: usize, cpu: usize, sources_hz: &[f64], k: &KernelFacts) -> TickVerdict {
+/// Sets the periodic sources found in a thread's gaps (and the lattice at the kernel's period,
+/// if it holds) against the kernel's HZ and tick mode.
+pub fn verdict(
+    thread: usize,
+    cpu: usize,
+    sources_hz: &[f64],
+    at_kernel_hz: Option<&tick::Tick>,
+    k: &KernelFacts,
+) -> TickVerdict {
     let source = match &k.hz_source {
         Some(HzSource::Config(path)) => format!("CONFIG_HZ from {path}"),
         Some(HzSource::Jiffies) => "jiffies counted over the run".into(),
@@ -117,12 +124,20 @@ pub fn verdict(thread: usize, cpu: usize, sources_hz: &[f64], k: &KernelFacts) -
         None => "tick mode unknown",
     };
     let every = |hz: f64| format!("every {:.3} ms ({hz:.1} Hz)", 1e3 / hz);
-    let matching = k.hz.and_then(|khz| {
-        sources_hz
-            .iter()
-            .copied()
-            .find(|hz| (hz / khz as f64 - 1.0).abs() < 0.02)
-    });
+    let near_khz = |hz: f64| k.hz.is_some_and(|khz| (hz / khz as f64 - 1.0).abs() < 0.02);
+    let found = sources_hz.iter().copied().find(|&hz| near_khz(hz));
+    // Not among the strongest sources, but the gaps hold to the kernel's period.
+    let checked = at_kernel_hz.map(|t| t.hz).filter(|&hz| near_khz(hz));
+    let matching = found.or(checked);
+    let how = match (found, at_kernel_hz) {
+        (None, Some(t)) => format!(
+            " ({} gaps on that lattice, {:.0}% of the ticks expected while the thread ran; \
+             not the most frequent period)",
+            t.on_lattice,
+            t.coverage * 100.0
+        ),
+        _ => String::new(),
+    };
     let others: Vec<String> = sources_hz
         .iter()
         .copied()
@@ -150,7 +165,7 @@ pub fn verdict(thread: usize, cpu: usize, sources_hz: &[f64], k: &KernelFacts) -
         (Some(hz), _, Some(khz)) => (
             Some(true),
             format!(
-                "gaps recur {}: the clock tick, matching HZ={khz} ({source}); {mode}{also}",
+                "gaps recur {}{how}: the clock tick, matching HZ={khz} ({source}); {mode}{also}",
                 every(hz)
             ),
         ),
@@ -216,19 +231,30 @@ mod tests {
     #[test]
     fn verdicts() {
         let k = kernel(Some(250), TickMode::NohzIdle, vec![]);
-        let v = verdict(0, 1, &[1000.2, 250.4], &k);
+        let v = verdict(0, 1, &[1000.2, 250.4], None, &k);
         assert_eq!(v.agrees, Some(true));
         assert_eq!(v.inferred_hz, Some(250.4));
         assert!(v.statement.contains("HZ=250"), "{}", v.statement);
         assert!(v.statement.contains("1.000 ms"), "{}", v.statement);
-        assert_eq!(verdict(0, 1, &[1000.0], &k).agrees, Some(false));
-        assert_eq!(verdict(0, 1, &[], &k).agrees, Some(false));
+        assert_eq!(verdict(0, 1, &[1000.0], None, &k).agrees, Some(false));
+        assert_eq!(verdict(0, 1, &[], None, &k).agrees, Some(false));
         let full = kernel(Some(1000), TickMode::NohzFull, vec![1]);
-        assert_eq!(verdict(0, 1, &[], &full).agrees, Some(true));
-        assert_eq!(verdict(0, 1, &[1000.0], &full).agrees, Some(false));
-        assert_eq!(verdict(0, 1, &[250.0], &full).agrees, Some(true));
-        assert_eq!(verdict(0, 0, &[], &full).agrees, Some(false));
+        assert_eq!(verdict(0, 1, &[], None, &full).agrees, Some(true));
+        assert_eq!(verdict(0, 1, &[1000.0], None, &full).agrees, Some(false));
+        assert_eq!(verdict(0, 1, &[250.0], None, &full).agrees, Some(true));
+        assert_eq!(verdict(0, 0, &[], None, &full).agrees, Some(false));
         let unknown = kernel(None, TickMode::NohzIdle, vec![]);
-        assert_eq!(verdict(0, 0, &[99.0], &unknown).agrees, None);
+        assert_eq!(verdict(0, 0, &[99.0], None, &unknown).agrees, None);
+        // Not the strongest source, but the lattice at the kernel's period holds.
+        let at = tick::Tick {
+            period_ns: 4e6,
+            hz: 250.0,
+            on_lattice: 300,
+            gaps: 2000,
+            coverage: 0.6,
+        };
+        let v = verdict(0, 1, &[1000.0], Some(&at), &k);
+        assert_eq!(v.agrees, Some(true));
+        assert!(v.statement.contains("60%"), "{}", v.statement);
     }
 }

@@ -26,10 +26,18 @@ pub struct OwnGaps {
     /// Periodic sources among all the gaps that ended this thread's intervals, the most
     /// populated first.
     pub ticks: Vec<Tick>,
+    /// The lattice at the kernel's tick period, when the kernel's HZ is known and gaps hold to
+    /// it beyond chance (whether or not it was among the strongest sources).
+    pub at_kernel_hz: Option<Tick>,
 }
 
 /// Per thread that records intervals. `windows_ns[i]`: thread i's active window.
-pub fn analyse(t: &Timeline, tb: &Timebase, windows_ns: &[f64]) -> Vec<OwnGaps> {
+pub fn analyse(
+    t: &Timeline,
+    tb: &Timebase,
+    windows_ns: &[f64],
+    kernel_hz: Option<u32>,
+) -> Vec<OwnGaps> {
     let mut irq: Vec<Vec<f64>> = vec![Vec::new(); t.by_thread.len()];
     let mut tasks: Vec<Vec<f64>> = vec![Vec::new(); t.by_thread.len()];
     for g in t.cpu_gaps().filter(|g| g.is_own()) {
@@ -57,6 +65,8 @@ pub fn analyse(t: &Timeline, tb: &Timebase, windows_ns: &[f64]) -> Vec<OwnGaps> 
                 interrupts,
                 other_tasks: Summary::of(&tasks[th]),
                 ticks: tick::infer(&gap_times, tb.ns(t.received(th))),
+                at_kernel_hz: kernel_hz
+                    .and_then(|hz| tick::check(&gap_times, tb.ns(t.received(th)), 1e9 / hz as f64)),
             }
         })
         .collect()
@@ -81,11 +91,11 @@ mod tests {
             iv(0, 0, 3007, 4000, End::Finish),
         ];
         let t = Timeline::new(&recs, 1);
-        let g = &analyse(&t, &tb, &[4000.0])[0];
+        let g = &analyse(&t, &tb, &[4000.0], Some(250))[0];
         let irq = g.interrupts.unwrap();
         assert_eq!((irq.count, irq.min_ns, irq.max_ns), (2, 5.0, 7.0));
         assert_eq!(g.other_tasks.unwrap().total_ns, 500.0);
         assert!((g.interrupt_share - 12.0 / 4000.0).abs() < 1e-12);
-        assert!(g.ticks.is_empty());
+        assert!(g.ticks.is_empty() && g.at_kernel_hz.is_none());
     }
 }

@@ -61,12 +61,28 @@ fn one(times: &[f64], all: usize, running_ns: f64) -> Option<(Tick, Vec<f64>)> {
     if times.len() < 8 {
         return None;
     }
-    let rough = dominant_spacing(times)?;
-    let (period, members) = lattice(times, rough)?;
+    candidates(times)
+        .into_iter()
+        .find_map(|rough| accept(times, all, running_ns, rough))
+}
+
+/// Whether gaps recur with the period `period_ns` (the kernel's tick, say): the lattice at that
+/// period if it holds beyond chance.
+pub fn check(times: &[f64], running_ns: f64, period_ns: f64) -> Option<Tick> {
+    accept(times, times.len(), running_ns, period_ns).map(|(t, _)| t)
+}
+
+/// The lattice near `rough`, if it holds: enough members, a fair share of the gaps expected
+/// while the thread ran, and well above what chance coincidences would give.
+fn accept(times: &[f64], all: usize, running_ns: f64, rough: f64) -> Option<(Tick, Vec<f64>)> {
+    let (period, tol, members) = lattice(times, rough)?;
     let expected = running_ns / period;
     // Gaps at a tick just before the thread ran again can add to the count: at most 1.
     let coverage = (members.len() as f64 / expected.max(1.0)).min(1.0);
-    if members.len() < 8 || coverage < 0.25 {
+    let span = (times[times.len() - 1] - times[0]).max(1.0);
+    let density = times.len() as f64 / span;
+    let chance = times.len() as f64 * (1.0 - (-density * 2.0 * tol * 4.0).exp());
+    if members.len() < 8 || coverage < 0.25 || (members.len() as f64) < 3.0 * chance {
         return None;
     }
     let tick = Tick {
@@ -79,8 +95,9 @@ fn one(times: &[f64], all: usize, running_ns: f64) -> Option<(Tick, Vec<f64>)> {
     Some((tick, members))
 }
 
-/// The smallest strong peak of the histogram of differences between nearby gaps.
-fn dominant_spacing(times: &[f64]) -> Option<f64> {
+/// Candidate periods, most likely first: the fundamental under the highest peak of the
+/// histogram of differences between nearby gaps, then every other strong peak.
+fn candidates(times: &[f64]) -> Vec<f64> {
     let bins = (MAX_NS / BIN_NS) as usize + 1;
     let mut hist = vec![0u32; bins];
     for (i, &a) in times.iter().enumerate() {
@@ -99,12 +116,14 @@ fn dominant_spacing(times: &[f64]) -> Option<f64> {
     let smooth: Vec<u32> = (0..bins)
         .map(|i| hist[i.saturating_sub(2)..(i + 3).min(bins)].iter().sum())
         .collect();
-    let max = *smooth.iter().max()?;
+    let Some(&max) = smooth.iter().max() else {
+        return Vec::new();
+    };
     // The level of chance coincidences: the mean over the range searched.
     let first = (MIN_NS / BIN_NS) as usize;
     let background = smooth[first..].iter().map(|&c| c as f64).sum::<f64>() / (bins - first) as f64;
     if max < 8 || (max as f64) < 4.0 * background {
-        return None;
+        return Vec::new();
     }
     let is_peak = |i: usize, floor: f64| {
         i > 0
@@ -113,9 +132,6 @@ fn dominant_spacing(times: &[f64]) -> Option<f64> {
             && smooth[i] >= smooth[i - 1]
             && smooth[i] >= smooth[i + 1]
     };
-    // A source whose gaps are seen only every other time (the thread was elsewhere) peaks
-    // at a multiple of its period, with a weaker peak at the period itself: look for the
-    // fundamental under the highest peak first, then take the smallest strong peak.
     // The weighted centre of a peak's raw bins.
     let centre = |peak: usize| {
         let (w, s) =
@@ -127,24 +143,41 @@ fn dominant_spacing(times: &[f64]) -> Option<f64> {
             });
         (w > 0.0).then(|| s / w)
     };
-    let highest = centre((0..bins).max_by_key(|&i| smooth[i])?)?;
+    // A source whose gaps are seen only every other time (the thread was elsewhere) peaks at a
+    // multiple of its period, with a weaker peak at the period itself: look for the fundamental
+    // under the highest peak first.
+    let Some(highest) = (0..bins).max_by_key(|&i| smooth[i]).and_then(centre) else {
+        return Vec::new();
+    };
     let divides_highest = |i: usize| {
         centre(i).is_some_and(|c| {
             let m = (highest / c).round();
             m >= 1.0 && (highest - m * c).abs() <= (0.005 * highest).max(30e3)
         })
     };
-    let peak = (first..bins)
+    let mut out: Vec<f64> = (first..bins)
         .find(|&i| is_peak(i, 0.15 * max as f64) && divides_highest(i))
-        .or_else(|| (first..bins).find(|&i| is_peak(i, 0.5 * max as f64)))?;
-    centre(peak)
+        .and_then(centre)
+        .into_iter()
+        .collect();
+    for i in first..bins {
+        if is_peak(i, 0.15 * max as f64) {
+            if let Some(c) = centre(i) {
+                if out.iter().all(|o| (o - c).abs() > 3.0 * BIN_NS) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The gaps with a neighbour one or two periods away (so one unseen tick does not break the
-/// lattice), and the period refined as the median spacing of adjacent gaps. Membership is
+/// lattice), and the period refined as the median spacing of adjacent gaps; with the tolerance
+/// used. Membership is
 /// local: a source whose phase jumps now and then (a host's tick seen through a migrating
 /// virtual CPU) keeps its members on either side of the jump.
-fn lattice(times: &[f64], rough: f64) -> Option<(f64, Vec<f64>)> {
+fn lattice(times: &[f64], rough: f64) -> Option<(f64, f64, Vec<f64>)> {
     let next_within = |t: f64, target: f64, tol: f64| {
         let i = times.partition_point(|&u| u < target - tol);
         times
@@ -164,7 +197,7 @@ fn lattice(times: &[f64], rough: f64) -> Option<(f64, Vec<f64>)> {
     }
     let period = super::stats::median(&spacings);
     let deviations: Vec<f64> = spacings.iter().map(|s| (s - period).abs()).collect();
-    let tol = (4.0 * super::stats::median(&deviations)).clamp(5e3, wide);
+    let tol = (4.0 * super::stats::median(&deviations)).clamp(3e3, wide);
     let near = |target: f64| {
         let i = times.partition_point(|&u| u < target - tol);
         times.get(i).is_some_and(|&u| u <= target + tol)
@@ -174,7 +207,7 @@ fn lattice(times: &[f64], rough: f64) -> Option<(f64, Vec<f64>)> {
         .copied()
         .filter(|&t| [-2.0, -1.0, 1.0, 2.0].iter().any(|k| near(t + k * period)))
         .collect();
-    Some((period, members))
+    Some((period, tol, members))
 }
 
 #[cfg(test)]

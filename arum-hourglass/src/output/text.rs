@@ -246,10 +246,15 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
             d.met_share() * 100.0
         );
         if let Some(l) = &d.lateness {
-            let _ = write!(line, "; misses were late by {}", summary(l));
+            let _ = write!(
+                line,
+                "; missed jobs were abandoned at their deadline lacking {} of CPU (at most {} in a row)",
+                summary(l),
+                d.longest_miss_run
+            );
         }
         if let Some(r) = &d.response {
-            let _ = write!(line, "; response (release to served) {}", summary(r));
+            let _ = write!(line, "; served jobs took {} from release", summary(r));
         }
         if let Some(j) = &d.release_jitter {
             let _ = write!(line, "; timer wake-ups late by {}", summary(j));
