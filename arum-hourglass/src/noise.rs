@@ -255,12 +255,9 @@ impl Probe {
             },
             max_ns: h.max() as f64,
         };
-        let sources: Vec<f64> = tick::infer(&s.times, idle_ns)
-            .iter()
-            .map(|t| t.hz)
-            .collect();
-        let at_kernel =
-            k.hz.and_then(|hz| tick::check(&s.times, idle_ns, 1e9 / hz as f64));
+        let found = tick::infer(&s.times, idle_ns, k.hz.map(|hz| 1e9 / hz as f64));
+        let sources: Vec<f64> = found.found.iter().map(|t| t.hz).collect();
+        let at_kernel = found.at_hint;
         CpuNoise {
             cpu,
             seconds,

@@ -129,6 +129,23 @@ fn switches<'a>(r: &'a Value, kind: &str) -> Option<&'a Value> {
         .find(|s| s["kind"] == kind)
 }
 
+/// Gaps of thread 0 in which no task ran, longer than `ns`, summed (ns).
+fn stalls_over(r: &Value, ns: f64) -> f64 {
+    let hz = f(r, "/run/timebase/hz");
+    let mut ivs: Vec<&Value> = r["run"]["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["kind"] == "interval" && x["thread"] == 0)
+        .collect();
+    ivs.sort_by(|a, b| f(a, "/start").total_cmp(&f(b, "/start")));
+    ivs.windows(2)
+        .filter(|w| w[0]["ended"]["gap"]["switched"] == false)
+        .map(|w| (f(w[1], "/start") - f(w[0], "/end")) / hz * 1e9)
+        .filter(|&g| g > ns)
+        .fold(0.0, |a, g| a + g)
+}
+
 #[test]
 fn a_cpu_thread_covers_its_cpu_and_sees_the_kernels_tick() {
     let _one = one_at_a_time();
@@ -140,19 +157,32 @@ fn a_cpu_thread_covers_its_cpu_and_sees_the_kernels_tick() {
         f(s, "/window_ns"),
         f(s, "/kernel_cpu_ns"),
     );
-    // The kernel's own account of what the thread was given; the rest of the run other tasks
-    // had the CPU (this machine is shared). On an idle CPU kernel == window.
-    let others = window - kernel;
+    // This machine is shared and virtual: take out of the run what other tasks had (the gaps
+    // in which the thread's context-switch count rose; the kernel's own accounting is printed
+    // beside) and what the hypervisor took (gaps with no task over 1 ms: no interrupt handler
+    // on an idle CPU runs that long). On an idle bare-metal CPU both are zero.
+    let tasks = r["analysis"]["own_gaps"][0]["other_tasks"]["total_ns"]
+        .as_f64()
+        .unwrap_or(0.0);
+    let stalls = stalls_over(&r, 1e6);
+    let available = window - tasks - stalls;
     println!(
         "idle CPU {cpu}: intervals cover {:.2}% of the run; other tasks had {:.1}% of it \
-         (kernel accounting), so {:.2}% of the time the CPU was ours",
+         (the kernel's account: {:.1}%), hypervisor stalls {:.2}%; intervals cover {:.2}% of \
+         the rest",
         received / window * 100.0,
-        others / window * 100.0,
-        received / kernel * 100.0
+        tasks / window * 100.0,
+        (window - kernel) / window * 100.0,
+        stalls / window * 100.0,
+        received / available * 100.0
     );
     assert!(
-        received / kernel >= 0.95,
-        "gap detection lost more than 5% of the CPU time the thread had"
+        available >= 0.3 * window,
+        "other tasks and the hypervisor left this CPU less than 30% of the run"
+    );
+    assert!(
+        received / available >= 0.95,
+        "gap detection and interrupts took more than 5% of the CPU the thread had"
     );
     let t = &r["analysis"]["ticks"][0];
     println!("tick: {}", t["statement"]);

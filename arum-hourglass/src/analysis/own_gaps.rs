@@ -26,8 +26,8 @@ pub struct OwnGaps {
     /// Periodic sources among all the gaps that ended this thread's intervals, the most
     /// populated first.
     pub ticks: Vec<Tick>,
-    /// The lattice at the kernel's tick period, when the kernel's HZ is known and gaps hold to
-    /// it beyond chance (whether or not it was among the strongest sources).
+    /// The lattice at the kernel's tick period, when the kernel's HZ is known and the gaps hold
+    /// to it beyond chance once the other sources are set aside.
     pub at_kernel_hz: Option<Tick>,
 }
 
@@ -58,15 +58,19 @@ pub fn analyse(
                 .filter(|i| matches!(i.ended, End::Gap { .. }))
                 .map(|i| tb.since_ns(i.end))
                 .collect();
+            let sources = tick::infer(
+                &gap_times,
+                tb.ns(t.received(th)),
+                kernel_hz.map(|hz| 1e9 / hz as f64),
+            );
             OwnGaps {
                 thread: th,
                 interrupts_per_second: irq[th].len() as f64 / (window / 1e9),
                 interrupt_share: interrupts.map_or(0.0, |s| s.total_ns / window),
                 interrupts,
                 other_tasks: Summary::of(&tasks[th]),
-                ticks: tick::infer(&gap_times, tb.ns(t.received(th))),
-                at_kernel_hz: kernel_hz
-                    .and_then(|hz| tick::check(&gap_times, tb.ns(t.received(th)), 1e9 / hz as f64)),
+                ticks: sources.found,
+                at_kernel_hz: sources.at_hint,
             }
         })
         .collect()

@@ -28,32 +28,79 @@ const BIN_NS: f64 = 10e3;
 /// Periodic sources found, the most populated first.
 const MAX_SOURCES: usize = 3;
 
+/// What the gaps' timing says.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Sources {
+    /// Periodic sources found without a hint, the most populated first.
+    pub found: Vec<Tick>,
+    /// The lattice at a given period (the kernel's tick), if the gaps hold to it beyond chance
+    /// once the sources found were set aside: a source found at that period, or one too weak
+    /// to stand out.
+    pub at_hint: Option<Tick>,
+}
+
 /// Infers the periodic sources among gap times (ns, ascending), given the time the thread was
-/// running (ns), over which a source's gaps are expected.
-pub fn infer(times: &[f64], running_ns: f64) -> Vec<Tick> {
+/// running (ns), over which a source's gaps are expected; and checks the gaps against
+/// `hint_ns` (a period the kernel says it ticks at), if given.
+pub fn infer(times: &[f64], running_ns: f64, hint_ns: Option<f64>) -> Sources {
     let mut rest = times.to_vec();
-    let mut found: Vec<Tick> = Vec::new();
-    for _ in 0..MAX_SOURCES + 2 {
+    let mut found: Vec<(Tick, Vec<f64>)> = Vec::new();
+    for _ in 0..MAX_SOURCES + 3 {
         let Some((tick, members)) = one(&rest, times.len(), running_ns) else {
             break;
         };
         rest.retain(|t| members.binary_search_by(|m| m.total_cmp(t)).is_err());
-        // What one pass missed of a source may be found again: count it with the first.
+        // What one pass missed of a source may turn up again, at its period or at a multiple
+        // of it and in step with it: count it with the first.
         let room = found.len() < MAX_SOURCES;
         match found
             .iter_mut()
-            .find(|f| (f.period_ns / tick.period_ns - 1.0).abs() < 0.02)
+            .find(|(f, fm)| in_step(fm, f.period_ns, &members, tick.period_ns))
         {
-            Some(f) => {
+            Some((f, fm)) => {
                 f.on_lattice += tick.on_lattice;
                 f.coverage = (f.coverage + tick.coverage).min(1.0);
+                fm.extend(members);
+                fm.sort_by(f64::total_cmp);
             }
-            None if room => found.push(tick),
+            None if room => found.push((tick, members)),
             None => {}
         }
     }
+    let mut found: Vec<Tick> = found.into_iter().map(|(t, _)| t).collect();
     found.sort_by_key(|t| std::cmp::Reverse(t.on_lattice));
-    found
+    let at_hint = hint_ns.and_then(|p| {
+        found
+            .iter()
+            .find(|t| (t.period_ns / p - 1.0).abs() < 0.02)
+            .copied()
+            .or_else(|| {
+                (rest.len() >= 8)
+                    .then(|| accept(&rest, times.len(), running_ns, p))
+                    .flatten()
+                    .map(|(t, _)| t)
+            })
+    });
+    Sources { found, at_hint }
+}
+
+/// Whether a lattice (`members`, `period`) is part of another (`of`, `of_period`): its period is
+/// a multiple of the other's and most of its gaps fall on the other's lattice.
+fn in_step(of: &[f64], of_period: f64, members: &[f64], period: f64) -> bool {
+    let m = (period / of_period).round();
+    if m < 1.0 || (period / (m * of_period) - 1.0).abs() > 0.01 || of.is_empty() {
+        return false;
+    }
+    let tol = (of_period * 0.01).max(30e3);
+    let on = members
+        .iter()
+        .filter(|&&t| {
+            let i = of.partition_point(|&e| e < t).min(of.len() - 1);
+            let d = t - of[i];
+            (d - (d / of_period).round() * of_period).abs() <= tol
+        })
+        .count();
+    on * 2 >= members.len()
 }
 
 /// The strongest lattice among `times`, and its members.
@@ -64,12 +111,6 @@ fn one(times: &[f64], all: usize, running_ns: f64) -> Option<(Tick, Vec<f64>)> {
     candidates(times)
         .into_iter()
         .find_map(|rough| accept(times, all, running_ns, rough))
-}
-
-/// Whether gaps recur with the period `period_ns` (the kernel's tick, say): the lattice at that
-/// period if it holds beyond chance.
-pub fn check(times: &[f64], running_ns: f64, period_ns: f64) -> Option<Tick> {
-    accept(times, times.len(), running_ns, period_ns).map(|(t, _)| t)
 }
 
 /// The lattice near `rough`, if it holds: enough members, a fair share of the gaps expected
@@ -237,7 +278,7 @@ mod tests {
 
     #[test]
     fn a_clean_250_hz_tick() {
-        let t = infer(&gaps(4e6, 1250, 2e3, 0, 0), 5e9)[0];
+        let t = infer(&gaps(4e6, 1250, 2e3, 0, 0), 5e9, None).found[0];
         assert!((t.hz - 250.0).abs() < 0.05, "{t:?}");
         assert!(t.coverage > 0.95, "{t:?}");
     }
@@ -245,14 +286,14 @@ mod tests {
     #[test]
     fn the_tick_stands_out_among_random_interrupts() {
         // 1000 Hz tick, 3000 random gaps, 10% of ticks unseen.
-        let t = infer(&gaps(1e6, 5000, 5e3, 3000, 10), 5e9)[0];
+        let t = infer(&gaps(1e6, 5000, 5e3, 3000, 10), 5e9, None).found[0];
         assert!((t.hz - 1000.0).abs() < 0.5, "{t:?}");
         assert!((0.8..=1.0).contains(&t.coverage), "{t:?}");
     }
 
     #[test]
     fn a_100_hz_tick_is_not_taken_for_a_multiple() {
-        let t = infer(&gaps(10e6, 500, 3e3, 50, 0), 5e9)[0];
+        let t = infer(&gaps(10e6, 500, 3e3, 50, 0), 5e9, None).found[0];
         assert!((t.period_ns - 10e6).abs() < 5e3, "{t:?}");
     }
 
@@ -260,12 +301,16 @@ mod tests {
     fn random_gaps_have_no_period() {
         // 800 gaps at random over 5 s (the helper spreads its extra gaps over n periods).
         let v: Vec<f64> = gaps(5e9, 1, 0.0, 800, 0).into_iter().skip(1).collect();
-        assert!(infer(&v, 5e9).is_empty(), "{:?}", infer(&v, 5e9));
+        assert!(
+            infer(&v, 5e9, None).found.is_empty(),
+            "{:?}",
+            infer(&v, 5e9, None).found
+        );
     }
 
     #[test]
     fn too_few_gaps_say_nothing() {
-        assert!(infer(&[1e6, 5e6, 9e6], 1e9).is_empty());
+        assert!(infer(&[1e6, 5e6, 9e6], 1e9, None).found.is_empty());
     }
 
     #[test]
@@ -278,9 +323,22 @@ mod tests {
                 .map(|t| t - 1e6 + 0.4e6),
         );
         v.sort_by(f64::total_cmp);
-        let found = infer(&v, 3e9);
+        let found = infer(&v, 3e9, None).found;
         let hz: Vec<f64> = found.iter().map(|t| t.hz.round()).collect();
         assert_eq!(hz, vec![1000.0, 250.0], "{found:?}");
+    }
+
+    #[test]
+    fn a_sparse_remainder_of_a_lattice_is_not_a_source_of_its_own() {
+        // A 250 Hz lattice, and the same lattice's every third tick again (as a remainder
+        // seen at 12 ms after the first pass): one source.
+        let mut v = gaps(4e6, 750, 1e3, 0, 0);
+        let again: Vec<f64> = v.iter().step_by(3).map(|t| t + 4e6 * 750.0).collect();
+        let (a, b) = (v.clone(), again.clone());
+        assert!(in_step(&a, 4e6, &b, 12e6));
+        v.extend(again);
+        let found = infer(&v, 6e9, None).found;
+        assert_eq!(found.len(), 1, "{found:?}");
         assert!(found.iter().all(|t| t.coverage > 0.9), "{found:?}");
     }
 }
