@@ -58,6 +58,12 @@ impl Scan {
         self.lines += 1;
     }
 
+    /// Starts counting work again (after the loop was measured with this working set).
+    pub fn restart(&mut self) {
+        self.at = 0;
+        self.lines = 0;
+    }
+
     pub fn passes(&self) -> f64 {
         let per_pass = self.data.len().div_ceil(WORDS_PER_LINE) as f64;
         std::hint::black_box(self.sum);
@@ -305,4 +311,23 @@ fn latency(
         work.jobs += 1;
     }
     Ok(work)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scan_counts_passes_from_its_restart() {
+        let mut s = Scan::new(8192);
+        for _ in 0..1000 {
+            s.step();
+        }
+        s.restart();
+        for _ in 0..256 {
+            s.step();
+        }
+        // 8 KiB is 128 lines: 256 steps are two passes.
+        assert_eq!(s.passes(), 2.0);
+    }
 }

@@ -183,6 +183,14 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
              typical cost, the outliers were lengthened by other activity"
         );
     }
+    if a.switches.iter().any(|s| s.kind == SwitchKind::Involuntary) {
+        let _ = writeln!(
+            o,
+            "ctxsw: inference (paper §4): an involuntary switch took the CPU from a thread that \
+             did not yield or block, so it was a preemption, and on a busy CPU with a periodic \
+             tick a clock interrupt was in the gap too: these cost more than voluntary ones"
+        );
+    }
     for g in &a.own_gaps {
         let never_blocks = !exp.threads[g.thread].workload.blocks();
         match &g.interrupts {
@@ -385,12 +393,13 @@ pub fn switch_cost(plan: &Plan, results: &[SizeResult]) -> String {
             Some(c) => {
                 let _ = writeln!(
                     o,
-                    "switchcost: {}: {} ± {} per switch (95% confidence, {} trials), \
-                     {:.1} switches/s, {lost}",
+                    "switchcost: {}: {} ± {} per switch (95% confidence, {} of {} trials; the \
+                     others were switched out more alone than in company), {:.1} switches/s, {lost}",
                     show_size(r.bytes),
                     show_ns(c.mean),
                     show_ns(c.half_width),
                     c.n,
+                    r.trials.len(),
                     r.switches_per_second
                 );
             }
@@ -405,8 +414,10 @@ pub fn switch_cost(plan: &Plan, results: &[SizeResult]) -> String {
     }
     let _ = writeln!(
         o,
-        "switchcost: method (paper §5.2): C = (W1 - W{0}) / W1 x T / N{0}; work is passes over the \
-         working set, N{0} the switches seen in the {0}-thread run; both direct and cache costs",
+        "switchcost: method (paper §5.2): C = (W1 - W{0}) / W1 x T / N{0}, with work W as passes \
+         over the working set; on a shared machine, per CPU second received and with the \
+         switches to other tasks of both runs: C = (r1 - r{0}) / (r1 n{0} - r{0} n1); both \
+         direct and cache costs",
         plan.threads
     );
     o
