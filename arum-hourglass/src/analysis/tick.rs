@@ -88,7 +88,7 @@ pub fn infer(times: &[f64], running_ns: f64, hint_ns: Option<f64>) -> Sources {
 /// a multiple of the other's and most of its gaps fall on the other's lattice.
 fn in_step(of: &[f64], of_period: f64, members: &[f64], period: f64) -> bool {
     let m = (period / of_period).round();
-    if m < 1.0 || (period / (m * of_period) - 1.0).abs() > 0.01 || of.is_empty() {
+    if m < 1.0 || (period / (m * of_period) - 1.0).abs() > 0.02 || of.is_empty() {
         return false;
     }
     let tol = (of_period * 0.01).max(30e3);
@@ -123,7 +123,9 @@ fn accept(times: &[f64], all: usize, running_ns: f64, rough: f64) -> Option<(Tic
     let span = (times[times.len() - 1] - times[0]).max(1.0);
     let density = times.len() as f64 / span;
     let chance = times.len() as f64 * (1.0 - (-density * 2.0 * tol * 4.0).exp());
-    if members.len() < 8 || coverage < 0.25 || (members.len() as f64) < 3.0 * chance {
+    // A clock's gaps come at (nearly) every period the thread runs through; chance lattices
+    // among other gaps cover few.
+    if members.len() < 8 || coverage < 0.5 || (members.len() as f64) < 3.0 * chance {
         return None;
     }
     let tick = Tick {
@@ -236,18 +238,43 @@ fn lattice(times: &[f64], rough: f64) -> Option<(f64, f64, Vec<f64>)> {
     if spacings.is_empty() {
         return None;
     }
-    let period = super::stats::median(&spacings);
+    let mut period = super::stats::median(&spacings);
     let deviations: Vec<f64> = spacings.iter().map(|s| (s - period).abs()).collect();
-    let tol = (4.0 * super::stats::median(&deviations)).clamp(3e3, wide);
-    let near = |target: f64| {
-        let i = times.partition_point(|&u| u < target - tol);
-        times.get(i).is_some_and(|&u| u <= target + tol)
-    };
-    let members = times
-        .iter()
-        .copied()
-        .filter(|&t| [-2.0, -1.0, 1.0, 2.0].iter().any(|k| near(t + k * period)))
-        .collect();
+    let mut tol = (4.0 * super::stats::median(&deviations)).clamp(3e3, wide);
+    let mut members = Vec::new();
+    // Twice: the members of a rough lattice give the period over long baselines (up to 16
+    // periods apart, where one gap's jitter weighs little and other gaps nearby cannot pose as
+    // the next tick) and the spread that sets the tolerance; then the members again.
+    for _ in 0..2 {
+        let near = |target: f64| {
+            let i = times.partition_point(|&u| u < target - tol);
+            times.get(i).is_some_and(|&u| u <= target + tol)
+        };
+        members = times
+            .iter()
+            .copied()
+            .filter(|&t| [-2.0, -1.0, 1.0, 2.0].iter().any(|k| near(t + k * period)))
+            .collect();
+        let mut estimates = Vec::new();
+        let mut misfits = Vec::new();
+        for (i, &t) in members.iter().enumerate() {
+            for &u in members[i + 1..].iter().take(64) {
+                let k = ((u - t) / period).round();
+                if k > 16.0 {
+                    break;
+                }
+                if k >= 1.0 && (u - t - k * period).abs() <= tol {
+                    estimates.push((u - t) / k);
+                    misfits.push((u - t - k * period).abs());
+                }
+            }
+        }
+        if estimates.is_empty() {
+            break;
+        }
+        period = super::stats::median(&estimates);
+        tol = (4.0 * super::stats::median(&misfits)).clamp(3e3, wide);
+    }
     Some((period, tol, members))
 }
 
