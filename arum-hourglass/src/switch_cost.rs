@@ -81,8 +81,9 @@ impl Side {
 pub struct Trial {
     pub one: Side,
     pub many: Side,
-    /// C for this trial, in ns (negative when noise exceeds the loss).
-    pub cost_ns: f64,
+    /// C for this trial, in ns (negative when noise exceeds the loss); none when the lone
+    /// thread was switched out more, per CPU second, than the many were.
+    pub cost_ns: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -162,15 +163,11 @@ pub fn run(plan: &Plan, mut progress: impl FnMut(usize, usize)) -> Result<Vec<Si
             trials.push(Trial {
                 one,
                 many,
-                cost_ns: cost_ns(&one, &many),
+                cost_ns: Some(cost_ns(&one, &many)).filter(|c| c.is_finite()),
             });
             progress(bytes, k + 1);
         }
-        let costs: Vec<f64> = trials
-            .iter()
-            .map(|t| t.cost_ns)
-            .filter(|c| c.is_finite())
-            .collect();
+        let costs: Vec<f64> = trials.iter().filter_map(|t| t.cost_ns).collect();
         let per_cpu = |s: &Side| s.work / s.cpu_seconds.max(1e-9);
         let lost: Vec<f64> = trials
             .iter()

@@ -701,18 +701,31 @@ fn the_switch_cost_method_gives_an_estimate_with_a_confidence_interval() {
     let trials = size["trials"].as_array().unwrap();
     assert_eq!(trials.len(), 3);
     for t in trials {
-        // Every run did work, and the four threads were switched between.
-        assert!(
-            f(t, "/w1") > 0.0 && f(t, "/wn") > 0.0 && f(t, "/switches") > 0.0,
-            "{t}"
-        );
+        // Every run did work and received CPU, and the four threads were switched between.
+        for side in ["one", "many"] {
+            assert!(f(t, &format!("/{side}/work")) > 0.0, "{t}");
+            assert!(f(t, &format!("/{side}/cpu_seconds")) > 0.0, "{t}");
+        }
+        assert!(f(t, "/many/between_threads") > 0.0, "{t}");
+        assert_eq!(t["one"]["between_threads"], 0, "{t}");
     }
+    // A trial in which the lone thread was switched out (to other tasks) more than the four
+    // were gives no estimate; the mean needs two that do.
+    let valid = trials
+        .iter()
+        .filter(|t| t["cost_ns"].as_f64().is_some())
+        .count();
     let c = &size["cost_ns"];
-    println!(
-        "64K working set, 3 trials of 300 ms: {} ± {} per switch (95%)",
-        us(f(c, "/mean")),
-        us(f(c, "/half_width"))
-    );
-    assert!(f(c, "/half_width") >= 0.0 && f(c, "/n") == 3.0);
+    if valid >= 2 {
+        println!(
+            "64K working set, {valid} of 3 trials of 300 ms: {} ± {} per switch (95%)",
+            us(f(c, "/mean")),
+            us(f(c, "/half_width"))
+        );
+        assert!(f(c, "/half_width") >= 0.0 && f(c, "/n") == valid as f64);
+    } else {
+        println!("64K working set: only {valid} of 3 trials gave an estimate on this busy machine");
+        assert!(c.is_null());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
