@@ -177,8 +177,8 @@ fn a_cpu_thread_covers_its_cpu_and_sees_the_kernels_tick() {
         received / available * 100.0
     );
     assert!(
-        available >= 0.3 * window,
-        "other tasks and the hypervisor left this CPU less than 30% of the run"
+        available >= 0.1 * window,
+        "other tasks and the hypervisor left this CPU less than 10% of the run: too little to judge"
     );
     assert!(
         received / available >= 0.95,
