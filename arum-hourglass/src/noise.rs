@@ -92,6 +92,8 @@ pub struct NoiseProbe {
     kernel: KernelFacts,
     /// CLOCK_MONOTONIC when the probes were all running.
     started_ns: u64,
+    /// The probe threads' IDs, to lift them out of SCHED_IDLE at the finish.
+    tids: Vec<libc::pid_t>,
 }
 
 impl NoiseProbe {
@@ -148,11 +150,12 @@ impl NoiseProbe {
             gap_ticks,
             kernel,
             started_ns: 0,
+            tids: Vec::new(),
         };
         let mut probe = probe;
         for _ in 0..cpus.len() {
             match ready_rx.recv() {
-                Ok(Ok(())) => {}
+                Ok(Ok(tid)) => probe.tids.push(tid),
                 Ok(Err(why)) => {
                     probe.stop.store(true, Ordering::Relaxed);
                     return Err(Error::Machine(format!("--noise-probe: {why}")));
@@ -168,6 +171,15 @@ impl NoiseProbe {
     pub fn finish(mut self) -> NoiseReport {
         let seconds = (arum_tsc::monotonic_ns() - self.started_ns) as f64 / 1e9;
         self.stop.store(true, Ordering::Relaxed);
+        // A SCHED_IDLE thread on a CPU other tasks keep busy may wait seconds for its turn to
+        // see the stop: lift each to SCHED_OTHER first (allowed to root or CAP_SYS_NICE; else
+        // the join waits for that turn).
+        for &tid in &self.tids {
+            let param = libc::sched_param { sched_priority: 0 };
+            // SAFETY: `tid` is a live thread of this process (joined below, not before);
+            // `param` is valid for the call; a failure leaves the thread as it was.
+            unsafe { libc::sched_setscheduler(tid, libc::SCHED_OTHER, &param) };
+        }
         let mut cpus = Vec::new();
         let mut failed = Vec::new();
         for (cpu, h) in std::mem::take(&mut self.threads) {
@@ -311,7 +323,7 @@ fn probe_main(
     gap_ticks: u64,
     tb: Timebase,
     stop: &AtomicBool,
-    ready: mpsc::Sender<Result<(), String>>,
+    ready: mpsc::Sender<Result<libc::pid_t, String>>,
 ) -> Result<Probe, String> {
     let setup = || -> Result<ProbeSink, String> {
         priority::pin(&[cpu]).map_err(|e| format!("cannot run on CPU {cpu}: {e}"))?;
@@ -334,7 +346,8 @@ fn probe_main(
     };
     let mut sink = match setup() {
         Ok(s) => {
-            let _ = ready.send(Ok(()));
+            // SAFETY: gettid has no preconditions.
+            let _ = ready.send(Ok(unsafe { libc::gettid() }));
             s
         }
         Err(why) => {

@@ -87,7 +87,12 @@ pub fn show_ns(ns: f64) -> String {
     } else {
         (ns, "ns")
     };
-    let s = format!("{v:.3}");
+    trimmed(v, 3, unit)
+}
+
+/// `v` with at most `decimals` decimals, trailing zeros dropped, then `unit`.
+fn trimmed(v: f64, decimals: usize, unit: &str) -> String {
+    let s = format!("{v:.decimals$}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     format!("{s}{unit}")
 }
@@ -104,9 +109,7 @@ pub fn show_size(bytes: usize) -> String {
     } else {
         (b, "B")
     };
-    let s = format!("{v:.2}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    format!("{s}{unit}")
+    trimmed(v, 2, unit)
 }
 
 #[cfg(test)]

@@ -120,7 +120,7 @@ pub fn run(exp: &Experiment) -> Result<RunResult, Error> {
     let tsc = calibrate(&mut notes)?;
     let mut kernel = KernelFacts::read();
     let trace = Arc::new(Trace::new(exp.records));
-    let locked = mlockall(MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE);
+    let locked = mlockall(lock_flags());
     if let Err(e) = locked {
         notes.push(format!(
             "memory not locked (mlockall: {e}): the trace and working sets were written \
@@ -159,6 +159,22 @@ pub fn run(exp: &Experiment) -> Result<RunResult, Error> {
         kernel,
         notes,
     })
+}
+
+/// Lock what is mapped now, and what will be (thread stacks, working sets) only when the
+/// locked-memory limit cannot make those later allocations fail: with MCL_FUTURE, a mapping
+/// over RLIMIT_MEMLOCK fails, and an allocation failure would end the process. Without it, the
+/// working sets are still written through before the run.
+fn lock_flags() -> MlockAllFlags {
+    let unlimited = getrlimit(Resource::RLIMIT_MEMLOCK)
+        .is_ok_and(|(soft, _)| soft == nix::sys::resource::RLIM_INFINITY);
+    // SAFETY: geteuid has no preconditions. Root is not bound by RLIMIT_MEMLOCK (CAP_IPC_LOCK).
+    let root = unsafe { libc::geteuid() } == 0;
+    if unlimited || root {
+        MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE
+    } else {
+        MlockAllFlags::MCL_CURRENT
+    }
 }
 
 /// Lowers RLIMIT_RTTIME's soft limit to `d` (SIGXCPU then ends the process); returns the old

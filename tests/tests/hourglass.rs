@@ -293,7 +293,11 @@ fn cyclictest_median_us(cpu: &str, prio: &str) -> Option<f64> {
         ]),
         Duration::from_secs(30),
     );
-    assert!(ran.status.success(), "cyclictest: {}", ran.stderr);
+    if !ran.status.success() {
+        // As another user it cannot set even SCHED_OTHER explicitly on some versions.
+        println!("cyclictest could not run here: {}", ran.stderr.trim());
+        return None;
+    }
     let mut hist: Vec<(f64, u64)> = ran
         .stdout
         .lines()

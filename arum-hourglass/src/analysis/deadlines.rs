@@ -71,11 +71,7 @@ mod tests {
 
     #[test]
     fn hits_misses_and_lateness() {
-        let tb = Timebase {
-            tsc0: 0,
-            mono0_ns: 0,
-            hz: 1e9,
-        };
+        let tb = super::super::timeline::tests::ns_timebase();
         let job = |release, finish| {
             Record::Job(Job {
                 thread: 1,

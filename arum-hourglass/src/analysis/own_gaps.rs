@@ -83,11 +83,7 @@ mod tests {
 
     #[test]
     fn interrupts_and_other_tasks_are_told_apart() {
-        let tb = Timebase {
-            tsc0: 0,
-            mono0_ns: 0,
-            hz: 1e9,
-        };
+        let tb = super::super::timeline::tests::ns_timebase();
         let recs = [
             iv(0, 0, 0, 1000, End::Gap { switched: false }),
             iv(0, 0, 1005, 2000, End::Gap { switched: true }),

@@ -147,11 +147,7 @@ mod tests {
 
     #[test]
     fn switches_are_classified_by_what_ended_the_interval() {
-        let tb = Timebase {
-            tsc0: 0,
-            mono0_ns: 0,
-            hz: 1e9,
-        };
+        let tb = super::super::timeline::tests::ns_timebase();
         let recs = [
             iv(0, 0, 0, 100, End::Gap { switched: true }),
             iv(1, 0, 103, 200, End::Yield),

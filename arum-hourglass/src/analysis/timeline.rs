@@ -78,6 +78,16 @@ impl Timeline {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::clock::Timebase;
+
+    /// A time base whose ticks are nanoseconds.
+    pub fn ns_timebase() -> Timebase {
+        Timebase {
+            tsc0: 0,
+            mono0_ns: 0,
+            hz: 1e9,
+        }
+    }
 
     pub fn iv(thread: u16, cpu: u16, start: u64, end: u64, ended: End) -> Record {
         Record::Interval(Interval {
