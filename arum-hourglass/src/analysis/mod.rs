@@ -148,8 +148,8 @@ pub fn verdict(
         String::new()
     } else {
         format!(
-            "; gaps also recur {}: another periodic source (the hypervisor's tick, a timer of \
-             another task)",
+            "; gaps also recur {}: other periodic sources (the hypervisor's tick, a timer of \
+             another task, another Hourglass thread's period)",
             others.join(" and ")
         )
     };
