@@ -40,6 +40,8 @@ pub enum Command {
     Info(InfoArgs),
     /// List the events of the detected (or --cpu) processor, or the supported processors.
     List(ListArgs),
+    /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
+    Hourglass(arum_hourglass::Args),
 }
 
 #[derive(Debug, Args)]

@@ -31,6 +31,7 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
     let result = match &cli.command {
         Some(cli::Command::Info(args)) => info::run(args),
         Some(cli::Command::List(args)) => list::run(args),
+        Some(cli::Command::Hourglass(args)) => Ok(arum_hourglass::exit_status(args)),
         None => run::run(&cli.run, started),
     };
     match result {

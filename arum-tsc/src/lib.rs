@@ -51,7 +51,9 @@ pub fn is_invariant() -> bool {
         .is_some_and(|p| p.has_invariant_tsc())
 }
 
-fn monotonic_ns() -> u64 {
+/// CLOCK_MONOTONIC in nanoseconds (through the vDSO: no system call where the TSC is the
+/// clocksource).
+pub fn monotonic_ns() -> u64 {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
@@ -107,9 +109,10 @@ impl Calibration {
     }
 }
 
-/// A clock read and a TSC read as close together as possible: the pair with the shortest
-/// bracketing of three attempts, so a preemption between the two reads is not believed.
-fn paired() -> (u64, u64) {
+/// A CLOCK_MONOTONIC read (ns) and a TSC read taken as close together as possible: the pair with
+/// the shortest bracketing of three attempts, so a preemption between the two reads is not
+/// believed. Anchors conversions between the two time lines.
+pub fn paired() -> (u64, u64) {
     (0..3)
         .map(|_| {
             let a = read();
