@@ -104,8 +104,7 @@ fn hourglass(args: &[&str], seconds: u64) -> Value {
         "arum hourglass {args:?}: {}",
         ran.stderr
     );
-    let v = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    v
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
 fn f(v: &Value, pointer: &str) -> f64 {
