@@ -40,6 +40,8 @@ pub enum Command {
     Info(InfoArgs),
     /// List the events of the detected (or --cpu) processor, or the supported processors.
     List(ListArgs),
+    /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
+    Calibrate(arum_calibrate::Args),
 }
 
 #[derive(Debug, Args)]

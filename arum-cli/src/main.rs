@@ -11,6 +11,9 @@ fn main() {
     let result = match &cli.command {
         Some(cli::Command::Info(args)) => info::run(args),
         Some(cli::Command::List(args)) => list::run(args),
+        Some(cli::Command::Calibrate(args)) => {
+            Ok(arum_calibrate::exit_status(arum_calibrate::run(args)))
+        }
         None => run::run(&cli.run, started),
     };
     match result {
