@@ -97,6 +97,22 @@ impl Clock {
     }
 }
 
+/// Runs `f` until a run is not preempted (no involuntary context switch of this thread while it
+/// ran), at most `tries` times; returns the last result and how many runs were preempted.
+/// Samples of a millisecond or more are often cut by another process's turn on a busy machine;
+/// such a sample measures the other process, not the operation.
+pub fn unpreempted<T>(tries: usize, mut f: impl FnMut() -> T) -> (T, usize) {
+    let mut preempted = 0;
+    loop {
+        let before = crate::sys::cpu::thread_preemptions();
+        let r = f();
+        if crate::sys::cpu::thread_preemptions() == before || preempted + 1 >= tries {
+            return (r, preempted);
+        }
+        preempted += 1;
+    }
+}
+
 /// `n` samples of an empty fenced begin/end pair, in ticks.
 pub fn timer_pairs(n: usize) -> Vec<f64> {
     (0..n)

@@ -20,8 +20,15 @@ pub struct Comparison {
     /// Our measurement and figure (in `unit`).
     pub ours_name: String,
     pub ours: Option<f64>,
-    /// The peer's command line and figure (in `unit`).
+    /// The peer's command line and figure (in `unit`), as it printed it.
     pub peer_command: String,
+    pub peer_printed: Option<f64>,
+    /// Share of its CPUs the peer had while it ran (its CPU time over its wall time and the
+    /// CPUs it keeps busy): below 1 when other processes took turns on them.
+    pub peer_cpu_share: Option<f64>,
+    /// The peer's figure for the time it actually ran (the printed one when it had its CPUs),
+    /// which the ratio uses: a peer timing a loop by the clock counts the turns of other
+    /// processes as its own cost, while our medians leave interrupted samples out.
     pub peer: Option<f64>,
     pub unit: Unit,
     /// Ours over the peer's.
@@ -33,8 +40,18 @@ pub struct Comparison {
     pub missing: Option<String>,
 }
 
-/// Output of a peer run within `limit`, or why not.
-fn run_peer(program: &str, args: &[&str], limit: Duration) -> Result<String, String> {
+/// What a peer printed, and its CPU time and wall time.
+struct PeerRun {
+    text: String,
+    cpu_ns: f64,
+    wall_ns: f64,
+}
+
+/// Runs a peer within `limit`. Its CPU time (and its children's) is the growth of this
+/// process's reaped-children usage across the run: nothing else of ours is reaped meanwhile.
+fn run_peer(program: &str, args: &[&str], limit: Duration) -> Result<PeerRun, String> {
+    let cpu0 = crate::sys::cpu::children_cpu_ns();
+    let start = Instant::now();
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
@@ -55,7 +72,11 @@ fn run_peer(program: &str, args: &[&str], limit: Duration) -> Result<String, Str
                     let _ = e.read_to_string(&mut err);
                 }
                 return if status.success() {
-                    Ok(out + &err)
+                    Ok(PeerRun {
+                        text: out + &err,
+                        cpu_ns: crate::sys::cpu::children_cpu_ns().saturating_sub(cpu0) as f64,
+                        wall_ns: start.elapsed().as_nanos() as f64,
+                    })
                 } else {
                     Err(format!("{program} failed ({status}): {}", err.trim()))
                 };
@@ -134,47 +155,128 @@ fn figure(ms: &[Measurement], name: &str, detail: Option<&str>) -> Option<f64> {
     }
 }
 
-struct Pending {
+/// One comparison: what it is, how to run the peer, how to read its figure.
+struct Spec {
     what: &'static str,
     ours_name: &'static str,
     unit: Unit,
     explanation: String,
-    command: Vec<String>,
+    program: &'static str,
+    args: Vec<String>,
+    /// Pin the peer (and ours) to this CPU.
+    pin: Option<usize>,
+    /// CPUs the peer keeps busy when it has them to itself.
+    busy_cpus: usize,
+    read: fn(&str) -> Option<f64>,
 }
 
-fn compare(p: Pending, peer: Result<Option<f64>, String>, ours: Option<f64>) -> Comparison {
-    let (peer, mut missing) = match peer {
-        Ok(Some(v)) => (Some(v), None),
-        Ok(None) => (
+impl Spec {
+    fn command(&self) -> String {
+        let pin = self
+            .pin
+            .map(|c| format!("taskset -c {c} "))
+            .unwrap_or_default();
+        format!("{pin}{} {}", self.program, self.args.join(" "))
+    }
+
+    /// Runs the peer: its printed figure, its share of the CPUs it keeps busy, and its figure
+    /// for the time it ran.
+    fn run(&self, limit: Duration) -> Result<(f64, f64, Option<f64>), String> {
+        let args: Vec<&str> = self.args.iter().map(String::as_str).collect();
+        let run = {
+            let _pin = self.pin.map(|c| Pinned::to(&[c]));
+            run_peer(self.program, &args, limit)?
+        };
+        let printed =
+            (self.read)(&run.text).ok_or("could not read the peer's figure from its output")?;
+        let share = (run.cpu_ns / (run.wall_ns * self.busy_cpus as f64)).clamp(0.01, 1.0);
+        Ok((
+            printed,
+            share,
+            for_time_ran(self.unit, printed, share, self.busy_cpus),
+        ))
+    }
+}
+
+/// A figure timed by the clock, scaled to the time the peer actually ran: below a 90% share
+/// of its CPU, the peer waited while other processes ran and counted that as its own cost.
+/// Only a peer on one CPU can be scaled so: the threads of a peer on several CPUs share the
+/// memory bus, and one running alone gets more than its part, so no scaling is right (None).
+pub fn for_time_ran(unit: Unit, printed: f64, share: f64, busy_cpus: usize) -> Option<f64> {
+    if share >= 0.9 {
+        return Some(printed);
+    }
+    if busy_cpus > 1 {
+        return None;
+    }
+    Some(match unit {
+        Unit::Ns => printed * share,
+        Unit::BytesPerS => printed / share,
+    })
+}
+
+fn compare(
+    spec: &Spec,
+    peer: Result<(f64, f64, Option<f64>), String>,
+    ours: Option<f64>,
+) -> Comparison {
+    let (printed, share, peer, mut missing) = match peer {
+        Ok((printed, share, Some(ran))) => (Some(printed), Some(share), Some(ran), None),
+        Ok((printed, share, None)) => (
+            Some(printed),
+            Some(share),
             None,
-            Some("could not read the peer's figure from its output".to_string()),
+            Some(format!(
+                "the peer had only {:.0}% of its {} CPUs (other processes ran meanwhile), and \
+                 the rate of threads sharing the memory bus cannot be scaled to the time they \
+                 ran; compare on a quieter machine",
+                share * 100.0,
+                spec.busy_cpus
+            )),
         ),
-        Err(e) => (None, Some(e)),
+        Err(e) => (None, None, None, Some(e)),
     };
     if ours.is_none() && missing.is_none() {
-        missing = Some(format!("{} was not measured", p.ours_name));
+        missing = Some(format!("{} was not measured", spec.ours_name));
     }
     let ratio = ours.zip(peer).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b);
+    let mut explanation = spec.explanation.clone();
+    if let Some(sh) = share.filter(|&sh| sh < 0.9) {
+        explanation.push_str(&format!(
+            "; the peer had {:.0}% of its CPU time while it ran (other processes took turns), \
+             so its figure is taken for the time it ran",
+            sh * 100.0
+        ));
+    }
     Comparison {
-        what: p.what.into(),
-        ours_name: p.ours_name.into(),
+        what: spec.what.into(),
+        ours_name: spec.ours_name.into(),
         ours,
-        peer_command: p.command.join(" "),
+        peer_command: spec.command(),
+        peer_printed: printed,
+        peer_cpu_share: share,
         peer,
-        unit: p.unit,
+        unit: spec.unit,
         ratio,
         within_factor_2: ratio.map(|r| (0.5..=2.0).contains(&r)),
-        explanation: p.explanation,
+        explanation,
         missing,
     }
 }
 
-/// Runs every comparison; `llc_buffer` is the bandwidth buffer size our suite used.
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
+fn usecs_per_op(t: &str) -> Option<f64> {
+    number_before(t, "usecs/op").map(|us| us * 1e3)
+}
+
+/// Runs every comparison; `buffer_bytes` is the bandwidth buffer size our suite uses.
 pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
     let quick = ctx.quick();
     let limit = Duration::from_secs(120);
     let cpu = ctx.cpus[0];
-    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     let mut out = Vec::new();
 
     // Context switches: perf bench sched pipe, both ends on one CPU as ours.
@@ -182,105 +284,108 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
     for (threads, what, name) in [
         (
             false,
-            "pipe ping-pong round trip, processes, one CPU",
+            "pipe round trip, processes, one CPU",
             "tasks.switch.process.same_cpu",
         ),
         (
             true,
-            "pipe ping-pong round trip, threads, one CPU",
+            "pipe round trip, threads, one CPU",
             "tasks.switch.thread.same_cpu",
         ),
     ] {
-        let mut args = vec!["bench", "sched", "pipe", "-l", loops];
+        let mut args = strings(&["bench", "sched", "pipe", "-l", loops]);
         if threads {
-            args.push("-T");
+            args.push("-T".into());
         }
-        let peer = {
-            let _pin = Pinned::to(&[cpu]);
-            run_peer("perf", &args, limit).map(|t| number_before(&t, "usecs/op").map(|us| us * 1e3))
+        let spec = Spec {
+            what,
+            ours_name: name,
+            unit: Unit::Ns,
+            explanation: format!(
+                "both time a round trip of two tasks over two pipes (2 switches, 2 writes, 2 \
+                 reads) on CPU {cpu}; ours is the median round trip (details.round_trip_ns), \
+                 perf's the mean of {loops}"
+            ),
+            program: "perf",
+            args,
+            pin: Some(cpu),
+            busy_cpus: 1,
+            read: usecs_per_op,
         };
+        let peer = spec.run(limit);
         let ours = ours_again(ctx, &["tasks.pipe", name]);
         out.push(compare(
-            Pending {
-                what,
-                ours_name: name,
-                unit: Unit::Ns,
-                explanation: format!(
-                    "both time a round trip of two tasks over two pipes (2 switches, 2 writes, 2 \
-                     reads), both pinned to CPU {cpu}; ours is the median round trip \
-                     (details.round_trip_ns), perf's the mean of {loops}"
-                ),
-                command: [vec![format!("taskset -c {cpu}"), "perf".into()], s(&args)].concat(),
-            },
+            &spec,
             peer,
             figure(&ours, name, Some("round_trip_ns")),
         ));
     }
 
     // System call: perf bench syscall basic (a getppid loop).
-    let args = [
-        "bench",
-        "syscall",
-        "basic",
-        "-l",
-        if quick { "1000000" } else { "10000000" },
-    ];
-    let peer =
-        run_peer("perf", &args, limit).map(|t| number_before(&t, "usecs/op").map(|us| us * 1e3));
+    let spec = Spec {
+        what: "minimal system call (getppid)",
+        ours_name: "cpu.syscall.getppid",
+        unit: Unit::Ns,
+        explanation: "both call getppid(2) in a loop; ours is the median of batches of 10 with \
+                      the timer and loop costs subtracted, perf's the mean of the whole loop"
+            .into(),
+        program: "perf",
+        args: strings(&[
+            "bench",
+            "syscall",
+            "basic",
+            "-l",
+            if quick { "1000000" } else { "10000000" },
+        ]),
+        pin: Some(cpu),
+        busy_cpus: 1,
+        read: usecs_per_op,
+    };
+    let peer = spec.run(limit);
     let ours = ours_again(ctx, &["cpu.syscall.getppid"]);
     out.push(compare(
-        Pending {
-            what: "minimal system call (getppid)",
-            ours_name: "cpu.syscall.getppid",
-            unit: Unit::Ns,
-            explanation:
-                "both call getppid(2) in a loop; ours is the median of batches of 10 with the \
-                          timer and loop costs subtracted, perf's the mean of the whole loop"
-                    .into(),
-            command: [vec!["perf".to_string()], s(&args)].concat(),
-        },
+        &spec,
         peer,
         figure(&ours, "cpu.syscall.getppid", None),
     ));
 
     // memcpy bandwidth: perf bench mem memcpy of the same size, the C library's memcpy.
     let half = (buffer_bytes / 2 >> 20).max(1);
-    let size = format!("{half}MB");
-    let args = [
-        "bench",
-        "mem",
-        "memcpy",
-        "-f",
-        "default",
-        "-s",
-        &size,
-        "-l",
-        if quick { "3" } else { "10" },
-    ];
-    let peer = {
-        let _pin = Pinned::to(&[cpu]);
-        run_peer("perf", &args, limit).map(|t| perf_rate(&t))
+    let spec = Spec {
+        what: "memcpy bandwidth, one CPU",
+        ours_name: "memory.bandwidth.memcpy.1cpu",
+        unit: Unit::BytesPerS,
+        explanation: format!(
+            "both copy {half} MiB with the C library's memcpy and count bytes copied per \
+             second; ours is the median pass, perf's the mean over its loops"
+        ),
+        program: "perf",
+        args: strings(&[
+            "bench",
+            "mem",
+            "memcpy",
+            "-f",
+            "default",
+            "-s",
+            &format!("{half}MB"),
+            "-l",
+            if quick { "5" } else { "20" },
+        ]),
+        pin: Some(cpu),
+        busy_cpus: 1,
+        read: perf_rate,
     };
+    let peer = spec.run(limit);
     let ours = ours_again(ctx, &["memory.bandwidth.memcpy.1cpu"]);
     out.push(compare(
-        Pending {
-            what: "memcpy bandwidth, one CPU",
-            ours_name: "memory.bandwidth.memcpy.1cpu",
-            unit: Unit::BytesPerS,
-            explanation: format!(
-                "both copy {half} MiB with the C library's memcpy and count bytes copied per \
-                 second; ours is the median pass, perf's the mean over its loops"
-            ),
-            command: [vec![format!("taskset -c {cpu}"), "perf".into()], s(&args)].concat(),
-        },
+        &spec,
         peer,
         figure(&ours, "memory.bandwidth.memcpy.1cpu", None),
     ));
 
     // Memory read and write bandwidth: sysbench memory, one block the size of our buffer.
-    let block = format!("{}M", buffer_bytes >> 20);
-    let total = format!("{}M", (buffer_bytes >> 20) * if quick { 8 } else { 32 });
-    let threads = ctx.cpus.len().to_string();
+    let mib = buffer_bytes >> 20;
+    let n = ctx.cpus.len();
     for (oper, what, name, all) in [
         (
             "read",
@@ -301,68 +406,64 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
             true,
         ),
     ] {
-        let block_arg = format!("--memory-block-size={block}");
-        let total_arg = format!("--memory-total-size={total}");
-        let oper_arg = format!("--memory-oper={oper}");
-        let threads_arg = format!("--threads={}", if all { threads.as_str() } else { "1" });
-        let args = [
-            "memory",
-            threads_arg.as_str(),
-            &block_arg,
-            &total_arg,
-            &oper_arg,
-            "--memory-access-mode=seq",
-            "run",
-        ];
-        let peer = if all {
-            run_peer("sysbench", &args, limit).map(|t| sysbench_rate(&t))
-        } else {
-            let _pin = Pinned::to(&[cpu]);
-            run_peer("sysbench", &args, limit).map(|t| sysbench_rate(&t))
-        };
-        let ours = ours_again(ctx, &[name]);
-        out.push(compare(
-            Pending {
-                what,
-                ours_name: name,
-                unit: Unit::BytesPerS,
-                explanation: match oper {
-                    "read" => {
-                        "both read a buffer above the last cache level sequentially; sysbench \
-                               loads one word per loop iteration into a volatile, ours sums eight \
-                               independent words per iteration (vectorised), so ours can issue \
-                               loads faster when one core cannot saturate memory"
-                            .into()
-                    }
-                    _ => "both write a buffer above the last cache level sequentially; sysbench \
-                          stores one word per loop iteration, ours calls memset (wide stores, and \
-                          non-temporal ones for large buffers)"
-                        .into(),
-                },
-                command: [vec!["sysbench".to_string()], s(&args)].concat(),
+        let threads = if all { n } else { 1 };
+        let spec = Spec {
+            what,
+            ours_name: name,
+            unit: Unit::BytesPerS,
+            explanation: if oper == "read" {
+                "both read a buffer above the last cache level sequentially; sysbench loads one \
+                 word per loop iteration, ours sums eight independent words per iteration \
+                 (vectorised)"
+                    .into()
+            } else {
+                "both write a buffer above the last cache level sequentially; sysbench stores \
+                 one word per loop iteration, ours calls memset (wide stores)"
+                    .into()
             },
-            peer,
-            figure(&ours, name, None),
-        ));
+            program: "sysbench",
+            args: vec![
+                "memory".into(),
+                format!("--threads={threads}"),
+                format!("--memory-block-size={mib}M"),
+                format!("--memory-total-size={}M", mib * if quick { 8 } else { 32 }),
+                format!("--memory-oper={oper}"),
+                "--memory-access-mode=seq".into(),
+                "run".into(),
+            ],
+            pin: (!all).then_some(cpu),
+            busy_cpus: threads,
+            read: sysbench_rate,
+        };
+        let peer = spec.run(limit);
+        let ours = ours_again(ctx, &[name]);
+        out.push(compare(&spec, peer, figure(&ours, name, None)));
     }
 
     // Threads: sysbench threads, two threads on one CPU taking turns with sched_yield.
-    let yields = 100u64;
-    let time = if quick { "1" } else { "3" };
-    let args = [
-        "threads",
-        "--threads=2",
-        "--thread-yields=100",
-        "--thread-locks=2",
-        &format!("--time={time}"),
-        "run",
-    ]
-    .map(str::to_string);
-    let peer = {
-        let _pin = Pinned::to(&[cpu]);
-        let a: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_peer("sysbench", &a, limit).map(|t| sysbench_yield_ns(&t, yields))
+    let spec = Spec {
+        what: "yield to another thread, one CPU",
+        ours_name: "tasks.switch.thread.same_cpu",
+        unit: Unit::Ns,
+        explanation: format!(
+            "sysbench's two threads on CPU {cpu} take turns by sched_yield (each with a mutex \
+             of its own), so each yield is one system call and one switch: compared with our \
+             thread switch plus our minimal system call (cpu.syscall.getppid)"
+        ),
+        program: "sysbench",
+        args: strings(&[
+            "threads",
+            "--threads=2",
+            "--thread-yields=100",
+            "--thread-locks=2",
+            if quick { "--time=1" } else { "--time=3" },
+            "run",
+        ]),
+        pin: Some(cpu),
+        busy_cpus: 1,
+        read: |t| sysbench_yield_ns(t, 100),
     };
+    let peer = spec.run(limit);
     let ours = ours_again(
         ctx,
         &[
@@ -374,25 +475,7 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
     let ours_yield = figure(&ours, "tasks.switch.thread.same_cpu", None)
         .zip(figure(&ours, "cpu.syscall.getppid", None))
         .map(|(sw, sc)| sw + sc);
-    out.push(compare(
-        Pending {
-            what: "switch between two threads on one CPU",
-            ours_name: "tasks.switch.thread.same_cpu",
-            unit: Unit::Ns,
-            explanation: format!(
-                "sysbench's two threads on CPU {cpu} take turns by sched_yield (each with a mutex \
-                 of its own), so each yield is one system call and one switch: compared with our \
-                 thread switch plus our minimal system call (cpu.syscall.getppid)"
-            ),
-            command: [
-                vec![format!("taskset -c {cpu}"), "sysbench".into()],
-                args.to_vec(),
-            ]
-            .concat(),
-        },
-        peer,
-        ours_yield,
-    ));
+    out.push(compare(&spec, peer, ours_yield));
     ctx.end_progress();
     out
 }
@@ -415,24 +498,39 @@ mod tests {
     }
 
     #[test]
-    fn a_ratio_outside_two_is_flagged() {
-        let p = || Pending {
+    fn a_ratio_outside_two_is_flagged_and_a_waiting_peer_is_scaled() {
+        let spec = Spec {
             what: "x",
             ours_name: "cpu.syscall.getppid",
             unit: Unit::Ns,
             explanation: String::new(),
-            command: vec!["perf".into()],
+            program: "perf",
+            args: Vec::new(),
+            pin: None,
+            busy_cpus: 1,
+            read: usecs_per_op,
         };
         assert_eq!(
-            compare(p(), Ok(Some(100.0)), Some(150.0)).within_factor_2,
+            compare(&spec, Ok((100.0, 1.0, Some(100.0))), Some(150.0)).within_factor_2,
             Some(true)
         );
         assert_eq!(
-            compare(p(), Ok(Some(100.0)), Some(250.0)).within_factor_2,
+            compare(&spec, Ok((100.0, 1.0, Some(100.0))), Some(250.0)).within_factor_2,
             Some(false)
         );
-        let missing = compare(p(), Err("perf is not available".into()), Some(1.0));
+        let missing = compare(&spec, Err("perf is not available".into()), Some(1.0));
         assert_eq!(missing.ratio, None);
         assert!(missing.missing.unwrap().contains("perf"));
+        // A peer that had half its CPU: a time per operation halves, a rate doubles.
+        assert_eq!(for_time_ran(Unit::Ns, 600.0, 0.5, 1), Some(300.0));
+        assert_eq!(for_time_ran(Unit::BytesPerS, 2e9, 0.5, 1), Some(4e9));
+        assert_eq!(for_time_ran(Unit::Ns, 600.0, 0.95, 1), Some(600.0));
+        assert_eq!(for_time_ran(Unit::BytesPerS, 2e9, 0.5, 2), None);
+        let c = compare(&spec, Ok((600.0, 0.5, Some(300.0))), Some(280.0));
+        assert!(
+            c.explanation.contains("50% of its CPU time"),
+            "{}",
+            c.explanation
+        );
     }
 }

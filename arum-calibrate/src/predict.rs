@@ -178,7 +178,8 @@ pub fn validate(specs: &[Spec]) -> Result<(), String> {
             let best = names
                 .iter()
                 .max_by(|a, b| {
-                    strsim::jaro_winkler(&s.name, a).total_cmp(&strsim::jaro_winkler(&s.name, b))
+                    strsim::normalized_damerau_levenshtein(&s.name, a)
+                        .total_cmp(&strsim::normalized_damerau_levenshtein(&s.name, b))
                 })
                 .copied()
                 .unwrap_or("");
@@ -212,10 +213,12 @@ pub fn apply(cal: &mut Calibration, specs: &[Spec]) -> Result<Vec<String>, Strin
         let value = match r(s.value, "value")? {
             Some(v) => v,
             None if m.unit == Unit::Ns => hardware.unwrap_or(0.0) + software.unwrap_or(0.0),
-            None => return Err(format!(
+            None => {
+                return Err(format!(
                 "{}: a rate needs `value` (hardware and software estimates of a rate do not add)",
                 s.name
-            )),
+            ))
+            }
         };
         let ratio = m.median().filter(|_| value != 0.0).map(|med| med / value);
         m.prediction = Some(Prediction {

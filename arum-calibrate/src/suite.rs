@@ -125,14 +125,22 @@ impl Selection {
                 .filter(|n| **n == sel || n.strip_prefix(sel).is_some_and(|r| r.starts_with('.')))
                 .collect();
             if matched.is_empty() {
-                let best = all
+                // Suggest among names, groups and every dotted prefix of a name.
+                let mut candidates: Vec<String> = Vec::new();
+                for n in &all {
+                    let parts: Vec<&str> = n.split('.').collect();
+                    for k in 1..=parts.len() {
+                        candidates.push(parts[..k].join("."));
+                    }
+                }
+                let best = candidates
                     .iter()
-                    .copied()
-                    .chain(groups().iter().map(|g| g.name))
                     .max_by(|a, b| {
-                        strsim::jaro_winkler(sel, a).total_cmp(&strsim::jaro_winkler(sel, b))
+                        strsim::normalized_damerau_levenshtein(sel, a)
+                            .total_cmp(&strsim::normalized_damerau_levenshtein(sel, b))
                     })
-                    .unwrap_or("timing");
+                    .cloned()
+                    .unwrap_or_default();
                 return Err(format!(
                     "--only {sel:?}: no such measurement or group (did you mean {best:?}?); \
                      `arum calibrate --list` shows the names"

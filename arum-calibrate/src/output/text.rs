@@ -317,7 +317,9 @@ fn peers(out: &mut String, cal: &Calibration) {
     b.push_record([
         "compared",
         "ours",
-        "peer",
+        "peer (ran)",
+        "peer printed",
+        "peer's CPU",
         "ours/peer",
         "within 2x",
         "peer command",
@@ -332,6 +334,10 @@ fn peers(out: &mut String, cal: &Calibration) {
             c.what.clone(),
             f(c.ours),
             f(c.peer),
+            f(c.peer_printed),
+            c.peer_cpu_share
+                .map(|s| format!("{:.0}%", s * 100.0))
+                .unwrap_or_else(|| "-".into()),
             c.ratio
                 .map(|r| format!("{r:.2}"))
                 .unwrap_or_else(|| "-".into()),
@@ -345,7 +351,7 @@ fn peers(out: &mut String, cal: &Calibration) {
     }
     let mut t = b.build();
     t.with(Style::blank())
-        .with(Modify::new(Columns::new(1..5)).with(Alignment::right()));
+        .with(Modify::new(Columns::new(1..7)).with(Alignment::right()));
     for line in t.to_string().lines() {
         let _ = writeln!(out, " {}", line.trim_end());
     }

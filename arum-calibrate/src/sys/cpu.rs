@@ -102,6 +102,23 @@ pub fn clock_ticks_per_second() -> f64 {
     }
 }
 
+/// CPU time (user + system) of this process's reaped children, in nanoseconds.
+pub fn children_cpu_ns() -> u64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_CHILDREN).map_or(0, |u| {
+        let t = |tv: nix::sys::time::TimeVal| {
+            tv.tv_sec() as u64 * 1_000_000_000 + tv.tv_usec() as u64 * 1000
+        };
+        t(u.user_time()) + t(u.system_time())
+    })
+}
+
+/// Involuntary context switches of the calling thread so far (it was preempted).
+pub fn thread_preemptions() -> u64 {
+    use nix::sys::resource::{getrusage, UsageWho};
+    getrusage(UsageWho::RUSAGE_THREAD).map_or(0, |u| u.involuntary_context_switches() as u64)
+}
+
 /// Minor and major page faults of this process so far.
 pub fn own_faults() -> (u64, u64) {
     use nix::sys::resource::{getrusage, UsageWho};

@@ -5,6 +5,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use crate::clock::unpreempted;
 use crate::model::{Measurement, Unit};
 use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::fs::{advise_normal, advise_random, drop_cached, open_direct};
@@ -15,22 +16,23 @@ use super::{cache_finding, cache_sizes, entry, FileFacts};
 pub const CACHE: Entry = entry(
     "files.cache",
     "file re-read throughput by file size",
-    "A file of each size from 4 MiB to --file-max (64 MiB with --quick) read once and then \
-     re-read sequentially in 1 MiB reads, bytes per second: while the file fits in the page \
-     cache the re-read runs at memory speed; past the cache's size it runs at the device's.",
+    "A file of each size from 4 MiB to --file-max (64 MiB with --quick) read sequentially in \
+     1 MiB reads, again and again, 8 MiB per sample: while the file fits in the page cache the \
+     reads run at memory speed; past the cache's size they come from the device.",
     Unit::BytesPerS,
 );
 pub const SEQ_CACHED: Entry = entry(
     "files.read.seq.cached",
     "sequential read, cached",
-    "The test file read sequentially in 1 MiB reads while in the page cache; bytes per second.",
+    "The test file read sequentially in 1 MiB reads while in the page cache, 8 MiB per sample; \
+     bytes per second.",
     Unit::BytesPerS,
 );
 pub const SEQ_UNCACHED: Entry = entry(
     "files.read.seq.uncached",
     "sequential read, from the device",
     "The same after fdatasync and posix_fadvise(DONTNEED) dropped the file from the cache \
-     before each sample (the kernel's read-ahead on).",
+     before each sample (the kernel's read-ahead on), 8 MiB per sample.",
     Unit::BytesPerS,
 );
 pub const SEQ_DIRECT: Entry = entry(
@@ -63,21 +65,27 @@ const CHUNK: usize = 1 << 20;
 const BLOCK: usize = 4096;
 const RANDOM_PER_ROUND: usize = 64;
 
-/// Reads `len` bytes from the start of `file` in `buf`-sized reads; bytes read.
-fn read_through(file: &File, buf: &mut [u8], len: u64) -> std::io::Result<u64> {
-    let mut off = 0u64;
-    while off < len {
-        let want = (len - off).min(buf.len() as u64) as usize;
-        let n = file.read_at(&mut buf[..want], off)?;
+/// Reads `len` bytes of `file` from `start` in `buf`-sized reads; bytes read.
+fn read_through(file: &File, buf: &mut [u8], start: u64, len: u64) -> std::io::Result<u64> {
+    let mut done = 0u64;
+    while done < len {
+        let want = (len - done).min(buf.len() as u64) as usize;
+        let n = file.read_at(&mut buf[..want], start + done)?;
         if n == 0 {
             break;
         }
-        off += n as u64;
+        done += n as u64;
     }
-    Ok(off)
+    Ok(done)
 }
 
-/// Throughput samples of sequential reads of `len` bytes, `prepare` run untimed before each.
+/// Bytes a sequential sample reads: a part of a cyclic sweep through the file, short enough
+/// to fall between other processes' turns (a preempted sample is taken again).
+const PART: u64 = 8 << 20;
+
+/// Throughput samples of sequential reads sweeping the first `len` bytes of `file` part by
+/// part; `prepare` runs untimed before each part.
+#[allow(clippy::too_many_arguments)]
 fn sequential(
     ctx: &mut Context,
     entry: &Entry,
@@ -90,15 +98,27 @@ fn sequential(
 ) -> Measurement {
     let clock = ctx.clock.clone();
     let l = ctx.limits(parts);
+    let part = PART.min(len).max(buf.len() as u64);
+    let count = (len / part).max(1);
+    let (mut k, mut retaken) = (0u64, 0);
     let mut m = ctx.measure(entry, suffix, 1, &l, |s| {
         prepare().map_err(|e| e.to_string())?;
-        let t0 = arum_tsc::begin();
-        let n = read_through(file, buf, len).map_err(|e| e.to_string())?;
-        let t1 = arum_tsc::end();
-        s.push(n as f64 / clock.elapsed_ns(t0, t1) * 1e9);
+        let (r, p) = unpreempted(3, || {
+            k += 1;
+            let off = (k % count) * part;
+            let t0 = arum_tsc::begin();
+            let n = read_through(file, buf, off, part)?;
+            let t1 = arum_tsc::end();
+            Ok::<f64, std::io::Error>(n as f64 / clock.elapsed_ns(t0, t1) * 1e9)
+        });
+        retaken += p;
+        s.push(r.map_err(|e| e.to_string())?);
         Ok::<_, String>(())
     });
-    m.details.insert("bytes_per_sample".into(), len as f64);
+    m.details.insert("bytes_per_sample".into(), part as f64);
+    m.details.insert("swept_bytes".into(), len as f64);
+    m.details
+        .insert("preempted_samples_retaken".into(), retaken as f64);
     m
 }
 
@@ -196,7 +216,7 @@ pub fn run(
 
     if ctx.wants(&SEQ_CACHED) {
         // One untimed read first so that the whole test length is cached.
-        let _ = read_through(file, &mut buf, test_len);
+        let _ = read_through(file, &mut buf, 0, test_len);
         let m = sequential(ctx, &SEQ_CACHED, None, 1, file, &mut buf, test_len, || {
             Ok(())
         });
@@ -204,7 +224,7 @@ pub fn run(
         ctx.finished(&SEQ_CACHED);
     }
     if ctx.wants(&RANDOM_CACHED) {
-        let _ = read_through(file, &mut buf, test_len);
+        let _ = read_through(file, &mut buf, 0, test_len);
         let m = random(ctx, &RANDOM_CACHED, file, &mut buf, test_len, || Ok(()));
         sink.measurements.push(m);
         ctx.finished(&RANDOM_CACHED);

@@ -2,22 +2,24 @@
 //! level, by one CPU and by every CPU at once.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Barrier;
 
+use crate::clock::unpreempted;
 use crate::model::Unit;
 use crate::suite::{skipped, Context, Entry, Sink};
-use crate::sys::cpu::{pin_thread, Pinned};
+use crate::sys::cpu::{pin_thread, thread_preemptions, Pinned};
 use crate::sys::memory::Mapping;
 
 const READ: &str = "Sequential reads of 64-bit words with eight independent sums (vectorised), \
-     over a buffer at least 4x the last cache level (2x with --quick), one pass per sample.";
-const WRITE: &str = "memset (the C library's, as programs write memory) of a buffer at least 4x \
-     the last cache level, one pass per sample.";
-const COPY: &str = "memcpy of one half of the buffer into the other, bytes copied per second \
-     (each byte is read and written), one pass per sample.";
-const ALL: &str = " All CPUs: one pinned thread per CPU on its own part of the buffer, started \
-     together; bytes of all threads over the time until the last finished.";
+     8 MiB per sample in a cyclic sweep of a buffer at least 4x the last cache level (2x with \
+     --quick); a sample during which the thread was preempted is taken again.";
+const WRITE: &str = "memset (the C library's, as programs write memory), 8 MiB per sample in a \
+     cyclic sweep of a buffer at least 4x the last cache level.";
+const COPY: &str = "memcpy of 8 MiB of one half of the buffer into the other half per sample, \
+     bytes copied per second (each byte is read and written).";
+const ALL: &str = "As for one CPU, with one pinned thread per CPU on its own part of the \
+     buffer, started together; bytes of all threads over the time until the last finished.";
 
 pub const ENTRIES: [Entry; 6] = [
     super::entry(
@@ -65,23 +67,31 @@ enum Kind {
     Copy,
 }
 
-/// One pass of `kind` over `buf`; returns the bytes it counts.
-fn pass(kind: Kind, buf: &mut [u64], round: u64) -> u64 {
+/// Bytes a sample moves: a part of the buffer, short enough (a millisecond or two) to run
+/// between two of another process's turns, while the buffer as a whole, swept cyclically,
+/// keeps every part out of the caches by the time it comes round again.
+const CHUNK_WORDS: usize = (8 << 20) / 8;
+
+/// Sample `i` of `kind` over `buf`: the i-th part of a cyclic sweep; returns the bytes counted.
+fn sample(kind: Kind, buf: &mut [u64], i: usize) -> u64 {
+    let w = CHUNK_WORDS.min(buf.len() / 2).max(1);
     match kind {
         Kind::Read => {
-            black_box(sum(buf));
-            buf.len() as u64 * 8
+            let k = i % (buf.len() / w);
+            black_box(sum(&buf[k * w..(k + 1) * w]));
+            w as u64 * 8
         }
         Kind::Write => {
-            let bytes: &mut [u64] = buf;
-            bytes.fill(round);
-            bytes.len() as u64 * 8
+            let k = i % (buf.len() / w);
+            buf[k * w..(k + 1) * w].fill(i as u64);
+            w as u64 * 8
         }
         Kind::Copy => {
+            // The i-th part of the first half into the same part of the second.
             let (a, b) = buf.split_at_mut(buf.len() / 2);
-            let n = a.len().min(b.len());
-            b[..n].copy_from_slice(&a[..n]);
-            n as u64 * 8
+            let k = i % (a.len().min(b.len()) / w).max(1);
+            b[k * w..(k + 1) * w].copy_from_slice(&a[k * w..(k + 1) * w]);
+            w as u64 * 8
         }
     }
 }
@@ -142,15 +152,22 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, llc: Option<u64>) {
         } else {
             let _pin = Pinned::to(&cpus[..1]);
             let clock = ctx.clock.clone();
-            let mut round = 0;
-            ctx.measure(entry, None, 1, &l, |s| {
-                round += 1;
-                let t0 = arum_tsc::begin();
-                let n = pass(kind, words, round);
-                let t1 = arum_tsc::end();
-                s.push(n as f64 / clock.elapsed_ns(t0, t1) * 1e9);
+            let (mut i, mut preempted) = (0, 0);
+            let mut m = ctx.measure(entry, None, 1, &l, |s| {
+                let (rate, p) = unpreempted(3, || {
+                    i += 1;
+                    let t0 = arum_tsc::begin();
+                    let n = sample(kind, words, i);
+                    let t1 = arum_tsc::end();
+                    n as f64 / clock.elapsed_ns(t0, t1) * 1e9
+                });
+                preempted += p;
+                s.push(rate);
                 Ok::<_, String>(())
-            })
+            });
+            m.details
+                .insert("preempted_samples_retaken".into(), preempted as f64);
+            m
         };
         m.details.insert("buffer_bytes".into(), bytes as f64);
         if let Some(llc) = llc {
@@ -181,40 +198,56 @@ fn all_cpus(
     let start = Barrier::new(n + 1);
     let done = Barrier::new(n + 1);
     let stop = AtomicBool::new(false);
+    let moved = AtomicU64::new(0);
     let clock = ctx.clock.clone();
-    let total = (0..n)
-        .map(|_| match kind {
-            Kind::Copy => (per / 2) as u64 * 8,
-            _ => per as u64 * 8,
-        })
-        .sum::<u64>();
+    // Set by a worker that was preempted during the sample.
+    let preempted = AtomicBool::new(false);
     std::thread::scope(|scope| {
         for (cpu, chunk) in cpus.iter().zip(words.chunks_mut(per)) {
-            let (start, done, stop) = (&start, &done, &stop);
+            let moved = &moved;
+            let (start, done, stop, preempted) = (&start, &done, &stop, &preempted);
             scope.spawn(move || {
                 let _ = pin_thread(*cpu);
-                let mut round = 0;
+                let mut i = 0;
                 loop {
                     start.wait();
                     if stop.load(Ordering::Acquire) {
                         break;
                     }
-                    round += 1;
-                    pass(kind, chunk, round);
+                    i += 1;
+                    let before = thread_preemptions();
+                    moved.fetch_add(sample(kind, chunk, i), Ordering::Relaxed);
+                    if thread_preemptions() != before {
+                        preempted.store(true, Ordering::Relaxed);
+                    }
                     done.wait();
                 }
             });
         }
-        let m = ctx.measure(entry, None, 1, limits, |s| {
-            let t0 = arum_tsc::begin();
-            start.wait();
-            done.wait();
-            let t1 = arum_tsc::end();
-            s.push(total as f64 / clock.elapsed_ns(t0, t1) * 1e9);
+        let mut retaken = 0;
+        let mut m = ctx.measure(entry, None, 1, limits, |s| {
+            // As `unpreempted`, for all the workers: up to three tries.
+            let mut rate = 0.0;
+            for attempt in 0..3 {
+                preempted.store(false, Ordering::Relaxed);
+                moved.store(0, Ordering::Relaxed);
+                let t0 = arum_tsc::begin();
+                start.wait();
+                done.wait();
+                let t1 = arum_tsc::end();
+                rate = moved.load(Ordering::Relaxed) as f64 / clock.elapsed_ns(t0, t1) * 1e9;
+                if !preempted.load(Ordering::Relaxed) || attempt == 2 {
+                    break;
+                }
+                retaken += 1;
+            }
+            s.push(rate);
             Ok::<_, String>(())
         });
         stop.store(true, Ordering::Release);
         start.wait();
+        m.details
+            .insert("preempted_samples_retaken".into(), retaken as f64);
         m
     })
 }
@@ -238,9 +271,15 @@ mod tests {
     }
 
     #[test]
-    fn a_copy_pass_copies_the_first_half_into_the_second() {
+    fn a_copy_sample_copies_a_part_of_the_first_half_into_the_second() {
         let mut v: Vec<u64> = (0..16).collect();
-        assert_eq!(pass(Kind::Copy, &mut v, 1), 64);
+        assert_eq!(sample(Kind::Copy, &mut v, 1), 64);
         assert_eq!(&v[8..], &(0..8).collect::<Vec<u64>>()[..]);
+        // A large buffer is swept part by part, cyclically.
+        let mut big = vec![0u64; 4 * CHUNK_WORDS];
+        assert_eq!(sample(Kind::Write, &mut big, 1), CHUNK_WORDS as u64 * 8);
+        assert!(big[CHUNK_WORDS] == 1 && big[0] == 0 && big[2 * CHUNK_WORDS] == 0);
+        sample(Kind::Write, &mut big, 5);
+        assert_eq!(big[CHUNK_WORDS], 5);
     }
 }

@@ -43,9 +43,10 @@ const RTT: &str = "A 32-byte message written to an echo server of ours and read 
     TCP connection (TCP_NODELAY), each round trip timed";
 const CONNECT: &str = "connect(2) of a socket created beforehand to a listener of ours (the \
     three-way handshake), one connection per sample";
-const CLOSE: &str = "close(2) of a connected socket whose peer is idle (the FIN is queued; the \
-    peer's answer is not awaited), one connection per sample";
-const BW: &str = "Bulk data (16 MiB per sample, 64 MiB in the full suite) over one TCP \
+const CLOSE: &str = "close(2) of a connected socket whose peer is idle, one connection per \
+    sample: the FIN is sent, and where the peer's thread is woken on the same CPU its answer may \
+    run before close returns";
+const BW: &str = "Bulk data (4 MiB per sample, 16 MiB in the full suite) over one TCP \
     connection until the receiver acknowledges the last byte; bytes per second";
 const VETH: &str = "; to a server in a network namespace of its own over a veth pair this \
     command creates (root only) and removes.";
@@ -123,11 +124,12 @@ pub struct NetworkFacts {
     pub netem: Option<String>,
 }
 
+/// Bytes per bandwidth sample: a few milliseconds, to fall between other processes' turns.
 fn bulk_bytes(quick: bool) -> u64 {
     if quick {
-        16 << 20
+        4 << 20
     } else {
-        64 << 20
+        16 << 20
     }
 }
 

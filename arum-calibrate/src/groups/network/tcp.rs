@@ -226,25 +226,31 @@ pub fn bandwidth(ctx: &mut Context, entry: &Entry, addr: SocketAddr, bytes: u64)
     let clock = ctx.clock.clone();
     let l = ctx.limits(1);
     let chunk = vec![0xa5u8; 256 * 1024];
+    let mut retaken = 0;
     let mut m = ctx.measure(entry, None, 1, &l, |samples| {
-        let t0 = arum_tsc::begin();
-        let r = (|| {
-            s.write_all(&bytes.to_le_bytes())?;
-            let mut left = bytes;
-            while left > 0 {
-                let n = left.min(chunk.len() as u64) as usize;
-                s.write_all(&chunk[..n])?;
-                left -= n as u64;
-            }
-            let mut ack = [0u8; 1];
-            s.read_exact(&mut ack)
-        })();
-        let t1 = arum_tsc::end();
+        let ((r, t0, t1), p) = crate::clock::unpreempted(3, || {
+            let t0 = arum_tsc::begin();
+            let r = (|| {
+                s.write_all(&bytes.to_le_bytes())?;
+                let mut left = bytes;
+                while left > 0 {
+                    let n = left.min(chunk.len() as u64) as usize;
+                    s.write_all(&chunk[..n])?;
+                    left -= n as u64;
+                }
+                let mut ack = [0u8; 1];
+                s.read_exact(&mut ack)
+            })();
+            (r, t0, arum_tsc::end())
+        });
+        retaken += p;
         r.map_err(|e| format!("sending to {addr}: {e}"))?;
         samples.push(bytes as f64 / clock.elapsed_ns(t0, t1) * 1e9);
         Ok::<_, String>(())
     });
     m.details.insert("bytes_per_sample".into(), bytes as f64);
+    m.details
+        .insert("preempted_samples_retaken".into(), retaken as f64);
     m
 }
 

@@ -1,6 +1,7 @@
 //! Creating processes and threads, each way timed from the creating call to the reaping of the
 //! child, one creation per sample.
 
+use crate::scratch::RemoveOnDrop;
 use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::process::{self, Exec, Stack};
 use crate::tiny_elf;
@@ -50,7 +51,9 @@ pub fn run(ctx: &mut Context, sink: &mut Sink) {
     let wanted_exec = [&FORK_EXEC, &VFORK_EXEC, &POSIX_SPAWN];
     if wanted_exec.iter().any(|e| ctx.wants(e)) {
         let dir = ctx.settings.dir.clone();
-        match tiny_elf::write_into(&dir).and_then(|p| Exec::new(&p)) {
+        let written = tiny_elf::write_into(&dir);
+        let _cleanup = written.as_ref().ok().map(|p| RemoveOnDrop(p.clone()));
+        match written.and_then(|p| Exec::new(&p)) {
             // A first run tells a directory mounted noexec apart from a working set-up.
             Ok(exec) => match process::fork_exec_wait(&exec) {
                 Ok(()) => {
