@@ -34,7 +34,7 @@ mod sys;
 mod tiny_elf;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 pub use args::{Args, Format};
@@ -253,11 +253,12 @@ pub fn exit_status(result: Result<i32, Error>) -> i32 {
 }
 
 /// A temporary file beside `path`, to be renamed over it once the report is written.
-fn prepare_output(path: &PathBuf) -> Result<(PathBuf, tempfile::NamedTempFile), Error> {
+fn prepare_output(path: &Path) -> Result<(PathBuf, tempfile::NamedTempFile), Error> {
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    let path = path.to_path_buf();
     let tmp = tempfile::Builder::new()
         .prefix(".arum-calibrate-")
         .tempfile_in(&parent)
@@ -265,7 +266,7 @@ fn prepare_output(path: &PathBuf) -> Result<(PathBuf, tempfile::NamedTempFile), 
             path: path.clone(),
             why: e.to_string(),
         })?;
-    Ok((path.clone(), tmp))
+    Ok((path, tmp))
 }
 
 fn check_dir(d: &std::path::Path) -> Result<(), Error> {

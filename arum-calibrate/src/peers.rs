@@ -350,7 +350,7 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
     ));
 
     // memcpy bandwidth: perf bench mem memcpy of the same size, the C library's memcpy.
-    let half = (buffer_bytes / 2 >> 20).max(1);
+    let half = ((buffer_bytes / 2) >> 20).max(1);
     let spec = Spec {
         what: "memcpy bandwidth, one CPU",
         ours_name: "memory.bandwidth.memcpy.1cpu",

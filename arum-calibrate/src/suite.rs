@@ -156,7 +156,7 @@ impl Selection {
     }
 
     pub fn contains(&self, entry: &str) -> bool {
-        self.names.iter().any(|n| *n == entry)
+        self.names.contains(&entry)
     }
 
     pub fn len(&self) -> usize {
@@ -332,6 +332,18 @@ impl Context {
     ) -> Measurement {
         let name = full_name(entry, suffix);
         match self.take(&name, limits, round) {
+            Ok(taken) if taken.outcome.samples.is_empty() => skipped(
+                entry,
+                suffix,
+                format!(
+                    "no undisturbed sample in {} ms: other processes kept the CPUs busy{}",
+                    taken.outcome.elapsed.as_millis(),
+                    taken
+                        .other_load
+                        .map(|l| format!(" ({:.0}% of them)", l * 100.0))
+                        .unwrap_or_default()
+                ),
+            ),
             Ok(taken) => self.record(entry, suffix, per_sample, taken),
             Err(e) => skipped(entry, suffix, e.to_string()),
         }

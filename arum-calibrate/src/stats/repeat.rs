@@ -36,6 +36,7 @@ pub enum Stop {
 
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// Possibly empty, when every round refused its sample.
     pub samples: Vec<f64>,
     pub stop: Stop,
     /// Time spent on recorded rounds.
@@ -73,7 +74,10 @@ pub fn repeat<E>(
             // Geometric spacing keeps the sorting cost proportional to the samples taken.
             next_check = samples.len() + samples.len() / 4 + 1;
         }
-        if start.elapsed() >= limits.time_limit {
+        // A round may add nothing (a disturbed sample it refused); without any sample, go on
+        // to four times the limit before giving up.
+        let spent = start.elapsed();
+        if spent >= limits.time_limit && (!samples.is_empty() || spent >= limits.time_limit * 4) {
             break Stop::TimeLimit;
         }
     };
@@ -153,6 +157,19 @@ mod tests {
         .unwrap();
         assert_eq!(out.stop, Stop::TimeLimit);
         assert!(out.elapsed >= Duration::from_millis(50));
+    }
+
+    #[test]
+    fn rounds_that_refuse_every_sample_end_after_four_limits() {
+        let mut l = limits();
+        l.time_limit = Duration::from_millis(20);
+        let out = repeat(&l, |_| {
+            std::thread::sleep(Duration::from_millis(1));
+            Ok::<_, Infallible>(())
+        })
+        .unwrap();
+        assert!(out.samples.is_empty());
+        assert!(out.elapsed >= Duration::from_millis(80));
     }
 
     #[test]

@@ -64,6 +64,6 @@ pub fn fs_type(path: &Path) -> String {
 /// Bytes free for an unprivileged user under `path`.
 pub fn free_bytes(path: &Path) -> u64 {
     nix::sys::statvfs::statvfs(path)
-        .map(|s| s.blocks_available() as u64 * s.fragment_size() as u64)
+        .map(|s| s.blocks_available() * s.fragment_size())
         .unwrap_or(0)
 }

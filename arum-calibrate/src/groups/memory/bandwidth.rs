@@ -2,8 +2,9 @@
 //! level, by one CPU and by every CPU at once.
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Barrier, Mutex};
+use std::time::Instant;
 
 use crate::clock::unpreempted;
 use crate::model::Unit;
@@ -19,7 +20,8 @@ const WRITE: &str = "memset (the C library's, as programs write memory), 8 MiB p
 const COPY: &str = "memcpy of 8 MiB of one half of the buffer into the other half per sample, \
      bytes copied per second (each byte is read and written).";
 const ALL: &str = "As for one CPU, with one pinned thread per CPU on its own part of the \
-     buffer, started together; bytes of all threads over the time until the last finished.";
+     buffer, started together; bytes of all threads from the first start to the last end, a \
+     sample taken again unless the threads ran together unpreempted.";
 
 pub const ENTRIES: [Entry; 6] = [
     super::entry(
@@ -182,9 +184,12 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, llc: Option<u64>) {
     }
 }
 
-/// One pinned worker per CPU, each on its own slice; a sample is the bytes of all of them over
-/// the time from the common start to the last one's end (timed by this thread around two
-/// barriers).
+/// One pinned worker per CPU, each on its own slice of the buffer. Each worker records when its
+/// part of a sample began and ended (CLOCK_MONOTONIC, the same on every CPU) and whether it was
+/// preempted; a sample counts only when the workers ran together (their intervals overlap by
+/// 80% of the whole) and none was preempted, else it is taken again (up to five times a
+/// round; a round without one adds nothing). On a busy machine a worker may wait for its CPU after the start; the others then run alone and
+/// the sum would not be the bandwidth of all CPUs at once.
 fn all_cpus(
     ctx: &mut Context,
     entry: &Entry,
@@ -198,14 +203,10 @@ fn all_cpus(
     let start = Barrier::new(n + 1);
     let done = Barrier::new(n + 1);
     let stop = AtomicBool::new(false);
-    let moved = AtomicU64::new(0);
-    let clock = ctx.clock.clone();
-    // Set by a worker that was preempted during the sample.
-    let preempted = AtomicBool::new(false);
+    let runs: Vec<Mutex<Option<WorkerRun>>> = (0..n).map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
-        for (cpu, chunk) in cpus.iter().zip(words.chunks_mut(per)) {
-            let moved = &moved;
-            let (start, done, stop, preempted) = (&start, &done, &stop, &preempted);
+        for ((cpu, chunk), slot) in cpus.iter().zip(words.chunks_mut(per)).zip(&runs) {
+            let (start, done, stop) = (&start, &done, &stop);
             scope.spawn(move || {
                 let _ = pin_thread(*cpu);
                 let mut i = 0;
@@ -216,32 +217,37 @@ fn all_cpus(
                     }
                     i += 1;
                     let before = thread_preemptions();
-                    moved.fetch_add(sample(kind, chunk, i), Ordering::Relaxed);
-                    if thread_preemptions() != before {
-                        preempted.store(true, Ordering::Relaxed);
-                    }
+                    let t0 = Instant::now();
+                    let bytes = sample(kind, chunk, i);
+                    let t1 = Instant::now();
+                    let run = WorkerRun {
+                        t0,
+                        t1,
+                        bytes,
+                        preempted: thread_preemptions() != before,
+                    };
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(run);
                     done.wait();
                 }
             });
         }
         let mut retaken = 0;
         let mut m = ctx.measure(entry, None, 1, limits, |s| {
-            // As `unpreempted`, for all the workers: up to three tries.
-            let mut rate = 0.0;
-            for attempt in 0..3 {
-                preempted.store(false, Ordering::Relaxed);
-                moved.store(0, Ordering::Relaxed);
-                let t0 = arum_tsc::begin();
+            for _ in 0..5 {
                 start.wait();
                 done.wait();
-                let t1 = arum_tsc::end();
-                rate = moved.load(Ordering::Relaxed) as f64 / clock.elapsed_ns(t0, t1) * 1e9;
-                if !preempted.load(Ordering::Relaxed) || attempt == 2 {
-                    break;
+                let got: Vec<WorkerRun> = runs
+                    .iter()
+                    .filter_map(|r| r.lock().unwrap_or_else(|e| e.into_inner()).take())
+                    .collect();
+                match combine(&got) {
+                    (rate, true) => {
+                        s.push(rate);
+                        break;
+                    }
+                    _ => retaken += 1,
                 }
-                retaken += 1;
             }
-            s.push(rate);
             Ok::<_, String>(())
         });
         stop.store(true, Ordering::Release);
@@ -250,6 +256,34 @@ fn all_cpus(
             .insert("preempted_samples_retaken".into(), retaken as f64);
         m
     })
+}
+
+/// One worker's part of a sample.
+struct WorkerRun {
+    t0: Instant,
+    t1: Instant,
+    bytes: u64,
+    preempted: bool,
+}
+
+/// The workers' bytes over the span from the first start to the last end, and whether they
+/// ran together undisturbed.
+fn combine(runs: &[WorkerRun]) -> (f64, bool) {
+    let (Some(first), Some(last)) = (
+        runs.iter().map(|r| r.t0).min(),
+        runs.iter().map(|r| r.t1).max(),
+    ) else {
+        return (0.0, false);
+    };
+    let latest_start = runs.iter().map(|r| r.t0).max().unwrap_or(first);
+    let earliest_end = runs.iter().map(|r| r.t1).min().unwrap_or(last);
+    let span = last.duration_since(first).as_secs_f64().max(1e-9);
+    let common = earliest_end
+        .saturating_duration_since(latest_start)
+        .as_secs_f64();
+    let bytes: u64 = runs.iter().map(|r| r.bytes).sum();
+    let together = common >= 0.8 * span && !runs.iter().any(|r| r.preempted);
+    (bytes as f64 / span, together)
 }
 
 #[cfg(test)]
@@ -268,6 +302,26 @@ mod tests {
         assert_eq!(buffer_bytes(true, Some(32 << 20), u64::MAX), 64 << 20);
         assert_eq!(buffer_bytes(false, Some(1 << 20), u64::MAX), 64 << 20);
         assert_eq!(buffer_bytes(false, None, 48 << 20), 48 << 20);
+    }
+
+    #[test]
+    fn workers_that_did_not_run_together_do_not_make_a_sample() {
+        let t = Instant::now();
+        let ms = std::time::Duration::from_millis;
+        let run = |a: u64, b: u64| WorkerRun {
+            t0: t + ms(a),
+            t1: t + ms(b),
+            bytes: 1_000_000,
+            preempted: false,
+        };
+        let (rate, together) = combine(&[run(0, 10), run(1, 10)]);
+        assert!(together);
+        assert!((rate - 2e6 / 0.010).abs() < 1.0);
+        // The second worker got its CPU only when the first had finished.
+        assert!(!combine(&[run(0, 10), run(9, 19)]).1);
+        let mut p = run(0, 10);
+        p.preempted = true;
+        assert!(!combine(&[p, run(0, 10)]).1);
     }
 
     #[test]
