@@ -7,6 +7,8 @@ command -v cc >/dev/null || need+=(build-essential)
 [ -x /usr/bin/time ] || need+=(time)
 command -v perf >/dev/null || need+=(linux-perf)
 command -v xz >/dev/null || need+=(xz-utils)
+command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers
+command -v ip >/dev/null || need+=(iproute2)        # arum calibrate: the veth pair
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -84,13 +84,6 @@ fn wrap(text: &str, indent: usize, width: usize) -> String {
     out
 }
 
-pub fn entry(name: &str) -> Option<&'static Entry> {
-    groups()
-        .into_iter()
-        .flat_map(|g| g.entries.iter())
-        .find(|e| e.name == name)
-}
-
 /// What `--only` selected: entry names.
 #[derive(Debug, Clone)]
 pub struct Selection {
@@ -332,7 +325,22 @@ impl Context {
     ) -> Measurement {
         let name = full_name(entry, suffix);
         match self.take(&name, limits, round) {
-            Ok(taken) if taken.outcome.samples.is_empty() => skipped(
+            Ok(taken) => self.record(entry, suffix, per_sample, taken),
+            Err(e) => skipped(entry, suffix, e.to_string()),
+        }
+    }
+
+    /// Turns samples into a measurement: summary, cycles, histogram. Without any sample (every
+    /// round refused a disturbed one), a skipped measurement saying so.
+    pub fn record(
+        &self,
+        entry: &Entry,
+        suffix: Option<&str>,
+        per_sample: u64,
+        taken: Taken,
+    ) -> Measurement {
+        if taken.outcome.samples.is_empty() {
+            return skipped(
                 entry,
                 suffix,
                 format!(
@@ -343,20 +351,8 @@ impl Context {
                         .map(|l| format!(" ({:.0}% of them)", l * 100.0))
                         .unwrap_or_default()
                 ),
-            ),
-            Ok(taken) => self.record(entry, suffix, per_sample, taken),
-            Err(e) => skipped(entry, suffix, e.to_string()),
+            );
         }
-    }
-
-    /// Turns samples into a measurement: summary, cycles, histogram.
-    pub fn record(
-        &self,
-        entry: &Entry,
-        suffix: Option<&str>,
-        per_sample: u64,
-        taken: Taken,
-    ) -> Measurement {
         let mut sorted = taken.outcome.samples.clone();
         sorted.sort_by(f64::total_cmp);
         let summary = Summary::of_sorted(&sorted);
