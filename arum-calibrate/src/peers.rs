@@ -264,6 +264,20 @@ fn compare(
     }
 }
 
+/// Runs the peer, then `again` of ours right after it, and compares the peer's figure with
+/// what `ours` reads from our fresh measurements.
+fn side_by_side(
+    ctx: &Context,
+    spec: &Spec,
+    limit: Duration,
+    again: &[&'static str],
+    ours: impl Fn(&[Measurement]) -> Option<f64>,
+) -> Comparison {
+    let peer = spec.run(limit);
+    let fresh = ours_again(ctx, again);
+    compare(spec, peer, ours(&fresh))
+}
+
 fn strings(v: &[&str]) -> Vec<String> {
     v.iter().map(|x| x.to_string()).collect()
 }
@@ -312,12 +326,12 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
             busy_cpus: 1,
             read: usecs_per_op,
         };
-        let peer = spec.run(limit);
-        let ours = ours_again(ctx, &["tasks.pipe", name]);
-        out.push(compare(
+        out.push(side_by_side(
+            ctx,
             &spec,
-            peer,
-            figure(&ours, name, Some("round_trip_ns")),
+            limit,
+            &["tasks.pipe", name],
+            |ours| figure(ours, name, Some("round_trip_ns")),
         ));
     }
 
@@ -341,12 +355,12 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
         busy_cpus: 1,
         read: usecs_per_op,
     };
-    let peer = spec.run(limit);
-    let ours = ours_again(ctx, &["cpu.syscall.getppid"]);
-    out.push(compare(
+    out.push(side_by_side(
+        ctx,
         &spec,
-        peer,
-        figure(&ours, "cpu.syscall.getppid", None),
+        limit,
+        &["cpu.syscall.getppid"],
+        |ours| figure(ours, "cpu.syscall.getppid", None),
     ));
 
     // memcpy bandwidth: perf bench mem memcpy of the same size, the C library's memcpy.
@@ -375,12 +389,12 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
         busy_cpus: 1,
         read: perf_rate,
     };
-    let peer = spec.run(limit);
-    let ours = ours_again(ctx, &["memory.bandwidth.memcpy.1cpu"]);
-    out.push(compare(
+    out.push(side_by_side(
+        ctx,
         &spec,
-        peer,
-        figure(&ours, "memory.bandwidth.memcpy.1cpu", None),
+        limit,
+        &["memory.bandwidth.memcpy.1cpu"],
+        |ours| figure(ours, "memory.bandwidth.memcpy.1cpu", None),
     ));
 
     // Memory read and write bandwidth: sysbench memory, one block the size of our buffer.
@@ -435,9 +449,9 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
             busy_cpus: threads,
             read: sysbench_rate,
         };
-        let peer = spec.run(limit);
-        let ours = ours_again(ctx, &[name]);
-        out.push(compare(&spec, peer, figure(&ours, name, None)));
+        out.push(side_by_side(ctx, &spec, limit, &[name], |ours| {
+            figure(ours, name, None)
+        }));
     }
 
     // Threads: sysbench threads, two threads on one CPU taking turns with sched_yield.
@@ -463,19 +477,15 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
         busy_cpus: 1,
         read: |t| sysbench_yield_ns(t, 100),
     };
-    let peer = spec.run(limit);
-    let ours = ours_again(
-        ctx,
-        &[
-            "tasks.pipe",
-            "tasks.switch.thread.same_cpu",
-            "cpu.syscall.getppid",
-        ],
-    );
-    let ours_yield = figure(&ours, "tasks.switch.thread.same_cpu", None)
-        .zip(figure(&ours, "cpu.syscall.getppid", None))
-        .map(|(sw, sc)| sw + sc);
-    out.push(compare(&spec, peer, ours_yield));
+    let again = [
+        "tasks.pipe",
+        "tasks.switch.thread.same_cpu",
+        "cpu.syscall.getppid",
+    ];
+    out.push(side_by_side(ctx, &spec, limit, &again, |ours| {
+        let switch = figure(ours, "tasks.switch.thread.same_cpu", None)?;
+        Some(switch + figure(ours, "cpu.syscall.getppid", None)?)
+    }));
     ctx.end_progress();
     out
 }

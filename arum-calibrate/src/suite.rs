@@ -313,6 +313,28 @@ impl Context {
         })
     }
 
+    /// Measures `entry`, if selected, as batches of `k` runs of `op` per sample (ns per run,
+    /// the timer's and the loop's costs subtracted), into `sink`.
+    pub fn measure_batches(
+        &mut self,
+        sink: &mut Sink,
+        entry: &Entry,
+        k: u64,
+        mut op: impl FnMut(),
+    ) {
+        if !self.wants(entry) {
+            return;
+        }
+        let clock = self.clock.clone();
+        let l = self.limits(1);
+        let m = self.measure(entry, None, k, &l, |s| {
+            s.push(clock.batch(k, &mut op));
+            Ok::<_, String>(())
+        });
+        sink.measurements.push(m);
+        self.finished(entry);
+    }
+
     /// Measures `entry` (member `suffix` of a family, if any): repeat, then record. A failing
     /// round turns into a skipped measurement with the error as the reason.
     pub fn measure<E: Display>(

@@ -240,7 +240,10 @@ fn task_figures_are_consistent() {
     let pipe = sw["details"]["pipe_ns_subtracted"].as_f64().unwrap();
     let s = sw["summary"]["median"].as_f64().unwrap();
     // A round trip between two tasks costs more than two pipe transfers within one.
-    assert!(rt > 2.0 * pipe && s > 0.0, "switch {s}, pipe {pipe}, round trip {rt}");
+    assert!(
+        rt > 2.0 * pipe && s > 0.0,
+        "switch {s}, pipe {pipe}, round trip {rt}"
+    );
     assert!(
         s < fork,
         "a switch {s} ns costs less than creating a process {fork} ns"

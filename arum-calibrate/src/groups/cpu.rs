@@ -177,32 +177,16 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
             ctx.finished(entry);
         }
     }
-    if ctx.wants(&GETPPID) {
-        let l = ctx.limits(1);
-        sink.measurements
-            .push(ctx.measure(&GETPPID, None, 10, &l, |s| {
-                s.push(clock.batch(10, || {
-                    black_box(sys::cpu::getppid_syscall());
-                }));
-                Ok::<_, String>(())
-            }));
-        ctx.finished(&GETPPID);
-    }
-    if ctx.wants(&CLOCK_GETTIME) {
-        let l = ctx.limits(1);
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        sink.measurements
-            .push(ctx.measure(&CLOCK_GETTIME, None, 10, &l, |s| {
-                s.push(clock.batch(10, || {
-                    black_box(sys::cpu::clock_gettime_syscall(black_box(&mut ts)));
-                }));
-                Ok::<_, String>(())
-            }));
-        ctx.finished(&CLOCK_GETTIME);
-    }
+    ctx.measure_batches(sink, &GETPPID, 10, || {
+        black_box(sys::cpu::getppid_syscall());
+    });
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    ctx.measure_batches(sink, &CLOCK_GETTIME, 10, || {
+        black_box(sys::cpu::clock_gettime_syscall(black_box(&mut ts)));
+    });
     if ctx.wants(&READ) {
         let l = ctx.limits(1);
         let m = match File::open("/dev/zero") {

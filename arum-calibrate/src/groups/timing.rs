@@ -98,21 +98,13 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
         sink.measurements.push(m);
         ctx.finished(&TIMER);
     }
-    if ctx.wants(&CLOCK_GETTIME) {
-        let l = ctx.limits(1);
-        let mut ts = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        sink.measurements
-            .push(ctx.measure(&CLOCK_GETTIME, None, 32, &l, |s| {
-                s.push(clock.batch(32, || {
-                    sys::cpu::clock_gettime_vdso(black_box(&mut ts));
-                }));
-                Ok::<_, String>(())
-            }));
-        ctx.finished(&CLOCK_GETTIME);
-    }
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    ctx.measure_batches(sink, &CLOCK_GETTIME, 32, || {
+        sys::cpu::clock_gettime_vdso(black_box(&mut ts));
+    });
     if ctx.wants(&LOOP) {
         let l = ctx.limits(1);
         let mut m = ctx.measure(&LOOP, None, 1000, &l, |s| {
