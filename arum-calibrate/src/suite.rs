@@ -24,6 +24,22 @@ pub struct Entry {
     pub unit: Unit,
 }
 
+impl Entry {
+    pub const fn new(
+        name: &'static str,
+        title: &'static str,
+        method: &'static str,
+        unit: Unit,
+    ) -> Entry {
+        Entry {
+            name,
+            title,
+            method,
+            unit,
+        }
+    }
+}
+
 /// A group of measurements run together (they share set-up such as a child process, a buffer,
 /// a file or a network namespace).
 pub struct Group {
@@ -311,6 +327,17 @@ impl Context {
             other_load: probe.finish(),
             outcome,
         })
+    }
+
+    /// Records the selected ones of `entries` as skipped for `reason` (a set-up they share
+    /// failed, or the machine lacks what they need).
+    pub fn skip(&mut self, sink: &mut Sink, entries: &[&Entry], reason: &str) {
+        for e in entries {
+            if self.wants(e) {
+                sink.measurements.push(skipped(e, None, reason));
+                self.finished(e);
+            }
+        }
     }
 
     /// Measures `entry`, if selected, as batches of `k` runs of `op` per sample (ns per run,

@@ -51,16 +51,22 @@ pub fn image(status: u8) -> Vec<u8> {
 /// Writes the program (exiting 0) into `dir` and returns its path.
 pub fn write_into(dir: &Path) -> io::Result<PathBuf> {
     let path = dir.join("arum-calibrate-exit0");
+    write_program(&path, 0)?;
+    Ok(path)
+}
+
+/// Writes the program exiting with `status` to `path`, executable, and closes it (an executable
+/// still open for writing cannot be executed: ETXTBSY).
+fn write_program(path: &Path, status: u8) -> io::Result<()> {
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o755)
         .custom_flags(libc::O_CLOEXEC)
-        .open(&path)?;
-    f.write_all(&image(0))?;
-    f.sync_all()?;
-    Ok(path)
+        .open(path)?;
+    f.write_all(&image(status))?;
+    f.sync_all()
 }
 
 #[cfg(test)]
@@ -71,16 +77,7 @@ mod tests {
     fn the_image_runs_and_exits_with_its_status() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("exit42");
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o755)
-            .custom_flags(libc::O_CLOEXEC)
-            .open(&path)
-            .unwrap();
-        f.write_all(&image(42)).unwrap();
-        drop(f);
+        write_program(&path, 42).unwrap();
         // Another test's fork may briefly hold a copy of the descriptor we wrote through
         // (ETXTBSY); try again a few times.
         let mut status = std::process::Command::new(&path).status();

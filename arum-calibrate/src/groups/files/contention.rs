@@ -9,9 +9,7 @@ use crate::scratch::{write_file, RemoveOnDrop};
 use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::fs::drop_cached;
 
-use super::entry;
-
-pub const CONTENTION: Entry = entry(
+pub const CONTENTION: Entry = Entry::new(
     "files.contention",
     "N concurrent readers, time until all finish",
     "N threads (1, 2, 4, ... up to twice the CPUs, at most 8) each read a file of their own \

@@ -10,9 +10,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Unit;
 use crate::scratch::{write_file, RemoveOnDrop};
-use crate::suite::{skipped, Context, Entry, Group, Sink};
+use crate::suite::{Context, Entry, Group, Sink};
 use crate::sys::fs::{drop_cached, free_bytes, fs_type};
 use crate::sys::memory::{page_size, Mapping};
 
@@ -31,15 +30,6 @@ pub const GROUP: Group = Group {
     ],
     run,
 };
-
-const fn entry(name: &'static str, title: &'static str, method: &'static str, unit: Unit) -> Entry {
-    Entry {
-        name,
-        title,
-        method,
-        unit,
-    }
-}
 
 /// Where the file measurements ran and what that file system allows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,14 +144,11 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
         ));
     }
     if max < 4 << 20 {
-        for e in wanted {
-            sink.measurements.push(skipped(
-                e,
-                None,
-                format!("not enough free space under {}", dir.display()),
-            ));
-            ctx.finished(e);
-        }
+        ctx.skip(
+            sink,
+            &wanted,
+            &format!("not enough free space under {}", dir.display()),
+        );
         return;
     }
     let path = dir.join("arum-calibrate-reads");
@@ -169,17 +156,14 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
     let file = match write_file(&path, max as usize) {
         Ok(f) => f,
         Err(e) => {
-            for w in wanted {
-                sink.measurements.push(skipped(
-                    w,
-                    None,
-                    format!(
-                        "cannot write {}: {e}; choose a writable --dir",
-                        path.display()
-                    ),
-                ));
-                ctx.finished(w);
-            }
+            ctx.skip(
+                sink,
+                &wanted,
+                &format!(
+                    "cannot write {}: {e}; choose a writable --dir",
+                    path.display()
+                ),
+            );
             return;
         }
     };

@@ -11,9 +11,9 @@ use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::fs::{advise_normal, advise_random, drop_cached, open_direct};
 use crate::sys::memory::AlignedBuf;
 
-use super::{cache_finding, cache_sizes, entry, FileFacts};
+use super::{cache_finding, cache_sizes, FileFacts};
 
-pub const CACHE: Entry = entry(
+pub const CACHE: Entry = Entry::new(
     "files.cache",
     "file re-read throughput by file size",
     "A file of each size from 4 MiB to --file-max (64 MiB with --quick) read sequentially in \
@@ -21,40 +21,40 @@ pub const CACHE: Entry = entry(
      reads run at memory speed; past the cache's size they come from the device.",
     Unit::BytesPerS,
 );
-pub const SEQ_CACHED: Entry = entry(
+pub const SEQ_CACHED: Entry = Entry::new(
     "files.read.seq.cached",
     "sequential read, cached",
     "The test file read sequentially in 1 MiB reads while in the page cache, 8 MiB per sample; \
      bytes per second.",
     Unit::BytesPerS,
 );
-pub const SEQ_UNCACHED: Entry = entry(
+pub const SEQ_UNCACHED: Entry = Entry::new(
     "files.read.seq.uncached",
     "sequential read, from the device",
     "The same after fdatasync and posix_fadvise(DONTNEED) dropped the file from the cache \
      before each sample (the kernel's read-ahead on), 8 MiB per sample.",
     Unit::BytesPerS,
 );
-pub const SEQ_DIRECT: Entry = entry(
+pub const SEQ_DIRECT: Entry = Entry::new(
     "files.read.seq.direct",
     "sequential read, O_DIRECT",
     "Sequential 1 MiB reads with O_DIRECT into an aligned buffer, bypassing the cache.",
     Unit::BytesPerS,
 );
-pub const RANDOM_CACHED: Entry = entry(
+pub const RANDOM_CACHED: Entry = Entry::new(
     "files.read.random.cached",
     "random 4 KiB read, cached",
     "pread(2) of 4 KiB at random 4 KiB-aligned offsets of the cached test file, each timed.",
     Unit::Ns,
 );
-pub const RANDOM_UNCACHED: Entry = entry(
+pub const RANDOM_UNCACHED: Entry = Entry::new(
     "files.read.random.uncached",
     "random 4 KiB read, from the device",
     "The same after the file was dropped from the cache, read-ahead off \
      (POSIX_FADV_RANDOM), distinct offsets, each timed.",
     Unit::Ns,
 );
-pub const RANDOM_DIRECT: Entry = entry(
+pub const RANDOM_DIRECT: Entry = Entry::new(
     "files.read.random.direct",
     "random 4 KiB read, O_DIRECT",
     "pread(2) of 4 KiB with O_DIRECT at random aligned offsets, each timed.",
@@ -288,12 +288,7 @@ pub fn run(
                     facts.fs_type
                 );
                 facts.direct_unsupported = Some(why.clone());
-                for d in direct {
-                    if ctx.wants(d) {
-                        sink.measurements.push(skipped(d, None, why.clone()));
-                        ctx.finished(d);
-                    }
-                }
+                ctx.skip(sink, &direct, &why);
             }
         }
     }

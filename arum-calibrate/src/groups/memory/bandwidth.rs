@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::clock::unpreempted;
 use crate::model::Unit;
-use crate::suite::{skipped, Context, Entry, Sink};
+use crate::suite::{Context, Entry, Sink};
 use crate::sys::cpu::{pin_thread, thread_preemptions, Pinned};
 use crate::sys::memory::Mapping;
 
@@ -24,37 +24,37 @@ const ALL: &str = "As for one CPU, with one pinned thread per CPU on its own par
      sample taken again unless the threads ran together unpreempted.";
 
 pub const ENTRIES: [Entry; 6] = [
-    super::entry(
+    Entry::new(
         "memory.bandwidth.read.1cpu",
         "read bandwidth, one CPU",
         READ,
         Unit::BytesPerS,
     ),
-    super::entry(
+    Entry::new(
         "memory.bandwidth.write.1cpu",
         "write bandwidth, one CPU",
         WRITE,
         Unit::BytesPerS,
     ),
-    super::entry(
+    Entry::new(
         "memory.bandwidth.memcpy.1cpu",
         "memcpy bandwidth, one CPU",
         COPY,
         Unit::BytesPerS,
     ),
-    super::entry(
+    Entry::new(
         "memory.bandwidth.read.all_cpus",
         "read bandwidth, all CPUs",
         ALL,
         Unit::BytesPerS,
     ),
-    super::entry(
+    Entry::new(
         "memory.bandwidth.write.all_cpus",
         "write bandwidth, all CPUs",
         ALL,
         Unit::BytesPerS,
     ),
-    super::entry(
+    Entry::new(
         "memory.bandwidth.memcpy.all_cpus",
         "memcpy bandwidth, all CPUs",
         ALL,
@@ -135,11 +135,8 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, llc: Option<u64>) {
     let mut map = match Mapping::anonymous(bytes) {
         Ok(m) => m,
         Err(e) => {
-            for (_, e2) in wanted {
-                sink.measurements
-                    .push(skipped(e2, None, format!("mmap of {bytes} bytes: {e}")));
-                ctx.finished(e2);
-            }
+            let entries: Vec<&Entry> = wanted.iter().map(|(_, e)| *e).collect();
+            ctx.skip(sink, &entries, &format!("mmap of {bytes} bytes: {e}"));
             return;
         }
     };

@@ -11,14 +11,14 @@ use crate::sys::cpu::own_faults;
 use crate::sys::fs::{drop_cached, fs_type};
 use crate::sys::memory::{page_size, Mapping};
 
-pub const MINOR: Entry = super::entry(
+pub const MINOR: Entry = Entry::new(
     "memory.fault.minor",
     "minor page fault (anonymous, first touch)",
     "The first write to each page of a fresh private anonymous mapping (huge pages off), timed \
      singly: the kernel allocates and zeroes a page and maps it; 1024 pages per round.",
     Unit::Ns,
 );
-pub const MAJOR: Entry = super::entry(
+pub const MAJOR: Entry = Entry::new(
     "memory.fault.major",
     "major page fault (file-backed)",
     "The first read of pages of a file in --dir, in random order, after fdatasync and \

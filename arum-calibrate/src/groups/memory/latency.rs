@@ -11,7 +11,7 @@ use crate::model::Unit;
 use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::memory::Mapping;
 
-pub const LATENCY: Entry = super::entry(
+pub const LATENCY: Entry = Entry::new(
     "memory.latency",
     "load latency by buffer size",
     "Pointer chasing through a buffer whose 64-byte lines form one random cycle (Sattolo's \

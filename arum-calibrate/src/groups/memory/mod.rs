@@ -6,8 +6,7 @@ pub mod caches;
 mod faults;
 mod latency;
 
-use crate::model::Unit;
-use crate::suite::{Context, Entry, Group, Sink};
+use crate::suite::{Context, Group, Sink};
 
 pub const GROUP: Group = Group {
     name: "memory",
@@ -47,13 +46,4 @@ fn memory_budget() -> u64 {
     arum_camp::memory()
         .map(|m| m.available_bytes / 4)
         .unwrap_or(1 << 30)
-}
-
-const fn entry(name: &'static str, title: &'static str, method: &'static str, unit: Unit) -> Entry {
-    Entry {
-        name,
-        title,
-        method,
-        unit,
-    }
 }

@@ -30,15 +30,6 @@ pub const GROUP: Group = Group {
     run,
 };
 
-const fn e(name: &'static str, title: &'static str, method: &'static str, unit: Unit) -> Entry {
-    Entry {
-        name,
-        title,
-        method,
-        unit,
-    }
-}
-
 const RTT: &str = "A 32-byte message written to an echo server of ours and read back over one \
     TCP connection (TCP_NODELAY), each round trip timed";
 const CONNECT: &str = "connect(2) of a socket created beforehand to a listener of ours (the \
@@ -51,61 +42,61 @@ const BW: &str = "Bulk data (4 MiB per sample, 16 MiB in the full suite) over on
 const VETH: &str = "; to a server in a network namespace of its own over a veth pair this \
     command creates (root only) and removes.";
 
-pub const LO_RTT: Entry = e(
+pub const LO_RTT: Entry = Entry::new(
     "network.loopback.rtt",
     "TCP round trip, 127.0.0.1",
     RTT,
     Unit::Ns,
 );
-pub const LO6_RTT: Entry = e(
+pub const LO6_RTT: Entry = Entry::new(
     "network.loopback6.rtt",
     "TCP round trip, ::1",
     RTT,
     Unit::Ns,
 );
-pub const LO_CONNECT: Entry = e(
+pub const LO_CONNECT: Entry = Entry::new(
     "network.loopback.connect",
     "TCP connection set-up, 127.0.0.1",
     CONNECT,
     Unit::Ns,
 );
-pub const LO_CLOSE: Entry = e(
+pub const LO_CLOSE: Entry = Entry::new(
     "network.loopback.close",
     "TCP connection tear-down, 127.0.0.1",
     CLOSE,
     Unit::Ns,
 );
-pub const LO_BW: Entry = e(
+pub const LO_BW: Entry = Entry::new(
     "network.loopback.bandwidth",
     "TCP bandwidth, 127.0.0.1",
     BW,
     Unit::BytesPerS,
 );
-pub const VETH_RTT: Entry = e(
+pub const VETH_RTT: Entry = Entry::new(
     "network.veth.rtt",
     "TCP round trip, veth to a namespace",
     VETH,
     Unit::Ns,
 );
-pub const VETH_CONNECT: Entry = e(
+pub const VETH_CONNECT: Entry = Entry::new(
     "network.veth.connect",
     "TCP connection set-up, veth",
     VETH,
     Unit::Ns,
 );
-pub const VETH_CLOSE: Entry = e(
+pub const VETH_CLOSE: Entry = Entry::new(
     "network.veth.close",
     "TCP connection tear-down, veth",
     VETH,
     Unit::Ns,
 );
-pub const VETH_BW: Entry = e(
+pub const VETH_BW: Entry = Entry::new(
     "network.veth.bandwidth",
     "TCP bandwidth, veth",
     VETH,
     Unit::BytesPerS,
 );
-pub const NETEM_RTT: Entry = e(
+pub const NETEM_RTT: Entry = Entry::new(
     "network.netem.rtt",
     "TCP round trip, veth with netem delay",
     "The veth round trip with `tc netem` delaying each packet leaving the host side by \
@@ -149,7 +140,7 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
                 [&LO_RTT, &LO_CONNECT, &LO_CLOSE, &LO_BW],
                 bulk,
             ),
-            Err(e) => skip(ctx, sink, &lo, &format!("cannot listen on 127.0.0.1: {e}")),
+            Err(e) => ctx.skip(sink, &lo, &format!("cannot listen on 127.0.0.1: {e}")),
         }
     }
     if ctx.wants(&LO6_RTT) {
@@ -212,7 +203,7 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
             Err(why) => {
                 sink.notes.push(format!("network: {why}"));
                 facts.veth_unavailable = Some(why.clone());
-                skip(ctx, sink, &veth, &why);
+                ctx.skip(sink, &veth, &why);
             }
         }
     }
@@ -240,14 +231,5 @@ fn measure_all(ctx: &mut Context, sink: &mut Sink, addr: SocketAddr, e: [&Entry;
         let m = tcp::bandwidth(ctx, bw, addr, bulk);
         sink.measurements.push(m);
         ctx.finished(bw);
-    }
-}
-
-fn skip(ctx: &mut Context, sink: &mut Sink, entries: &[&Entry], why: &str) {
-    for e in entries {
-        if ctx.wants(e) {
-            sink.measurements.push(skipped(e, None, why));
-            ctx.finished(e);
-        }
     }
 }

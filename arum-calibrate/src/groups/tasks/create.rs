@@ -2,7 +2,7 @@
 //! child, one creation per sample.
 
 use crate::scratch::RemoveOnDrop;
-use crate::suite::{skipped, Context, Entry, Sink};
+use crate::suite::{Context, Entry, Sink};
 use crate::sys::process::{self, Exec, Stack};
 use crate::tiny_elf;
 
@@ -68,8 +68,7 @@ pub fn run(ctx: &mut Context, sink: &mut Sink) {
                         process::posix_spawn_wait(&exec)
                     });
                 }
-                Err(e) => skip_all(
-                    ctx,
+                Err(e) => ctx.skip(
                     sink,
                     &wanted_exec,
                     &format!(
@@ -79,8 +78,7 @@ pub fn run(ctx: &mut Context, sink: &mut Sink) {
                     ),
                 ),
             },
-            Err(e) => skip_all(
-                ctx,
+            Err(e) => ctx.skip(
                 sink,
                 &wanted_exec,
                 &format!(
@@ -122,15 +120,6 @@ fn creation(
     }
     sink.measurements.push(m);
     ctx.finished(entry);
-}
-
-fn skip_all(ctx: &mut Context, sink: &mut Sink, entries: &[&Entry], reason: &str) {
-    for e in entries {
-        if ctx.wants(e) {
-            sink.measurements.push(skipped(e, None, reason));
-            ctx.finished(e);
-        }
-    }
 }
 
 /// This process's resident set size (what fork copies the page tables of).

@@ -31,10 +31,5 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
 }
 
 const fn ns(name: &'static str, title: &'static str, method: &'static str) -> Entry {
-    Entry {
-        name,
-        title,
-        method,
-        unit: Unit::Ns,
-    }
+    Entry::new(name, title, method, Unit::Ns)
 }
