@@ -297,8 +297,11 @@ fn network(out: &mut String, cal: &Calibration) {
     let Some(n) = &cal.findings.network else {
         return;
     };
+    if let Some(c) = &n.cpus {
+        let _ = writeln!(out, "\n {c}");
+    }
     if let Some(v) = &n.veth {
-        let _ = writeln!(out, "\n veth pair: {v} (removed)");
+        let _ = writeln!(out, " veth pair: {v} (removed)");
     }
     if let Some(e) = &n.netem {
         let _ = writeln!(out, " netem: {e}");

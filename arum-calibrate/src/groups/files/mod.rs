@@ -69,8 +69,10 @@ pub fn cache_sizes(max: u64) -> Vec<u64> {
     v
 }
 
-/// The file cache's reach from a curve: the last size still read at ≥ 50% of the first size's
-/// speed, and a sentence saying what the curve shows.
+/// The file cache's reach from a curve: the last size still read distinctly faster than the
+/// device (above the geometric mean of the device's speed and the smallest file's; without the
+/// device's speed, above a quarter of the smallest file's: small files also profit from the
+/// CPU caches, so half would be too strict), and a sentence saying what the curve shows.
 pub fn cache_finding(
     curve: &[(u64, f64)],
     uncached: Option<f64>,
@@ -78,9 +80,13 @@ pub fn cache_finding(
     avail: u64,
 ) -> FileCacheFinding {
     let first = curve.first().map(|p| p.1).unwrap_or(0.0);
+    let threshold = match uncached {
+        Some(u) if u > 0.0 && u < first => (u * first).sqrt(),
+        _ => first * 0.25,
+    };
     let cached_up_to = curve
         .iter()
-        .take_while(|p| p.1 >= first * 0.5)
+        .take_while(|p| p.1 >= threshold)
         .last()
         .map(|p| p.0);
     let mib = |b: u64| b >> 20;
@@ -92,8 +98,8 @@ pub fn cache_finding(
             mib(avail)
         ),
         (Some(c), Some(_)) => format!(
-            "re-reads fell below half speed after {} MiB: the file cache holds about that much \
-             here ({} MiB were available)",
+            "re-reads slowed towards the device's speed after {} MiB: the file cache holds \
+             about that much here ({} MiB were available)",
             mib(c),
             mib(avail)
         ),

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::Unit;
 use crate::suite::{skipped, Context, Entry, Group, Sink};
+use crate::sys::cpu::Pinned;
 
 pub const GROUP: Group = Group {
     name: "network",
@@ -30,13 +31,14 @@ pub const GROUP: Group = Group {
     run,
 };
 
-const RTT: &str = "A 32-byte message written to an echo server of ours and read back over one \
-    TCP connection (TCP_NODELAY), each round trip timed";
+const RTT: &str = "A 32-byte message written to an echo server of ours (a thread on another CPU \
+    where there are two) and read back over one TCP connection (TCP_NODELAY), each round trip \
+    timed";
 const CONNECT: &str = "connect(2) of a socket created beforehand to a listener of ours (the \
     three-way handshake), one connection per sample";
 const CLOSE: &str = "close(2) of a connected socket whose peer is idle, one connection per \
-    sample: the FIN is sent, and where the peer's thread is woken on the same CPU its answer may \
-    run before close returns";
+    sample (the FIN is sent; the server, on another CPU where there are two, answers \
+    asynchronously)";
 const BW: &str = "Bulk data (4 MiB per sample, 16 MiB in the full suite) over one TCP \
     connection until the receiver acknowledges the last byte; bytes per second";
 const VETH: &str = "; to a server in a network namespace of its own over a veth pair this \
@@ -113,6 +115,8 @@ pub struct NetworkFacts {
     pub veth_unavailable: Option<String>,
     /// Whether the kernel has netem (tried on our own device), and why not.
     pub netem: Option<String>,
+    /// Where the client and the server threads ran.
+    pub cpus: Option<String>,
 }
 
 /// Bytes per bandwidth sample: a few milliseconds, to fall between other processes' turns.
@@ -127,11 +131,21 @@ fn bulk_bytes(quick: bool) -> u64 {
 fn run(ctx: &mut Context, sink: &mut Sink) {
     let mut facts = NetworkFacts::default();
     let bulk = bulk_bytes(ctx.quick());
+    // The client on one CPU and the server on another where there are two: on one CPU the
+    // woken server would run before a close or a write returns, and whether it does would
+    // depend on where the scheduler put it.
+    let client = ctx.cpus[0];
+    let server_cpu = ctx.cpus.get(1).copied().unwrap_or(client);
+    let _pin = Pinned::to(&[client]);
+    facts.cpus = Some(format!(
+        "client on CPU {client}, server on CPU {server_cpu}"
+    ));
 
     // Loopback, IPv4 and IPv6.
     let lo = [&LO_RTT, &LO_CONNECT, &LO_CLOSE, &LO_BW];
     if lo.iter().any(|e| ctx.wants(e)) {
-        let mut server = tcp::Server::spawn(|| Ok("127.0.0.1:0".parse().expect("address")));
+        let mut server =
+            tcp::Server::spawn(server_cpu, || Ok("127.0.0.1:0".parse().expect("address")));
         match server.addr() {
             Ok(addr) => measure_all(
                 ctx,
@@ -144,7 +158,7 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
         }
     }
     if ctx.wants(&LO6_RTT) {
-        let mut server = tcp::Server::spawn(|| Ok("[::1]:0".parse().expect("address")));
+        let mut server = tcp::Server::spawn(server_cpu, || Ok("[::1]:0".parse().expect("address")));
         let m = match server.addr() {
             Ok(addr) => tcp::rtt(ctx, &LO6_RTT, addr),
             Err(e) => skipped(
@@ -160,7 +174,7 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
     // The second namespace.
     let veth = [&VETH_RTT, &VETH_CONNECT, &VETH_CLOSE, &VETH_BW, &NETEM_RTT];
     if veth.iter().any(|e| ctx.wants(e)) {
-        match netns::Veth::create() {
+        match netns::Veth::create(server_cpu) {
             Ok(mut v) => {
                 facts.veth = Some(format!(
                     "{} ({}) <-> {} in a namespace of its own",

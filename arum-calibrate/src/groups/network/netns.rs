@@ -97,7 +97,8 @@ fn free_subnet() -> Ipv4Addr {
 }
 
 impl Veth {
-    pub fn create() -> Result<Veth, String> {
+    /// Creates the pair and starts the server in the other namespace, on `server_cpu`.
+    pub fn create(server_cpu: usize) -> Result<Veth, String> {
         if let Some(why) = unavailable() {
             return Err(why);
         }
@@ -110,7 +111,7 @@ impl Veth {
         let (tid_tx, tid_rx) = mpsc::channel();
         let (go_tx, go_rx) = mpsc::channel::<bool>();
         let peer_if2 = peer_if.clone();
-        let mut server = Server::spawn(move || {
+        let mut server = Server::spawn(server_cpu, move || {
             let setup = || -> Result<SocketAddr, String> {
                 unshare_network().map_err(|e| format!("unshare(CLONE_NEWNET): {e}"))?;
                 let _ = tid_tx.send(thread_id());

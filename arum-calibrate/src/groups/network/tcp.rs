@@ -34,13 +34,17 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts the server thread: `setup` runs on it first (to enter a network namespace, say)
-    /// and returns the address to listen on.
-    pub fn spawn(setup: impl FnOnce() -> io::Result<SocketAddr> + Send + 'static) -> Server {
+    /// Starts the server thread on `cpu`: `setup` runs on it first (to enter a network
+    /// namespace, say) and returns the address to listen on.
+    pub fn spawn(
+        cpu: usize,
+        setup: impl FnOnce() -> io::Result<SocketAddr> + Send + 'static,
+    ) -> Server {
         let (tx, rx) = mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
         let handle = std::thread::spawn(move || {
+            let _ = crate::sys::cpu::pin_thread(cpu);
             let listener = setup().and_then(TcpListener::bind).and_then(|l| {
                 l.set_nonblocking(true)?;
                 Ok(l)
@@ -260,7 +264,7 @@ mod tests {
 
     #[test]
     fn the_server_echoes_and_acknowledges_bulk_data() {
-        let mut server = Server::spawn(|| Ok("127.0.0.1:0".parse().unwrap()));
+        let mut server = Server::spawn(0, || Ok("127.0.0.1:0".parse().unwrap()));
         let addr = server.addr().unwrap();
         let mut e = client(addr, b'E').unwrap();
         e.write_all(&[7u8; MESSAGE]).unwrap();
