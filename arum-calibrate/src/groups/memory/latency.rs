@@ -8,7 +8,7 @@ use nix::sys::mman::MmapAdvise;
 use crate::clock::unpreempted;
 use crate::groups::memory::caches::{self, Reported};
 use crate::model::Unit;
-use crate::suite::{skipped, Context, Entry, Sink};
+use crate::suite::{skipped, Context, Entry, Sink, Taken};
 use crate::sys::memory::Mapping;
 
 pub const LATENCY: Entry = Entry::new(
@@ -16,8 +16,8 @@ pub const LATENCY: Entry = Entry::new(
     "load latency by buffer size",
     "Pointer chasing through a buffer whose 64-byte lines form one random cycle (Sattolo's \
      shuffle), so each load depends on the previous and defeats prefetching; ns per load, for \
-     sizes from 1 KiB up on a log scale, in transparent huge pages where the kernel allows so \
-     that TLB misses do not blur the cache levels.",
+     sizes from 1 KiB up on a log scale, swept 3 times (2 with --quick) and merged, in \
+     transparent huge pages where the kernel allows so that TLB misses do not blur the levels.",
     Unit::Ns,
 );
 
@@ -103,31 +103,67 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported) {
     let words = &mut words_all[skip..skip + largest / 8];
     words.fill(0); // fault every page in now, not during a measurement
 
+    // The sizes are swept several times and each size's samples merged: what the rest of the
+    // machine does to a shared cache drifts over seconds, and a single sweep would write that
+    // drift into the curve as a step. The spread of a size's per-sweep medians says how much
+    // the machine moved it.
+    let passes = if ctx.quick() { 2 } else { 3 };
     let clock = ctx.clock.clone();
     let mut rng = fastrand::Rng::with_seed(0x5eed_1a7e);
+    let mut taken: Vec<Option<(Taken, Vec<f64>)>> = (0..sizes.len()).map(|_| None).collect();
+    let mut retaken = vec![0usize; sizes.len()];
+    let mut failed: Vec<Option<String>> = vec![None; sizes.len()];
+    for pass in 0..passes {
+        for (i, &size) in sizes.iter().enumerate() {
+            if failed[i].is_some() {
+                continue;
+            }
+            let lines = size as usize / LINE;
+            build_cycle(words, lines, &mut rng);
+            // Up to 2^16 loads per sample: 20 ms at the latency of memory in a VM, short
+            // enough to run between other processes' turns; a preempted sample is taken again.
+            let steps = lines.clamp(1 << 14, 1 << 16);
+            let l = ctx.limits((passes - pass) * sizes.len() - i);
+            let buf: &[u64] = words;
+            let name = format!("{}.{} (sweep {})", LATENCY.name, label(size), pass + 1);
+            let r = ctx.take(&name, &l, |s| {
+                let (ns, p) = unpreempted(3, || {
+                    let t0 = arum_tsc::begin();
+                    std::hint::black_box(chase(buf, steps));
+                    let t1 = arum_tsc::end();
+                    clock.elapsed_ns(t0, t1) / steps as f64
+                });
+                retaken[i] += p;
+                s.push(ns);
+                Ok::<_, String>(())
+            });
+            match r {
+                Ok(t) => merge(&mut taken[i], t),
+                Err(e) => failed[i] = Some(e),
+            }
+        }
+    }
     let mut points = Vec::new();
     for (i, &size) in sizes.iter().enumerate() {
         let lines = size as usize / LINE;
-        build_cycle(words, lines, &mut rng);
-        // Up to 2^16 loads per sample: 20 ms at the latency of memory in a VM, short enough to
-        // run between other processes' turns; a preempted sample is taken again.
-        let steps = lines.clamp(1 << 14, 1 << 16);
-        let l = ctx.limits(sizes.len() - i);
-        let buf: &[u64] = words;
-        let mut retaken = 0;
-        let mut m = ctx.measure(&LATENCY, Some(&label(size)), steps as u64, &l, |s| {
-            let (ns, p) = unpreempted(3, || {
-                let t0 = arum_tsc::begin();
-                std::hint::black_box(chase(buf, steps));
-                let t1 = arum_tsc::end();
-                clock.elapsed_ns(t0, t1) / steps as f64
-            });
-            retaken += p;
-            s.push(ns);
-            Ok::<_, String>(())
-        });
+        let steps = lines.clamp(1 << 14, 1 << 16) as u64;
+        let suffix = label(size);
+        let mut m = match (taken[i].take(), failed[i].take()) {
+            (_, Some(e)) => skipped(&LATENCY, Some(&suffix), e),
+            (None, None) => skipped(&LATENCY, Some(&suffix), "not measured"),
+            (Some((t, medians)), None) => {
+                let mut m = ctx.record(&LATENCY, Some(&suffix), steps, t);
+                let (lo, hi) = medians
+                    .iter()
+                    .fold((f64::MAX, f64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+                m.details.insert("sweeps".into(), medians.len() as f64);
+                m.details.insert("sweep_median_low_ns".into(), lo);
+                m.details.insert("sweep_median_high_ns".into(), hi);
+                m
+            }
+        };
         m.details
-            .insert("preempted_samples_retaken".into(), retaken as f64);
+            .insert("preempted_samples_retaken".into(), retaken[i] as f64);
         m.details.insert("size_bytes".into(), size as f64);
         if let Some(s) = &m.summary {
             points.push((size, s.median));
@@ -144,6 +180,31 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported) {
         thp_mode(),
     ));
     ctx.finished(&LATENCY);
+}
+
+/// Adds one sweep's samples of a size to what the earlier sweeps took, keeping each sweep's
+/// median.
+fn merge(acc: &mut Option<(Taken, Vec<f64>)>, t: Taken) {
+    if t.outcome.samples.is_empty() {
+        return;
+    }
+    let median = crate::stats::Summary::of(&t.outcome.samples).median;
+    match acc {
+        None => *acc = Some((t, vec![median])),
+        Some((a, medians)) => {
+            a.outcome.samples.extend(t.outcome.samples);
+            a.outcome.elapsed += t.outcome.elapsed;
+            // Converged only if every sweep did.
+            if t.outcome.stop != crate::stats::repeat::Stop::Converged {
+                a.outcome.stop = t.outcome.stop;
+            }
+            a.other_load = match (a.other_load, t.other_load) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                (x, y) => x.or(y),
+            };
+            medians.push(median);
+        }
+    }
 }
 
 /// The kernel's transparent-huge-page mode (`always`, `madvise` or `never`).
