@@ -68,17 +68,19 @@ pub fn build_cycle(words: &mut [u64], lines: usize, rng: &mut fastrand::Rng) {
     }
 }
 
-/// Follows the cycle for `steps` loads from line 0; returns where it ended (kept live).
+/// Follows the cycle for `steps` loads from word `start`; returns where it ended, where the
+/// next sample goes on, so that successive samples walk the whole cycle (a buffer larger than
+/// one sample's loads must not shrink to the part the first sample touched).
 #[inline(never)]
-pub fn chase(words: &[u64], steps: usize) -> u64 {
-    let mut i = 0usize;
+pub fn chase(words: &[u64], start: usize, steps: usize) -> usize {
+    let mut i = start;
     for _ in 0..steps / 4 {
         i = words[i] as usize;
         i = words[i] as usize;
         i = words[i] as usize;
         i = words[i] as usize;
     }
-    i as u64
+    i
 }
 
 pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported) {
@@ -126,10 +128,11 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported) {
             let l = ctx.limits((passes - pass) * sizes.len() - i);
             let buf: &[u64] = words;
             let name = format!("{}.{} (sweep {})", LATENCY.name, label(size), pass + 1);
+            let mut at = 0;
             let r = ctx.take(&name, &l, |s| {
                 let (ns, p) = unpreempted(3, || {
                     let t0 = arum_tsc::begin();
-                    std::hint::black_box(chase(buf, steps));
+                    at = std::hint::black_box(chase(buf, at, steps));
                     let t1 = arum_tsc::end();
                     clock.elapsed_ns(t0, t1) / steps as f64
                 });
@@ -241,6 +244,22 @@ mod tests {
         }
         assert_eq!(i, 0, "the cycle closes after exactly `lines` steps");
         assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn successive_chases_walk_the_whole_cycle() {
+        let lines = 4096;
+        let mut words = vec![0u64; lines * WORDS_PER_LINE];
+        build_cycle(&mut words, lines, &mut fastrand::Rng::with_seed(9));
+        let mut seen = std::collections::HashSet::new();
+        let mut at = 0;
+        for _ in 0..lines / 256 {
+            at = chase(&words, at, 256);
+            seen.insert(at);
+        }
+        // Each 256-load sample ended somewhere new: none restarted from line 0.
+        assert_eq!(seen.len(), lines / 256);
+        assert_eq!(at, 0, "after a whole cycle the walk is back at its start");
     }
 
     #[test]
