@@ -189,7 +189,16 @@ pub fn run(
         let mut curve = Vec::new();
         for (i, &size) in sizes.iter().enumerate() {
             let label = format!("{}MiB", size >> 20);
-            // The repetition's warm-up read brings the file into the cache if it fits.
+            // One untimed read of the whole size first brings it into the cache if it fits;
+            // the samples then sweep it again, from the cache or, past its size, the device.
+            if let Err(e) = read_through(file, &mut buf, 0, size) {
+                sink.measurements.push(skipped(
+                    &CACHE,
+                    Some(&label),
+                    format!("reading the test file: {e}"),
+                ));
+                continue;
+            }
             let m = sequential(
                 ctx,
                 &CACHE,
