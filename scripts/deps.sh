@@ -8,7 +8,8 @@ command -v cc >/dev/null || need+=(build-essential)
 command -v perf >/dev/null || need+=(linux-perf)
 command -v xz >/dev/null || need+=(xz-utils)
 command -v cyclictest >/dev/null || need+=(rt-tests) # arum hourglass's peer for dispatch latency
-command -v ip >/dev/null || need+=(iproute2)          # arum hourglass's flood test namespace
+command -v ip >/dev/null || need+=(iproute2)          # network namespaces: hourglass's flood, calibrate's veth pair
+command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -42,6 +42,8 @@ pub enum Command {
     List(ListArgs),
     /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
     Hourglass(arum_hourglass::Args),
+    /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
+    Calibrate(arum_calibrate::Args),
 }
 
 #[derive(Debug, Args)]

@@ -122,6 +122,7 @@ mod tests {
 
     #[test]
     fn conversions_round_trip_around_the_anchor() {
+        let _one = crate::exclusive();
         let tb = Timebase {
             tsc0: 1_000_000,
             mono0_ns: 5_000_000_000,
@@ -136,6 +137,7 @@ mod tests {
 
     #[test]
     fn the_meter_finds_the_median_of_what_it_saw() {
+        let _one = crate::exclusive();
         let tb = Timebase {
             tsc0: 0,
             mono0_ns: 0,

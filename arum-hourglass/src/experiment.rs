@@ -325,6 +325,7 @@ mod tests {
 
     #[test]
     fn priorities_by_name_and_by_level() {
+        let _one = crate::exclusive();
         assert_eq!(Priority::parse("rthigh").unwrap(), Priority::Fifo(90));
         assert_eq!(Priority::parse("LOW").unwrap(), Priority::Nice(10));
         assert_eq!(Priority::parse("IDLE").unwrap(), Priority::Idle);
@@ -340,6 +341,7 @@ mod tests {
 
     #[test]
     fn models_show_as_written() {
+        let _one = crate::exclusive();
         let w = Workload::Periodic {
             amount: Duration::from_millis(4),
             period: Duration::from_millis(5),
@@ -355,6 +357,7 @@ mod tests {
 
     #[test]
     fn windows_are_clamped_to_the_run() {
+        let _one = crate::exclusive();
         let t = ThreadSpec {
             start: Duration::from_secs(1),
             finish: Some(Duration::from_secs(9)),

@@ -84,3 +84,11 @@ pub fn exit_status(args: &Args) -> i32 {
         }
     }
 }
+
+/// Tests that measure time on this machine take turns: run side by side, each would be another's
+/// noise.
+#[cfg(test)]
+pub(crate) fn exclusive() -> std::sync::MutexGuard<'static, ()> {
+    static MACHINE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    MACHINE.lock().unwrap_or_else(|e| e.into_inner())
+}

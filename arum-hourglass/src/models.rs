@@ -319,6 +319,7 @@ mod tests {
 
     #[test]
     fn a_scan_counts_passes_from_its_restart() {
+        let _one = crate::exclusive();
         let mut s = Scan::new(8192);
         for _ in 0..1000 {
             s.step();

@@ -377,6 +377,7 @@ mod tests {
 
     #[test]
     fn a_busy_neighbour_runs_in_the_probes_gaps_and_interrupts_are_seen() {
+        let _one = crate::exclusive();
         let cpu = *priority::allowed_cpus().last().unwrap();
         let probe = NoiseProbe::start(&[cpu]).unwrap();
         // A SCHED_OTHER thread on the probe's CPU burns 200 ms of CPU time: at SCHED_IDLE
@@ -416,6 +417,7 @@ mod tests {
 
     #[test]
     fn a_cpu_outside_the_process_is_refused_with_the_allowed_list() {
+        let _one = crate::exclusive();
         let e = NoiseProbe::start(&[100_000]).err().unwrap().to_string();
         assert!(e.contains("CPU 100000") && e.contains("allowed"), "{e}");
     }

@@ -203,6 +203,7 @@ mod tests {
 
     #[test]
     fn the_papers_formula_on_an_idle_machine() {
+        let _one = crate::exclusive();
         // 1% of the work lost over 45 s with 900 switches: 0.01 · 45 s / 900 = 500 µs each.
         let c = cost_ns(&side(1000.0, 45.0, 0), &side(990.0, 45.0, 900));
         assert!((c - 500_000.0).abs() < 1e-3, "{c}");
@@ -211,6 +212,7 @@ mod tests {
 
     #[test]
     fn a_shared_machine_is_accounted_for() {
+        let _one = crate::exclusive();
         // Each switch costs 100 µs of a 1000-passes-per-second thread. The one-thread run got
         // half the CPU and 50 switches a second to other tasks; the ten-thread run 80% of the
         // CPU and 300 switches a second.

@@ -90,6 +90,7 @@ mod tests {
 
     #[test]
     fn every_timer_wakes_at_or_after_the_time_asked() {
+        let _one = crate::exclusive();
         for kind in [TimerKind::Nanosleep, TimerKind::Timerfd, TimerKind::Busy] {
             let t = Timer::new(kind).unwrap();
             for _ in 0..5 {
