@@ -202,6 +202,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
     pub ambient: Option<std::time::Duration>,
 
+    /// Run a gap-detecting probe at the lowest priority (SCHED_IDLE) on these CPUs (a cpulist;
+    /// all CPUs when none is given) beside the program: it runs only when a CPU would idle and
+    /// reports the interrupts, kernel work and other tasks that took it (arum hourglass's probe).
+    #[arg(long = "noise-probe", value_name = "CPUS", num_args = 0..=1, require_equals = true, default_missing_value = "", value_parser = noise_cpus)]
+    pub noise_probe: Option<NoiseCpus>,
+
     /// A record for every process and thread of the tree: CPU, faults, context switches, I/O,
     /// peak memory, delays, start and end. The text report shows the process tree and the top
     /// threads; `--per-task=all` lists every thread (JSON and CSV always have every record).
@@ -266,6 +272,16 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
             .map(|a| format!("{} ", shell_words::quote(a)))
             .collect::<String>()
     ))
+}
+
+/// `--noise-probe`'s CPUs (empty: every CPU).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoiseCpus(pub Vec<usize>);
+
+fn noise_cpus(s: &str) -> Result<NoiseCpus, String> {
+    arum_hourglass::kernel::parse_cpu_list(s)
+        .map(NoiseCpus)
+        .ok_or_else(|| format!("{s:?} is not a CPU list (e.g. 0,2-3)"))
 }
 
 impl RunArgs {

@@ -26,6 +26,7 @@ pub mod info;
 pub mod launch;
 pub mod list;
 pub mod measure;
+pub mod noise;
 pub mod periodic;
 pub mod report;
 pub mod run;

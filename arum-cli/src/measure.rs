@@ -10,6 +10,7 @@ use crate::counters::Counters;
 use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch;
+use crate::noise::Noise;
 use crate::report::model::{Report, SelfTiming};
 use crate::settings::Settings;
 use crate::system;
@@ -30,6 +31,9 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     }
     if let Some(interval) = s.ambient {
         all.push(Box::new(Ambient::new(interval)));
+    }
+    if let Some(cpus) = &s.noise_probe {
+        all.push(Box::new(Noise::new(cpus)));
     }
     if let Some(t) = &s.tasks {
         all.push(Box::new(Tasks::new(t)));

@@ -316,3 +316,39 @@ fn a_neighbour_on_the_programs_cpu_is_noted_as_interference() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn the_noise_probe_reports_what_took_its_cpu_beside_the_program() {
+    let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
+    let cpus = arum_camp::cpus().unwrap();
+    let cpu = cpus[cpus.len() - 1];
+    let (out, r) = run_json(&[
+        &format!("--noise-probe={cpu}"),
+        "--",
+        &helper("burn"),
+        "0.3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = &r["noise"];
+    let probed = n["cpus"].as_array().unwrap();
+    assert_eq!(probed.len(), 1, "{n}");
+    assert_eq!(probed[0]["cpu"].as_u64(), Some(u64::from(cpu)));
+    // The probe ran only in the CPU's idle time: never longer than it existed.
+    let c = &probed[0];
+    assert!(c["probe_cpu_seconds"].as_f64().unwrap() <= c["seconds"].as_f64().unwrap() * 1.01);
+    assert!(n["lines"][0]
+        .as_str()
+        .unwrap()
+        .contains(&format!("CPU {cpu}")));
+    // A CPU the process may not use is refused with one line.
+    let bad = common::arum()
+        .args(["--noise-probe=4095", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(125));
+    assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
+}

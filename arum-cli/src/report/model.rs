@@ -17,6 +17,9 @@ pub struct Report {
     pub counters: Option<CountersReport>,
     /// The ambient environment, with `--ambient`.
     pub ambient: Option<AmbientReport>,
+    /// What a gap-detecting probe beside the program saw, with `--noise-probe`.
+    #[serde(default)]
+    pub noise: Option<arum_hourglass::NoiseReport>,
     /// A record for every process and thread of the tree, with `--per-task`.
     #[serde(default)]
     pub tasks: Option<TasksReport>,
@@ -36,6 +39,7 @@ impl Report {
             usage: Usage::default(),
             counters: None,
             ambient: None,
+            noise: None,
             tasks: None,
             self_timing: SelfTiming::default(),
             warnings: Vec::new(),
@@ -124,6 +128,10 @@ pub struct Usage {
     /// by the launcher's memory before exec. `peak_memory` is the tree's real peak.
     pub rusage_maxrss_bytes: u64,
     pub peak_memory: Option<PeakMemory>,
+    /// Time the counts above probably cost on this machine (count × the cost `arum calibrate
+    /// --save` measured here): estimates, present when a calibration was saved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimates: Vec<arum_calibrate::saved::Estimate>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

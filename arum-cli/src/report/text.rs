@@ -36,6 +36,9 @@ pub fn render_with(r: &Report, options: &super::TextOptions) -> String {
     if let Some(a) = &r.ambient {
         ambient(&mut out, a);
     }
+    if let Some(n) = &r.noise {
+        noise(&mut out, n, r.ambient.is_some());
+    }
     if let Some(t) = &r.tasks {
         tasks(&mut out, t, options.top_threads);
     }
@@ -166,6 +169,9 @@ fn usage_rows(u: &Usage) -> Vec<[String; 2]> {
         row("block output operations", u.block_output_ops),
         row("signals received", u.signals_received),
     ]);
+    for e in &u.estimates {
+        rows.push(row(&e.label, e.describe()));
+    }
     rows
 }
 
@@ -337,6 +343,25 @@ fn grouped(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+/// The noise probe's lines, one per CPU, and what its own CPU time means for the other figures.
+fn noise(out: &mut String, n: &arum_hourglass::NoiseReport, with_ambient: bool) {
+    let _ = writeln!(
+        out,
+        "\nNoise probe (a SCHED_IDLE gap detector on each CPU; gaps above {:.1} µs)",
+        n.gap_ns / 1e3
+    );
+    for line in &n.lines {
+        let _ = writeln!(out, " {line}");
+    }
+    if with_ambient {
+        let used: f64 = n.cpus.iter().map(|c| c.probe_cpu_seconds).sum();
+        let _ = writeln!(
+            out,
+            " note: the ambient CPU figures include the probe's own {used:.3} s of CPU (it runs only when a CPU would idle)"
+        );
+    }
 }
 
 /// What the machine did during the run: deltas and rates, then notes on likely interference.
