@@ -153,6 +153,10 @@ pub const CPU_REARM_FAILED: u32 = 1 << 2;
 pub const CPU_COUNTED_BY_SIBLING: u32 = 1 << 3;
 /// NetBurst with Hyper-Threading: this record counts both threads of the core.
 pub const CPU_INCLUDES_SIBLING: u32 = 1 << 4;
+/// A timer reading came later than the counters' shortest wrap-around time (the machine was too
+/// busy to run it): a whole wrap may have gone unseen, so counts may be short by multiples of
+/// 2^`counter_width`.
+pub const CPU_LATE_READ: u32 = 1 << 5;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -355,6 +359,50 @@ pub const NETBURST_ESCRS: [Escr; 45] = [
 /// The NetBurst ESCR at `msr`, if it is one.
 pub fn netburst_escr(msr: u32) -> Option<&'static Escr> {
     NETBURST_ESCRS.iter().find(|e| e.msr == msr)
+}
+
+/// IA32_PMC0..7 / IA32_PERFEVTSEL0..7: the architectural general counters. The registers after
+/// them are others (IA32_PERFEVTSEL0 + 26 is IA32_MISC_ENABLE), so no CPUID may raise this.
+pub const INTEL_MAX_GENERAL: u32 = 8;
+/// IA32_FIXED_CTR0..3.
+pub const INTEL_MAX_FIXED: u32 = 4;
+
+/// Intel's architectural performance monitoring as CPUID leaf 0xA describes it, capped at the
+/// architectural maxima (a hypervisor may report anything).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntelPerfmon {
+    pub version: u32,
+    pub general: u32,
+    pub fixed: u32,
+    /// The narrower of the general and fixed counter widths.
+    pub width: u32,
+}
+
+impl IntelPerfmon {
+    /// From CPUID.0AH EAX and EDX; `None` without usable counters.
+    pub fn from_cpuid(eax: u32, edx: u32) -> Option<IntelPerfmon> {
+        let version = eax & 0xFF;
+        let general = ((eax >> 8) & 0xFF).min(INTEL_MAX_GENERAL);
+        let mut width = ((eax >> 16) & 0xFF).min(64);
+        if version == 0 || general == 0 || width < 32 {
+            return None;
+        }
+        // Fixed counters exist from version 2.
+        let fixed = if version >= 2 {
+            (edx & 0x1F).min(INTEL_MAX_FIXED)
+        } else {
+            0
+        };
+        if fixed > 0 {
+            width = width.min((edx >> 5) & 0xFF).max(32);
+        }
+        Some(IntelPerfmon {
+            version,
+            general,
+            fixed,
+            width,
+        })
+    }
 }
 
 fn refuse(code: u32, counter: u32) -> Result<(), Refusal> {

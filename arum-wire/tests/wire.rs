@@ -377,3 +377,21 @@ fn the_netburst_escr_table_is_exact_and_pairings_are_checked() {
     r.counters[0].config = 0x3_B000;
     assert_eq!(code(&r), Err(ERR_ESCR_PAIRING));
 }
+
+#[test]
+fn intel_counter_counts_are_capped_at_the_architectural_maxima() {
+    // A hypervisor reporting 32 general (version 4, 48 bits) and 7 fixed counters (48 bits).
+    let p = IntelPerfmon::from_cpuid(4 | 32 << 8 | 48 << 16, 7 | 48 << 5).unwrap();
+    assert_eq!(
+        (p.general, p.fixed, p.width),
+        (INTEL_MAX_GENERAL, INTEL_MAX_FIXED, 48)
+    );
+    // Version 1 has no fixed counters, whatever EDX says.
+    let p = IntelPerfmon::from_cpuid(1 | 2 << 8 | 40 << 16, 3 | 40 << 5).unwrap();
+    assert_eq!((p.general, p.fixed), (2, 0));
+    // Core 2: fixed counters 40 bits wide like the general ones.
+    let p = IntelPerfmon::from_cpuid(2 | 2 << 8 | 40 << 16, 3 | 40 << 5).unwrap();
+    assert_eq!((p.version, p.general, p.fixed, p.width), (2, 2, 3, 40));
+    assert_eq!(IntelPerfmon::from_cpuid(0, 0), None);
+    assert_eq!(IntelPerfmon::from_cpuid(2 | 0 << 8 | 40 << 16, 0), None);
+}

@@ -20,6 +20,9 @@ pub struct KmodBackend {
     device: Mutex<File>,
     request: wire::Request,
     ncpus: usize,
+    /// The CPUs as the caller listed them: the columns of every reading.
+    cpus: Vec<u32>,
+    timing: Mutex<Option<KmodTiming>>,
     results: Mutex<Option<Vec<Vec<Option<Reading>>>>>,
     /// The module accepted the request.
     counting: std::sync::atomic::AtomicBool,
@@ -69,6 +72,8 @@ impl KmodBackend {
             device: Mutex::new(device),
             request: perf,
             ncpus: req.cpus.len(),
+            cpus: req.cpus.clone(),
+            timing: Mutex::new(None),
             results: Mutex::new(None),
             counting: std::sync::atomic::AtomicBool::new(false),
             series: Mutex::new(Vec::new()),
@@ -177,47 +182,78 @@ impl KmodBackend {
             .expect("not poisoned")
             .read_to_end(&mut bytes)
             .map_err(|e| fail(format!("reading {DEVICE}: {e}")))?;
-        let h = wire::ResponseHeader::decode(&bytes)
-            .ok_or_else(|| fail(format!("short response from {DEVICE}")))?;
+        let response = wire::Response::parse(&bytes)
+            .map_err(|e| fail(format!("bad response from {DEVICE}: {e:?}")))?;
+        let h = response.header;
         if h.status != 0 {
             return Err(refusal(&h));
         }
         let n = self.request.ncounters as usize;
         let mut out = vec![vec![None; self.ncpus]; n];
-        for k in 0..(h.ncpus as usize).min(self.ncpus) {
-            let at = wire::HEADER_SIZE + k * wire::CPU_COUNTS_SIZE;
-            let c = wire::CpuCounts::decode(&bytes[at.min(bytes.len())..])
-                .ok_or_else(|| fail(format!("truncated response from {DEVICE}")))?;
+        // Records come in the order of the request's CPU mask, which is `req.cpus` sorted.
+        let mut order: Vec<(u32, usize)> =
+            self.cpus.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+        order.sort_unstable();
+        let column = |cpu: u32| {
+            order
+                .binary_search_by_key(&cpu, |&(c, _)| c)
+                .ok()
+                .map(|i| order[i].1)
+        };
+        for c in response.cpus() {
+            let Some(k) = column(c.cpu) else { continue };
             for (e, slot) in out.iter_mut().enumerate() {
                 slot[k] = Some(Reading {
                     value: c.counts[e],
-                    enabled_ns: c.time_enabled_ns,
-                    running_ns: c.time_running_ns,
+                    enabled_ns: c.time_enabled_ns[e],
+                    running_ns: c.time_running_ns[e],
                 });
             }
         }
-        // The timer's samples come CPU after CPU for each expiry.
-        let ncpus = (h.ncpus as usize).max(1);
-        let base = wire::HEADER_SIZE + h.ncpus as usize * wire::CPU_COUNTS_SIZE;
-        let mut series = Vec::new();
-        for j in 0..h.nsamples as usize / ncpus {
-            let mut counts = vec![vec![0u64; ncpus]; n];
-            let mut t = 0;
-            for k in 0..ncpus {
-                let at = base + (j * ncpus + k) * wire::SAMPLE_SIZE;
-                let Some(s) = wire::Sample::decode(bytes.get(at..).unwrap_or(&[])) else {
-                    break;
-                };
-                t = t.max(s.time_ns);
-                for (e, row) in counts.iter_mut().enumerate() {
-                    row[k] = s.counts[e];
-                }
+        // The timer's samples: one per counting CPU for each recorded expiry.
+        let mut series: Vec<(u64, Vec<Vec<u64>>)> = Vec::new();
+        let mut current: Option<u32> = None;
+        for s in response.samples() {
+            let Some(k) = column(s.cpu) else { continue };
+            if current != Some(s.expiry) {
+                current = Some(s.expiry);
+                series.push((0, vec![vec![0u64; self.ncpus]; n]));
             }
-            series.push((t, counts));
+            let (t, counts) = series.last_mut().expect("pushed above");
+            *t = (*t).max(s.time_ns);
+            for (e, row) in counts.iter_mut().enumerate() {
+                row[k] = s.counts[e];
+            }
         }
         *self.series.lock().expect("not poisoned") = series;
+        *self.timing.lock().expect("not poisoned") = Some(KmodTiming {
+            start_spread_ns: h.start_spread_ns,
+            stop_spread_ns: h.stop_spread_ns,
+            flags: h.flags,
+            cpu_flags: response
+                .cpus()
+                .map(|c| (c.cpu, c.flags))
+                .filter(|c| c.1 != 0)
+                .collect(),
+        });
         Ok(out)
     }
+
+    /// How the module's counting went: the spread of the CPUs' start and stop instants, and
+    /// the response and per-CPU flags (`wire::RESPONSE_*`, `wire::CPU_*`). Known after `stop`.
+    pub fn timing(&self) -> Option<KmodTiming> {
+        self.timing.lock().expect("not poisoned").clone()
+    }
+}
+
+/// See [`KmodBackend::timing`].
+#[derive(Debug, Clone, Default)]
+pub struct KmodTiming {
+    pub start_spread_ns: u64,
+    pub stop_spread_ns: u64,
+    pub flags: u32,
+    /// CPUs with any `wire::CPU_*` flag (went offline, counted by a sibling, ...).
+    pub cpu_flags: Vec<(u32, u32)>,
 }
 
 fn refusal(h: &wire::ResponseHeader) -> ArumError {
