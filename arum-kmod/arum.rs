@@ -94,6 +94,10 @@ module! {
             default: 0,
             description: "Power-on value of the simulated global counter enable",
         },
+        sim_delay_ms: u32 {
+            default: 0,
+            description: "Milliseconds each simulated event-select write takes",
+        },
     },
 }
 
@@ -167,6 +171,7 @@ fn sim_view(dir: &debugfs::Dir) -> Result<Option<Pin<KBox<debugfs::File<Arc<SimP
         busy: module_parameters::sim_busy.value() != 0,
         fail_msr: module_parameters::sim_fail_msr.value(),
         global_at_power_on: module_parameters::sim_global.value(),
+        delay_ms: module_parameters::sim_delay_ms.value(),
     };
     let sim = SimPmu::new(cfg, kernel::cpu::nr_cpu_ids())?;
     hotplug::set_sim(Some(sim.clone()));

@@ -90,7 +90,7 @@ unsafe extern "C" fn cpu_offline(cpu: c_uint) -> c_int {
 #[cfg(CONFIG_PM_SLEEP)]
 unsafe extern "C" fn pm_event(
     _nb: *mut bindings::notifier_block,
-    action: core::ffi::c_ulong,
+    action: kernel::ffi::c_ulong,
     _data: *mut core::ffi::c_void,
 ) -> c_int {
     match action as u32 {

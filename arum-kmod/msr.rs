@@ -222,6 +222,14 @@ impl Registers {
         }
     }
 
+    /// A register's value and when it was read.
+    fn read_timed(&self, cpu: u32, msr: u32) -> Result<(u64, Now)> {
+        match self {
+            Registers::Hw => ffi::rdmsr_on(cpu, msr).map(|v| (v, Now::now())),
+            Registers::Sim(s) => s.read_timed(cpu, msr),
+        }
+    }
+
     fn write(&self, cpu: u32, msr: u32, value: u64) -> Result {
         match self {
             Registers::Hw => ffi::wrmsr_on(cpu, msr, value),
@@ -305,7 +313,9 @@ pub(crate) struct MsrCpu {
     saved_global: Option<u64>,
     /// How many counters `arm` has programmed (all of them once it succeeded).
     programmed: usize,
-    armed_at: Option<Now>,
+    /// Per counter, when its baseline was read: its enabled time starts there (a CPU may be
+    /// held up between counters, by a hypervisor or a contended lock).
+    armed_at: [Option<Now>; wire::MAX_COUNTERS],
 }
 
 impl MsrBackend {
@@ -437,7 +447,9 @@ impl MsrBackend {
             }
             st.programmed = i + 1;
             // Never reset the counter: its current value is the baseline.
-            st.last[i] = self.regs.read(cpu, c.ctr).map_err(|e| fail(e, i))?;
+            let (v, at) = self.regs.read_timed(cpu, c.ctr).map_err(|e| fail(e, i))?;
+            st.last[i] = v;
+            st.armed_at[i] = Some(at);
             st.total[i] = 0;
         }
         if let Some(msr) = l.global_msr() {
@@ -477,7 +489,7 @@ impl MsrBackend {
         }
         st.saved_fixed_ctrl = None;
         st.programmed = 0;
-        st.armed_at = None;
+        st.armed_at = [None; wire::MAX_COUNTERS];
     }
 }
 
@@ -496,7 +508,7 @@ impl Backend for MsrBackend {
             saved_fixed_ctrl: None,
             saved_global: None,
             programmed: 0,
-            armed_at: None,
+            armed_at: [None; wire::MAX_COUNTERS],
         })
     }
 
@@ -522,23 +534,27 @@ impl Backend for MsrBackend {
             self.restore(cpu, st);
             return Err(f);
         }
-        st.armed_at = Some(Now::now());
         Ok(())
     }
 
     fn read(&self, cpu: u32, st: &mut MsrCpu, out: &mut [Reading]) {
-        let Some(armed_at) = st.armed_at else {
-            return;
-        };
         let mask = self.mask();
         for (i, (c, r)) in self.counters.iter().zip(out.iter_mut()).enumerate() {
-            if let Ok(v) = self.regs.read(cpu, c.ctr) {
-                // Modulo the width: a counter that wrapped since the last reading still gives
-                // the right increment.
-                st.total[i] = st.total[i].wrapping_add(v.wrapping_sub(st.last[i]) & mask);
-                st.last[i] = v;
-            }
-            let t = ffi::ns_between(armed_at, Now::now());
+            let Some(armed_at) = st.armed_at[i] else {
+                continue;
+            };
+            // Times run from the baseline reading to this one, each taken with its value.
+            let at = match self.regs.read_timed(cpu, c.ctr) {
+                Ok((v, at)) => {
+                    // Modulo the width: a counter that wrapped since the last reading still
+                    // gives the right increment.
+                    st.total[i] = st.total[i].wrapping_add(v.wrapping_sub(st.last[i]) & mask);
+                    st.last[i] = v;
+                    at
+                }
+                Err(_) => Now::now(),
+            };
+            let t = ffi::ns_between(armed_at, at);
             *r = Reading {
                 value: st.total[i],
                 enabled_ns: t,

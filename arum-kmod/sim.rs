@@ -9,6 +9,7 @@
 //!
 //! `/sys/kernel/debug/arum/sim` shows which counters run on each core, for the tests.
 
+use kernel::bindings;
 use kernel::fmt;
 use kernel::prelude::*;
 use kernel::sync::{Arc, SpinLock};
@@ -61,6 +62,8 @@ pub(crate) struct SimConfig {
     pub(crate) fail_msr: u32,
     /// The global enable's value at power-up.
     pub(crate) global_at_power_on: u64,
+    /// Each event-select write takes this long (a slow CPU, to show CPUs start in parallel).
+    pub(crate) delay_ms: u32,
 }
 
 #[pin_data]
@@ -232,25 +235,31 @@ impl SimPmu {
     }
 
     pub(crate) fn read(&self, cpu: u32, msr: u32) -> Result<u64> {
+        self.read_timed(cpu, msr).map(|(v, _)| v)
+    }
+
+    /// A register's value and the instant it had it (for a counter, the instant its value was
+    /// computed for, as hardware's is the instant of the `rdmsr`).
+    pub(crate) fn read_timed(&self, cpu: u32, msr: u32) -> Result<(u64, Now)> {
         if msr == self.cfg.fail_msr {
             return Err(EIO);
         }
-        let now = Now::now();
         let cores = self.cores.lock();
+        let now = Now::now();
         let c = cores.get(self.core_of(cpu)).ok_or(ENXIO)?;
         let l = &self.cfg.layout;
         if let Some(slot) = self.counter_slot(msr) {
-            return Ok(self.value(c, slot, now));
+            return Ok((self.value(c, slot, now), now));
         }
         if let Some(i) = (0..l.general).find(|&i| msr == l.ctl(i)) {
-            return Ok(c.ctl[i as usize]);
+            return Ok((c.ctl[i as usize], now));
         }
         if let Some(e) = self.escr_slot(msr) {
-            return Ok(c.escr[e]);
+            return Ok((c.escr[e], now));
         }
         match msr {
-            msr::IA32_FIXED_CTR_CTRL if l.fixed > 0 => Ok(c.fixed_ctrl),
-            _ if Some(msr) == l.global_msr() => Ok(c.global),
+            msr::IA32_FIXED_CTR_CTRL if l.fixed > 0 => Ok((c.fixed_ctrl, now)),
+            _ if Some(msr) == l.global_msr() => Ok((c.global, now)),
             _ => Err(EIO),
         }
     }
@@ -259,11 +268,15 @@ impl SimPmu {
         if msr == self.cfg.fail_msr {
             return Err(EIO);
         }
-        let now = Now::now();
+        let l = self.cfg.layout;
+        if self.cfg.delay_ms > 0 && (0..l.general).any(|i| msr == l.ctl(i)) {
+            // SAFETY: a plain sleep; register writes run in process context.
+            unsafe { bindings::msleep(self.cfg.delay_ms) };
+        }
         let mut cores = self.cores.lock();
+        let now = Now::now();
         let core = self.core_of(cpu);
         let c = cores.get_mut(core).ok_or(ENXIO)?;
-        let l = self.cfg.layout;
         if let Some(slot) = self.counter_slot(msr) {
             if value & !self.mask() != 0 {
                 return Err(EIO);

@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo fmt --all -- --check
+rustfmt --edition 2021 --check arum-kmod/*.rs
 cargo clippy --workspace --all-targets -q -- -D warnings
 cargo build --workspace -q
 cargo test --workspace
