@@ -446,11 +446,6 @@ impl MsrBackend {
                     .map_err(|e| fail(e, i))?;
             }
             st.programmed = i + 1;
-            // Never reset the counter: its current value is the baseline.
-            let (v, at) = self.regs.read_timed(cpu, c.ctr).map_err(|e| fail(e, i))?;
-            st.last[i] = v;
-            st.armed_at[i] = Some(at);
-            st.total[i] = 0;
         }
         if let Some(msr) = l.global_msr() {
             let g = self.regs.read(cpu, msr).map_err(|e| fail(e, 0))?;
@@ -462,6 +457,14 @@ impl MsrBackend {
             self.regs
                 .write(cpu, msr, g | ours)
                 .map_err(|e| fail(e, 0))?;
+        }
+        // Never reset a counter: its value once everything counts is the baseline, and its
+        // times start there.
+        for (i, c) in self.counters.iter().enumerate() {
+            let (v, at) = self.regs.read_timed(cpu, c.ctr).map_err(|e| fail(e, i))?;
+            st.last[i] = v;
+            st.armed_at[i] = Some(at);
+            st.total[i] = 0;
         }
         Ok(())
     }

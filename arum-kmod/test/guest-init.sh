@@ -24,7 +24,7 @@ check() {
     sed 's/^/    /' /tmp/out
     fail=$((fail + 1))
   fi
-  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs)|.*spread)' /tmp/out | sed 's/^/    /'
+  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries)|.*spread)' /tmp/out | sed 's/^/    /'
 }
 leaks() {
   [ -w /sys/kernel/debug/kmemleak ] || { echo "kmemleak is not available in this kernel"; return 1; }
@@ -34,7 +34,7 @@ leaks() {
   ! grep -q "unreferenced object" /sys/kernel/debug/kmemleak || { cat /sys/kernel/debug/kmemleak; false; }
 }
 clean_dmesg() {
-  ! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace|general protection|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage" || false
+  ! dmesg | grep -B 25 -E "BUG:|WARNING:|Oops|Call Trace|general protection|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage" || false
 }
 # Loads the module with PARAMS, runs the command, unloads; fails if any step does.
 with_module() {
@@ -121,9 +121,6 @@ check hardware-event-clear-error-rusage-kept sh -c '/arum --backend kmod --forma
 check module-timer-series-sums-to-totals sh -c '/arum --backend kmod -I 100 --format json -o /tmp/i.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.6 && /kmod_probe intervals /tmp/i.json'
 check series-1024-plus-samples-per-cpu /kmod_probe series auto 1030
 check start-spread-reported /kmod_probe spread
-# Each CPU's event-select writes take 100 ms: started one after another the CPUs would be at
-# least 300 ms apart; started in parallel they are not even one write apart.
-check cpus-start-in-parallel with_module "backend=1 sim=1 sim_delay_ms=100" /kmod_probe spread 100 k8
 check perf-cpu-offline-online /kmod_probe hotplug 1 perf
 check failed-alloc-write-leaves-no-stale-data /kmod_probe failed-alloc-write
 check fuzz-perf-3000 /kmod_probe fuzz 3000 42 perf
@@ -142,6 +139,9 @@ check msr-sim-core2-general-and-fixed sim "sim=2 sim_rate=500" GenuineIntel-6-17
 check msr-sim-netburst-escr-cccr sim "sim=3 sim_rate=250" GenuineIntel-15-3 cycles,instructions,branch_misses 0.5 250 1
 # 24-bit counters at 40 events/us wrap every 420 ms: 3 s is 7 wraps, and nothing may be lost.
 check msr-sim-24-bit-wraps-lose-nothing sim "sim=1 sim_width=24 sim_rate=40" AuthenticAMD-15-41 dcache_accesses,dcache_misses 3 40 100000000
+# Each CPU's event-select writes take 100 ms: started one after another the CPUs would be at
+# least 300 ms apart; started in parallel they are not even one write apart.
+check cpus-start-in-parallel with_module "backend=1 sim=1 sim_delay_ms=100" /kmod_probe spread 100 k8
 check zen4-global-enable with_module "backend=1 sim=4" /kmod_probe sim-count zen4 0.5 1000
 check intel-global-enable-without-fixed with_module "backend=1 sim=2 sim_fixed=0" /kmod_probe sim-count core2-general 0.5 1000
 check netburst-ht-counted-per-core with_module "backend=1 sim=3 sim_ht=1 sim_rate=250" /kmod_probe ht-count 250
