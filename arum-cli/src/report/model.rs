@@ -230,9 +230,15 @@ pub struct CountersReport {
     /// Derived metrics (-M): each with its value and unit, its inputs, or why it has none.
     #[serde(default)]
     pub metrics: Vec<arum_events::metrics::MetricValue>,
-    /// Things to know about how the names were resolved (assumed PMU types, a likely typo).
+    /// Things to know about how the names were resolved (assumed PMU types, a likely typo) and
+    /// how counting went (a CPU that went offline, a late read of the module's counters).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The /dev/arum module: how far apart the CPUs started counting, and stopped.
+    #[serde(default)]
+    pub start_spread_ns: Option<u64>,
+    #[serde(default)]
+    pub stop_spread_ns: Option<u64>,
     /// Derived ratios whose inputs were all counted.
     pub ratios: Vec<Ratio>,
     /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval.

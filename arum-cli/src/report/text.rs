@@ -227,6 +227,14 @@ fn counters(out: &mut String, c: &CountersReport) {
     if let Some(why) = &c.user_only_reason {
         let _ = writeln!(out, " user space only: {why}");
     }
+    if let (Some(start), Some(stop)) = (c.start_spread_ns, c.stop_spread_ns) {
+        let _ = writeln!(
+            out,
+            " the CPUs started counting within {:.1} µs of each other, and stopped within {:.1} µs",
+            start as f64 / 1e3,
+            stop as f64 / 1e3
+        );
+    }
     for note in &c.notes {
         let _ = writeln!(out, " note: {note}");
     }
