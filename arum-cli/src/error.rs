@@ -83,6 +83,18 @@ pub enum ArumError {
     #[error("{0}")]
     Kmod(String),
 
+    /// A --setup, --prepare or --cleanup command of a series failed.
+    #[error("the --{what} command {command:?} {why}; fix it, or leave out --{what}")]
+    Hook {
+        what: &'static str,
+        command: String,
+        why: String,
+    },
+
+    /// A report or series given to `arum compare` or `arum merge` could not be used.
+    #[error("{path}: {why}")]
+    Input { path: PathBuf, why: String },
+
     /// Options that do not go together (exit status 2, as clap's own usage errors).
     #[error("{0}")]
     Usage(String),
