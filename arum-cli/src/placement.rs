@@ -30,7 +30,7 @@ pub fn rank_info(var: impl Fn(&str) -> Option<String>) -> Option<RankInfo> {
         Some(RankInfo {
             rank: number(rank)?,
             size: number(size).or_else(|| number("SLURM_NPROCS")),
-            local_rank: number(local),
+            local_rank: number(local).or_else(|| number("SLURM_LOCALID")),
             job_id: job_id.clone(),
             launcher: (*launcher).to_string(),
         })

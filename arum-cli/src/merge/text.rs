@@ -19,7 +19,7 @@ pub fn render(m: &Merged, all: bool) -> String {
         m.size.map_or(String::new(), |n| format!(" of {n}")),
         m.job_id
             .as_ref()
-            .map_or(String::new(), |j| format!(", job {j}")),
+            .map_or(String::new(), |j| format!(", job {j},")),
         m.hosts.len(),
         if m.hosts.len() == 1 { "" } else { "s" },
         m.hosts.join(", ")
