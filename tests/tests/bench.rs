@@ -39,7 +39,9 @@ fn parameters_run_every_combination_and_substitute_in_command_and_env() {
     let log = dir.path().join("log");
     let json = dir.path().join("runs.json");
     let out = arum()
-        .args(["-r", "2", "-w", "1", "-L", "mode", "a,b", "-P", "n", "1", "3"])
+        .args([
+            "-r", "2", "-w", "1", "-L", "mode", "a,b", "-P", "n", "1", "3",
+        ])
         .args(["--env", "MODE_ENV=env-{mode}"])
         .arg("--export-json")
         .arg(&json)
@@ -57,12 +59,19 @@ fn parameters_run_every_combination_and_substitute_in_command_and_env() {
     assert_eq!(lines.len(), 18, "{lines:?}");
     lines.sort();
     lines.dedup();
-    assert_eq!(lines.len(), 18, "every run is a different combination and index");
+    assert_eq!(
+        lines.len(),
+        18,
+        "every run is a different combination and index"
+    );
     for mode in ["a", "b"] {
         for n in 1..=3 {
             for index in [-1, 0, 1] {
                 let want = format!("{mode} {n} env-{mode} {index}");
-                assert!(lines.contains(&want.as_str()), "missing {want:?} in {lines:?}");
+                assert!(
+                    lines.contains(&want.as_str()),
+                    "missing {want:?} in {lines:?}"
+                );
             }
         }
     }
@@ -70,7 +79,10 @@ fn parameters_run_every_combination_and_substitute_in_command_and_env() {
     assert_eq!(set.benchmarks.len(), 6);
     let first = &set.benchmarks[0];
     assert_eq!(
-        (first.parameters[0].value.as_str(), first.parameters[1].value.as_str()),
+        (
+            first.parameters[0].value.as_str(),
+            first.parameters[1].value.as_str()
+        ),
         ("a", "1")
     );
     assert_eq!(first.env[0].value, "env-a");
@@ -140,7 +152,10 @@ fn exports_parse_as_json_csv_and_markdown() {
     let fields: Vec<&str> = wall_row.rsplit(',').collect();
     assert_eq!(fields.len() >= 14, true, "{wall_row}");
     let md_text = std::fs::read_to_string(&md).unwrap();
-    assert!(md_text.starts_with("| Command | Runs | Wall mean ± σ | 90% CI |"), "{md_text}");
+    assert!(
+        md_text.starts_with("| Command | Runs | Wall mean ± σ | 90% CI |"),
+        "{md_text}"
+    );
     assert!(md_text.contains("|:---|---:|"));
     assert!(md_text.contains("| usage.user_ns |"), "{md_text}");
 }
@@ -166,7 +181,12 @@ fn compare_flags_a_program_made_20_percent_slower_and_gates_on_it() {
         .arg(&new)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "the gate fails: {}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the gate fails: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let c: Value = serde_json::from_slice(&out.stdout).unwrap();
     let user = c["metrics"]
         .as_array()
@@ -207,13 +227,26 @@ fn two_identical_configurations_are_not_flagged() {
         .unwrap();
     ok(&out);
     let out = arum()
-        .args(["compare", "--format", "json", "--base-name", "1", "--new-name", "2"])
+        .args([
+            "compare",
+            "--format",
+            "json",
+            "--base-name",
+            "1",
+            "--new-name",
+            "2",
+        ])
         .args(["--fail-if-worse", "user:5", "--fail-if-worse", "wall:10"])
         .arg(&json)
         .arg(&json)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let c: Value = serde_json::from_slice(&out.stdout).unwrap();
     let user = c["metrics"]
         .as_array()
@@ -222,7 +255,10 @@ fn two_identical_configurations_are_not_flagged() {
         .find(|m| m["metric"] == "usage.user_ns")
         .unwrap();
     let ratio = user["ratio"].as_f64().unwrap();
-    assert!((0.95..1.05).contains(&ratio), "the same work: ratio {ratio}");
+    assert!(
+        (0.95..1.05).contains(&ratio),
+        "the same work: ratio {ratio}"
+    );
     // The series' own comparison is in the export too.
     let set = read_runs(&json);
     assert_eq!(set.comparisons.len(), 1);
@@ -250,7 +286,10 @@ fn single_run_reports_compare_without_significance() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("no significance"), "{text}");
     assert!(text.contains("usage.user_ns"), "{text}");
-    assert!(!text.contains("usage.wall_ns"), "--metric limits the rows: {text}");
+    assert!(
+        !text.contains("usage.wall_ns"),
+        "--metric limits the rows: {text}"
+    );
     // Twice the work is beyond 20%: with single runs the change alone decides.
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("the change alone decides"), "{text}");
@@ -279,7 +318,11 @@ fn a_failed_run_stops_the_series_unless_ignored() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let set = read_runs(&json);
-    let statuses: Vec<i32> = set.benchmarks[0].runs.iter().map(|r| r.exit_status).collect();
+    let statuses: Vec<i32> = set.benchmarks[0]
+        .runs
+        .iter()
+        .map(|r| r.exit_status)
+        .collect();
     assert_eq!(statuses, [3, 3, 3]);
 }
 
@@ -310,14 +353,22 @@ fn setup_prepare_and_cleanup_run_in_order() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(125));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--prepare command \"exit 9\" exited with status 9"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("--prepare command \"exit 9\" exited with status 9"));
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "cleanup\n");
 }
 
 #[test]
 fn text_summary_names_outliers_and_comparisons() {
     let out = arum()
-        .args(["-r", "3", "--launch", "sleep 0.01", "--launch", "sleep 0.03"])
+        .args([
+            "-r",
+            "3",
+            "--launch",
+            "sleep 0.01",
+            "--launch",
+            "sleep 0.03",
+        ])
         .output()
         .unwrap();
     ok(&out);
@@ -400,13 +451,19 @@ fn rank_reports_are_named_by_pattern_and_merge_into_rows_and_totals() {
 
     let out = arum().arg("merge").args(&files).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("ARUM MERGE: 2 ranks of 2, job 4711, on 1 host"), "{text}");
+    assert!(
+        text.contains("ARUM MERGE: 2 ranks of 2, job 4711, on 1 host"),
+        "{text}"
+    );
     assert!(text.contains("Slowest rank: 1"), "{text}");
 }
 
 #[test]
 fn an_unknown_output_pattern_is_a_usage_error() {
-    let out = arum().args(["-o", "run-%q.json", "--", "true"]).output().unwrap();
+    let out = arum()
+        .args(["-o", "run-%q.json", "--", "true"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown pattern %q"));
 }
@@ -416,7 +473,10 @@ fn completions_man_page_and_version() {
     let out = arum().args(["completions", "bash"]).output().unwrap();
     ok(&out);
     let script = String::from_utf8_lossy(&out.stdout);
-    assert!(script.contains("_arum()") && script.contains("--export-json"), "{script:.300}");
+    assert!(
+        script.contains("_arum()") && script.contains("--export-json"),
+        "{script:.300}"
+    );
     let out = arum().arg("man").output().unwrap();
     ok(&out);
     let page = String::from_utf8_lossy(&out.stdout);
@@ -432,7 +492,10 @@ fn completions_man_page_and_version() {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
     match head {
-        Some(h) => assert!(version.contains(&h[..7]) || version.contains('('), "{version}"),
+        Some(h) => assert!(
+            version.contains(&h[..7]) || version.contains('('),
+            "{version}"
+        ),
         None => assert!(version.contains("commit unknown"), "{version}"),
     }
 }

@@ -80,7 +80,11 @@ fn check_ranks(dir: &Path, files: &[PathBuf], launcher_ranks: bool, job_id: Opti
         .args(files)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let m: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(m["ranks"].as_array().unwrap().len(), 2);
     let user = m["metrics"]
@@ -241,7 +245,10 @@ fn slurm_ranks_write_their_own_reports() {
     files.sort();
     assert_eq!(files.len(), 2, "{files:?}");
     // run-R-JOB.json: the job id in the name is the one in the report.
-    let job = read(&files[0])["rank"]["job_id"].as_str().unwrap().to_string();
+    let job = read(&files[0])["rank"]["job_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     assert!(files[0].ends_with(format!("run-0-{job}.json")), "{files:?}");
     check_ranks(work.path(), &files, pmix, Some(&job));
     drop(cluster);
