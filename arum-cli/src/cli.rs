@@ -63,6 +63,10 @@ pub struct ListArgs {
     #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
     pub format: InfoFormat,
 
+    /// List the derived metrics (of GROUP only, if given) instead of the events.
+    #[arg(long, value_name = "GROUP", num_args = 0..=1, default_missing_value = "")]
+    pub metrics: Option<String>,
+
     /// Show only names, aliases or descriptions containing PATTERN (case-insensitive).
     pub pattern: Option<String>,
 }
@@ -71,7 +75,9 @@ pub struct ListArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct CpuArgs {
     /// Use the tables of this CPU instead of the detected one: VENDOR-FAMILY-MODEL[-STEPPING],
-    /// family decimal and model hex as in Intel's mapfile (e.g. GenuineIntel-6-55, AuthenticAMD-15-41).
+    /// family decimal and model hex as in the kernel's mapfile (e.g. GenuineIntel-6-55,
+    /// AuthenticAMD-25-1, or 6-55 where the family tells the vendor), or a table's name
+    /// (`arum list --cpus`, e.g. intel-skylakex).
     #[arg(long, value_name = "SPEC")]
     pub cpu: Option<String>,
 
@@ -148,6 +154,11 @@ pub struct RunArgs {
     /// events (task-clock); `:u`/`:k` count user or kernel only. Space- or comma-separated, repeatable.
     #[arg(short, long = "events", value_name = "LIST")]
     pub events: Vec<String>,
+
+    /// Derived metrics to compute after the run, by name or group (insn_per_cycle, TopdownL1, ...;
+    /// `arum list --metrics`): their events are counted too. Comma-separated, repeatable.
+    #[arg(short = 'M', long = "metrics", value_name = "NAME|GROUP")]
+    pub metrics: Vec<String>,
 
     /// Read event names from FILE, one per line (`#` starts a comment).
     #[arg(long, value_name = "FILE")]

@@ -56,6 +56,10 @@ pub enum ArumError {
     #[error(transparent)]
     EventTable(#[from] arum_events::table::TableError),
 
+    /// -M or `list --metrics` named no metric or group of this CPU.
+    #[error("{0}")]
+    Metrics(String),
+
     #[error("no event table for CPU {key} ({what}); `arum list --cpus` shows the supported ones, --cpu picks one")]
     NoTable { key: String, what: String },
 

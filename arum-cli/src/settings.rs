@@ -79,7 +79,7 @@ impl Settings {
             }
         }
         let counters = match planned {
-            Some(plan) => {
+            Some((plan, facts)) => {
                 if let Some(reason) = &plan.hardware_off {
                     // The counters section says so; JSON has counters.hardware_off_reason.
                     warnings.echo(&format!("hardware counting is off: {reason}"));
@@ -93,6 +93,7 @@ impl Settings {
                 }
                 Some(counters::Settings {
                     plan,
+                    facts,
                     request,
                     left_out,
                 })

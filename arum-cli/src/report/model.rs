@@ -231,6 +231,15 @@ pub struct CountersReport {
     /// Events asked for but not opened at all, because hardware counting is off.
     #[serde(default)]
     pub not_counted: Vec<NotCounted>,
+    /// On a hybrid part, the core type of each counted CPU (its PMU: cpu_core, cpu_atom).
+    #[serde(default)]
+    pub core_types: Vec<CpuCoreType>,
+    /// Derived metrics (-M): each with its value and unit, its inputs, or why it has none.
+    #[serde(default)]
+    pub metrics: Vec<arum_events::metrics::MetricValue>,
+    /// Things to know about how the names were resolved (assumed PMU types, a likely typo).
+    #[serde(default)]
+    pub notes: Vec<String>,
     /// Derived ratios whose inputs were all counted.
     pub ratios: Vec<Ratio>,
     /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval.
@@ -309,6 +318,13 @@ pub struct EventCounts {
     pub config1: Option<String>,
     /// Counter it was placed on by ARUM's scheduler (the perf backend lets the kernel choose).
     pub counter: Option<u32>,
+    /// Where the encoding came from: `table NAME (sources)`, `generic (the kernel's mapping)`,
+    /// `architectural (CPUID leaf 0xA)`, `raw`, `software`...
+    #[serde(default)]
+    pub encoding: String,
+    /// Named by the user; false for events counted only because a metric needs them.
+    #[serde(default = "named")]
+    pub requested: bool,
     pub status: EventStatus,
     /// The kernel's reason when not counted.
     pub reason: Option<String>,
@@ -321,6 +337,17 @@ pub struct EventCounts {
     /// Share of the time the event could count during which it did count, in percent.
     pub percent_running: f64,
     pub multiplexed: bool,
+}
+
+fn named() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuCoreType {
+    pub cpu: u32,
+    /// The PMU that counts it: `cpu_core`, `cpu_atom`, `cpu_lowpower`.
+    pub core_type: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

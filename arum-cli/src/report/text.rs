@@ -213,17 +213,32 @@ fn counters(out: &mut String, c: &CountersReport) {
     if let Some(why) = &c.user_only_reason {
         let _ = writeln!(out, " user space only: {why}");
     }
+    for note in &c.notes {
+        let _ = writeln!(out, " note: {note}");
+    }
+    if !c.core_types.is_empty() {
+        let types: Vec<String> = c
+            .core_types
+            .iter()
+            .map(|t| format!("{} {}", t.cpu, t.core_type))
+            .collect();
+        let _ = writeln!(out, " core types: {}", types.join(", "));
+    }
     let mut per_cpu = Builder::default();
     per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
     let mut totals = Builder::default();
-    totals.push_record(["Event", "Total", "% running", ""]);
+    totals.push_record(["Event", "Total", "% running", "Encoding", ""]);
     for e in &c.events {
-        let label = label(e);
+        let mut label = label(e);
+        if !e.requested {
+            label.push_str(" [for metrics]");
+        }
         if e.status != EventStatus::Counted {
             totals.push_record([
                 label,
                 e.status.describe().into(),
                 String::new(),
+                e.encoding.clone(),
                 e.reason.clone().unwrap_or_default(),
             ]);
             continue;
@@ -245,6 +260,7 @@ fn counters(out: &mut String, c: &CountersReport) {
             label,
             grouped(e.total_scaled),
             format!("{:.1}", e.percent_running),
+            e.encoding.clone(),
             note.into(),
         ]);
     }
@@ -252,6 +268,7 @@ fn counters(out: &mut String, c: &CountersReport) {
         totals.push_record([
             n.spec.clone(),
             "not counted".into(),
+            String::new(),
             String::new(),
             "hardware counting is off (see above)".into(),
         ]);
@@ -264,6 +281,27 @@ fn counters(out: &mut String, c: &CountersReport) {
         let mut t = b.build();
         t.with(Style::blank())
             .with(Modify::new(Columns::new(1..3)).with(Alignment::right()));
+        let _ = writeln!(out);
+        indented(out, &t);
+    }
+    if !c.metrics.is_empty() {
+        let mut m = Builder::default();
+        m.push_record(["Metric", "Value", "Unit", ""]);
+        for v in &c.metrics {
+            let (value, why) = match (v.value, &v.why_not) {
+                (Some(x), _) => (format!("{x:.4}"), String::new()),
+                (None, why) => ("-".into(), why.clone().unwrap_or_default()),
+            };
+            let flag = if v.above_threshold == Some(true) {
+                "above its threshold".to_string()
+            } else {
+                why
+            };
+            m.push_record([v.name.clone(), value, v.unit_label.clone(), flag]);
+        }
+        let mut t = m.build();
+        t.with(Style::blank())
+            .with(Modify::new(Columns::new(1..2)).with(Alignment::right()));
         let _ = writeln!(out);
         indented(out, &t);
     }

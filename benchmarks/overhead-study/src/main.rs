@@ -25,7 +25,7 @@ mod tables;
 #[command(about = "The original ARUM overhead study (Tables 1-3) for arum and perf stat")]
 struct Args {
     /// The arum binary to study (a release build measures what users run).
-    #[arg(long, default_value = "target/release/arum")]
+    #[arg(long, default_value = "target/x86_64-unknown-linux-gnu/release/arum")]
     arum: PathBuf,
     /// Trials of each configuration for Table 3 (the paper: 15).
     #[arg(long, default_value_t = 15)]
