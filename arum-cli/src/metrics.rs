@@ -336,3 +336,82 @@ impl<'de> Visitor<'de> for OrderedVisitor {
         Ok(Ordered::Object(fields))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fixed report of the rendering tests (counters with intervals, ambient samples).
+    fn fixture() -> Report {
+        let text = include_str!("../tests/fixtures/report.json");
+        serde_json::from_str(text).expect("the fixture parses")
+    }
+
+    #[test]
+    fn every_number_is_named_in_the_reports_order() {
+        let r = fixture();
+        let m = of_report(&r);
+        let names: Vec<&str> = m.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names[0], "usage.wall_ns");
+        assert_eq!(m[0].value, r.usage.wall_ns as f64);
+        let spec = &r.counters.as_ref().unwrap().events[0].spec;
+        let total = format!("counters.events[{spec}].total_scaled");
+        let at = names
+            .iter()
+            .position(|n| *n == total)
+            .expect("events by spec");
+        assert!(at > names.iter().position(|n| *n == "usage.system_ns").unwrap());
+        // Per-CPU counts are there, named by CPU, and shown only in full listings.
+        assert!(names
+            .iter()
+            .any(|n| n.starts_with(&format!("counters.events[{spec}].per_cpu["))));
+        assert!(names.contains(&"ambient.summary.interrupts"));
+        assert!(names
+            .iter()
+            .any(|n| n.starts_with("ambient.summary.cpu_utilisation[")));
+    }
+
+    #[test]
+    fn identities_and_time_series_are_left_out() {
+        let m = of_report(&fixture());
+        for n in m.iter().map(|m| m.name.as_str()) {
+            assert!(
+                !n.starts_with("metadata.") && !n.starts_with("exit."),
+                "{n}"
+            );
+            assert!(
+                !n.starts_with("ambient.samples") && !n.starts_with("ambient.tree"),
+                "{n}"
+            );
+            assert!(!n.starts_with("counters.intervals"), "{n}");
+            assert!(!n.ends_with(".cpu") && !n.ends_with(".perf_type"), "{n}");
+        }
+    }
+
+    #[test]
+    fn names_resolve_exactly_by_tail_or_short_name() {
+        let names = ["usage.wall_ns", "usage.user_ns", "a.total", "b.total"];
+        assert_eq!(resolve("wall", &names), Ok("usage.wall_ns"));
+        assert_eq!(resolve("user_ns", &names), Ok("usage.user_ns"));
+        assert!(resolve("total", &names).unwrap_err().contains("several"));
+        assert!(resolve("nothing", &names).is_err());
+        // A tail must start at a dot: "ser_ns" is not "user_ns".
+        assert!(resolve("ser_ns", &names).is_err());
+    }
+
+    #[test]
+    fn units_and_directions() {
+        assert_eq!(Unit::of("usage.wall_ns").format(1.5e9), "1.500 s");
+        assert_eq!(
+            Unit::of("x.peak_rss_bytes").format(3.0 * 1048576.0),
+            "3.00 MiB"
+        );
+        assert_eq!(Unit::of("usage.minor_faults").format(12.0), "12");
+        assert_eq!(
+            direction("counters.ratios[IPC].value"),
+            Direction::HigherIsBetter
+        );
+        assert_eq!(direction("usage.cpu_utilisation"), Direction::Neutral);
+        assert_eq!(direction("usage.wall_ns"), Direction::LowerIsBetter);
+    }
+}
