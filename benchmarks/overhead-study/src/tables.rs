@@ -107,118 +107,83 @@ pub fn render(
         }
     );
 
-    // Table 1.
-    let _ = writeln!(
-        out,
-        "## Table 1. Set-up costs (µs), mean [{pct:.0}% CI] of {} trials\n",
-        f.setup_trials
-    );
-    header(&mut out, "events per CPU");
+    // Tables 1 and 2: the same rows, for set-up and for post-processing.
+    let outside = |who: Who, k: usize, post: bool| {
+        let s = &setup[idx(who, k)];
+        if post {
+            less(&s.outside_post_us, bare_post)
+        } else {
+            less(&s.outside_setup_us, bare_setup)
+        }
+    };
     let phase = |k: usize, p: usize| &setup[idx(Who::Arum, k)].phases_us[p];
-    row(&mut out, "arum phase 1: arguments, data structures", |k| {
-        mean_ci(phase(k, 0), f.level, 0)
-    });
-    row(
-        &mut out,
-        "arum phase 2: event verification, counter configuration",
-        |k| mean_ci(phase(k, 1), f.level, 0),
-    );
-    row(&mut out, "arum total (self-timed)", |k| {
-        let t: Vec<f64> = phase(k, 0)
-            .iter()
-            .zip(phase(k, 1))
-            .map(|(a, b)| a + b)
-            .collect();
-        mean_ci(&t, f.level, 0)
-    });
-    row(
-        &mut out,
-        "arum, seen from outside: start → program start, less a bare launch",
-        |k| {
-            mean_ci(
-                &less(&setup[idx(Who::Arum, k)].outside_setup_us, bare_setup),
-                f.level,
-                0,
-            )
+    let tables = [
+        PhaseTable {
+            title: "Table 1. Set-up costs",
+            phase1: "arum phase 1: arguments, data structures",
+            phase2: "arum phase 2: event verification, counter configuration",
+            outside: "start → program start",
+            first: 0,
+            post: false,
+            paper: [PAPER_SETUP_1, PAPER_SETUP_2],
+            note: format!(
+                "A bare launch (the harness's fork and exec of the same program) took {bare_setup:.0} µs \
+                 to the program's start; perf stat with 0 events counts `duration_time` only."
+            ),
         },
-    );
-    row(
-        &mut out,
-        "perf stat, seen from outside, the same way",
-        |k| {
-            mean_ci(
-                &less(&setup[idx(Who::Perf, k)].outside_setup_us, bare_setup),
-                f.level,
-                0,
-            )
+        PhaseTable {
+            title: "Table 2. Post-processing costs",
+            phase1: "arum phase 1: reading the counters",
+            phase2: "arum phase 2: resource usage, the report",
+            outside: "program end → exit",
+            first: 2,
+            post: true,
+            paper: [PAPER_POST_1, PAPER_POST_2],
+            note: format!(
+                "A bare launch took {bare_post:.0} µs from the program's last instruction to the \
+                 harness seeing its exit. Seen from outside, post-processing includes the tool's own \
+                 exit and, for arum, writing the report file."
+            ),
         },
-    );
-    row(&mut out, "original ARUM (2008) phase 1", |k| {
-        PAPER_SETUP_1[k].into()
-    });
-    row(&mut out, "original ARUM (2008) phase 2", |k| {
-        PAPER_SETUP_2[k].into()
-    });
-    let _ = writeln!(
-        out,
-        "\nA bare launch (the harness's fork and exec of the same program) took {bare_setup:.0} µs to the program's start; \
-         perf stat with 0 events counts `duration_time` only.\n"
-    );
-
-    // Table 2.
-    let _ = writeln!(
-        out,
-        "## Table 2. Post-processing costs (µs), mean [{pct:.0}% CI] of {} trials\n",
-        f.setup_trials
-    );
-    header(&mut out, "events per CPU");
-    row(&mut out, "arum phase 1: reading the counters", |k| {
-        mean_ci(phase(k, 2), f.level, 0)
-    });
-    row(&mut out, "arum phase 2: resource usage, the report", |k| {
-        mean_ci(phase(k, 3), f.level, 0)
-    });
-    row(&mut out, "arum total (self-timed)", |k| {
-        let t: Vec<f64> = phase(k, 2)
-            .iter()
-            .zip(phase(k, 3))
-            .map(|(a, b)| a + b)
-            .collect();
-        mean_ci(&t, f.level, 0)
-    });
-    row(
-        &mut out,
-        "arum, seen from outside: program end → exit, less a bare launch",
-        |k| {
-            mean_ci(
-                &less(&setup[idx(Who::Arum, k)].outside_post_us, bare_post),
-                f.level,
-                0,
-            )
-        },
-    );
-    row(
-        &mut out,
-        "perf stat, seen from outside, the same way",
-        |k| {
-            mean_ci(
-                &less(&setup[idx(Who::Perf, k)].outside_post_us, bare_post),
-                f.level,
-                0,
-            )
-        },
-    );
-    row(&mut out, "original ARUM (2008) phase 1", |k| {
-        PAPER_POST_1[k].into()
-    });
-    row(&mut out, "original ARUM (2008) phase 2", |k| {
-        PAPER_POST_2[k].into()
-    });
-    let _ = writeln!(
-        out,
-        "\nA bare launch took {bare_post:.0} µs from the program's last instruction to the harness seeing its exit. \
-         Seen from outside, post-processing includes the tool's own exit and, for arum, writing the report file.\n"
-    );
+    ];
+    for t in &tables {
+        let _ = writeln!(
+            out,
+            "## {} (µs), mean [{pct:.0}% CI] of {} trials\n",
+            t.title, f.setup_trials
+        );
+        header(&mut out, "events per CPU");
+        row(&mut out, t.phase1, |k| {
+            mean_ci(phase(k, t.first), f.level, 0)
+        });
+        row(&mut out, t.phase2, |k| {
+            mean_ci(phase(k, t.first + 1), f.level, 0)
+        });
+        row(&mut out, "arum total (self-timed)", |k| {
+            let sum: Vec<f64> = phase(k, t.first)
+                .iter()
+                .zip(phase(k, t.first + 1))
+                .map(|(a, b)| a + b)
+                .collect();
+            mean_ci(&sum, f.level, 0)
+        });
+        let arum_outside = format!("arum, seen from outside: {}, less a bare launch", t.outside);
+        row(&mut out, &arum_outside, |k| {
+            mean_ci(&outside(Who::Arum, k, t.post), f.level, 0)
+        });
+        row(
+            &mut out,
+            "perf stat, seen from outside, the same way",
+            |k| mean_ci(&outside(Who::Perf, k, t.post), f.level, 0),
+        );
+        row(&mut out, "original ARUM (2008) phase 1", |k| {
+            t.paper[0][k].into()
+        });
+        row(&mut out, "original ARUM (2008) phase 2", |k| {
+            t.paper[1][k].into()
+        });
+        let _ = writeln!(out, "\n{}\n", t.note);
+    }
 
     // Table 3.
     let base = &chase[idx(Who::Bare, 0)];
@@ -279,6 +244,19 @@ pub fn render(
         }
     );
     out
+}
+
+/// Table 1 or 2: arum's two self-timed phases, both tools seen from outside, the paper's rows.
+struct PhaseTable {
+    title: &'static str,
+    phase1: &'static str,
+    phase2: &'static str,
+    outside: &'static str,
+    /// Index of the first of the two phases in `SetupSamples::phases_us`.
+    first: usize,
+    post: bool,
+    paper: [[&'static str; 5]; 2],
+    note: String,
 }
 
 fn header(out: &mut String, what: &str) {
