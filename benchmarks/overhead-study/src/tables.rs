@@ -225,6 +225,17 @@ pub fn render(
             mean_ci(&chase[i], f.level, 6)
         );
     }
+    // How large a change the trials could have seen: the widest interval, relative to the mean.
+    let resolution = chase
+        .iter()
+        .filter_map(|xs| Summary::of(xs, f.level))
+        .filter_map(|s| s.ci.map(|ci| ci.half_width() / s.mean * 100.0))
+        .fold(0.0, f64::max);
+    let _ = writeln!(
+        out,
+        "\nThe widest interval is ±{resolution:.1}% of its mean: smaller effects are below what \
+         these trials can resolve on this machine at this load."
+    );
     let _ = writeln!(
         out,
         "\n{}\n",
