@@ -48,6 +48,10 @@ pub enum Command {
     Completions(crate::completions::CompletionsArgs),
     /// Print the man page (roff) to stdout.
     Man,
+    /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
+    Hourglass(arum_hourglass::Args),
+    /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
+    Calibrate(arum_calibrate::Args),
 }
 
 #[derive(Debug, Args)]
@@ -115,6 +119,15 @@ pub enum BackendChoice {
     Perf,
     /// The /dev/arum module (counts whole CPUs, like --scope system).
     Kmod,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PerTaskArg {
+    /// The process tree and the top threads.
+    #[value(hide = true)]
+    Top,
+    /// Every thread.
+    All,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -198,6 +211,23 @@ pub struct RunArgs {
     #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
     pub ambient: Option<std::time::Duration>,
 
+    /// Run a gap-detecting probe at the lowest priority (SCHED_IDLE) on these CPUs (a cpulist;
+    /// all CPUs when none is given) beside the program: it runs only when a CPU would idle and
+    /// reports the interrupts, kernel work and other tasks that took it (arum hourglass's probe).
+    #[arg(long = "noise-probe", value_name = "CPUS", num_args = 0..=1, require_equals = true, default_missing_value = "", value_parser = noise_cpus)]
+    pub noise_probe: Option<NoiseCpus>,
+
+    /// A record for every process and thread of the tree: CPU, faults, context switches, I/O,
+    /// peak memory, delays, start and end. The text report shows the process tree and the top
+    /// threads; `--per-task=all` lists every thread (JSON and CSV always have every record).
+    #[arg(long = "per-task", visible_alias = "tasks", value_enum, value_name = "all", num_args = 0..=1, require_equals = true, default_missing_value = "top")]
+    pub per_task: Option<PerTaskArg>,
+
+    /// With --per-task: turn kernel.task_delayacct on for the run (root only; restored
+    /// afterwards), so block I/O, swap-in, reclaim and thrashing delays are accounted.
+    #[arg(long)]
+    pub enable_delayacct: bool,
+
     /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
     /// the machine cannot count) as an error (exit 125) instead of a warning.
     #[arg(long)]
@@ -270,6 +300,16 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
             .map(|a| format!("{} ", shell_words::quote(a)))
             .collect::<String>()
     ))
+}
+
+/// `--noise-probe`'s CPUs (empty: every CPU).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoiseCpus(pub Vec<usize>);
+
+fn noise_cpus(s: &str) -> Result<NoiseCpus, String> {
+    arum_hourglass::kernel::parse_cpu_list(s)
+        .map(NoiseCpus)
+        .ok_or_else(|| format!("{s:?} is not a CPU list (e.g. 0,2-3)"))
 }
 
 impl RunArgs {

@@ -98,6 +98,13 @@ pub enum ArumError {
     /// A report or series given to `arum compare` or `arum merge` could not be used.
     #[error("{path}: {why}")]
     Input { path: PathBuf, why: String },
+    /// `--enable-delayacct` could not turn delay accounting on.
+    #[error("{0}")]
+    DelayAccounting(String),
+
+    /// The noise probe could not start (the message names the CPU or the reason).
+    #[error("{0}")]
+    NoiseProbe(String),
 
     /// Options that do not go together (exit status 2, as clap's own usage errors).
     #[error("{0}")]

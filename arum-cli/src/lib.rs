@@ -8,7 +8,8 @@
 //! and adds its section to the report model; `measure::facilities` lists them:
 //! - `usage`: rusage and the tree's peak memory,
 //! - `counters`: performance-counter events (perf_event_open or /dev/arum),
-//! - `ambient`: what the rest of the machine did.
+//! - `ambient`: what the rest of the machine did,
+//! - `tasks`: a record for every process and thread of the tree (`--per-task`).
 //!
 //! Shared by the facilities: `tree` (which processes are the launched tree), `periodic` (the
 //! sampler threads), `warnings`. `system` holds facts about the machine; `events` plans the
@@ -37,6 +38,7 @@ pub mod list;
 pub mod measure;
 pub mod merge;
 pub mod metrics;
+pub mod noise;
 pub mod periodic;
 pub mod placement;
 pub mod report;
@@ -45,6 +47,7 @@ pub mod samples;
 pub mod settings;
 pub mod stdio;
 pub mod system;
+pub mod tasks;
 pub mod tree;
 pub mod usage;
 pub mod values;

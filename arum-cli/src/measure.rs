@@ -10,9 +10,11 @@ use crate::counters::Counters;
 use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch;
+use crate::noise::Noise;
 use crate::report::model::{Report, SelfTiming};
 use crate::settings::Settings;
 use crate::system;
+use crate::tasks::Tasks;
 use crate::tree;
 use crate::usage::ResourceUsage;
 use crate::warnings::Warnings;
@@ -29,6 +31,12 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     }
     if let Some(interval) = s.ambient {
         all.push(Box::new(Ambient::new(interval)));
+    }
+    if let Some(cpus) = &s.noise_probe {
+        all.push(Box::new(Noise::new(cpus)));
+    }
+    if let Some(t) = &s.tasks {
+        all.push(Box::new(Tasks::new(t)));
     }
     all
 }

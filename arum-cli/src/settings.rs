@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::cli::{BackendChoice, ReportFormat, RunArgs, ScopeArg};
+use crate::cli::{BackendChoice, PerTaskArg, ReportFormat, RunArgs, ScopeArg};
 use crate::counters;
 use crate::error::ArumError;
 use crate::events;
@@ -13,6 +13,7 @@ use crate::launch::Executable;
 use crate::report::model::{BackendKind, CommandInfo, LaunchHow, Scope};
 use crate::report::Format;
 use crate::system;
+use crate::tasks;
 use crate::warnings::Warnings;
 
 /// The program to run, as the report will name it.
@@ -52,6 +53,12 @@ pub struct Settings {
     pub counters: Option<counters::Settings>,
     /// `--ambient`: the sampling interval.
     pub ambient: Option<Duration>,
+    /// `--per-task`: a record for every task of the tree.
+    pub tasks: Option<tasks::Settings>,
+    /// `--noise-probe`: the CPUs to probe (empty: all).
+    pub noise_probe: Option<Vec<usize>>,
+    /// How many threads the text report lists in each of its top lists (`None`: every one).
+    pub top_threads: Option<usize>,
     /// Set-up warnings, already printed; every run's report repeats them.
     pub warnings: Vec<String>,
     /// Print warnings as they arise: the report is not the text on stderr that shows them.
@@ -65,6 +72,19 @@ impl Settings {
         let program = program(args)?;
         let executable = Executable::with_env(&program.argv, &env_pairs(&args.series.env)?)?;
         let ambient = args.ambient;
+        if args.enable_delayacct && args.per_task.is_none() {
+            return Err(ArumError::Usage(
+                "--enable-delayacct turns on delay accounting for --per-task records; add --per-task".into(),
+            ));
+        }
+        let tasks = args.per_task.map(|_| tasks::Settings {
+            enable_delayacct: args.enable_delayacct,
+            events_counted: !args.events.is_empty() || args.events_file.is_some(),
+        });
+        let top_threads = match args.per_task {
+            Some(PerTaskArg::All) => None,
+            _ => Some(crate::report::text::TOP_THREADS),
+        };
         let phase1_us = micros(started);
 
         let events_started = Instant::now();
@@ -112,6 +132,9 @@ impl Settings {
             show_self_timing: args.self_timing,
             counters,
             ambient,
+            tasks,
+            noise_probe: args.noise_probe.clone().map(|c| c.0),
+            top_threads,
             warnings: warnings.into_vec(),
             echo_warnings,
             timing: SetupTiming {
