@@ -7,6 +7,11 @@ command -v cc >/dev/null || need+=(build-essential)
 [ -x /usr/bin/time ] || need+=(time)
 command -v perf >/dev/null || need+=(linux-perf)
 command -v xz >/dev/null || need+=(xz-utils)
+# Launchers of parallel jobs for tests/tests/parallel.rs: OpenMPI (mpirun, mpicc), Slurm, munge.
+command -v mpirun >/dev/null || need+=(openmpi-bin)
+command -v mpicc >/dev/null || need+=(libopenmpi-dev)
+command -v slurmd >/dev/null || need+=(slurm-wlm)
+command -v munged >/dev/null || need+=(munge)
 command -v cyclictest >/dev/null || need+=(rt-tests) # arum hourglass's peer for dispatch latency
 command -v ip >/dev/null || need+=(iproute2)          # network namespaces: hourglass's flood, calibrate's veth pair
 command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers

@@ -20,7 +20,7 @@ stderr are passed through untouched.";
 #[derive(Debug, Parser)]
 #[command(
     name = "arum",
-    version,
+    version = crate::version::VERSION,
     about = "ARUM, the Application Resource Usage Monitor: run a program and report its resource usage",
     after_help = EXIT_CODES_HELP,
     args_conflicts_with_subcommands = true,
@@ -40,6 +40,14 @@ pub enum Command {
     Info(InfoArgs),
     /// List the events of the detected (or --cpu) processor, or the supported processors.
     List(ListArgs),
+    /// Compare two reports or run series: difference, ratio, confidence interval, Welch's t-test.
+    Compare(crate::compare::CompareArgs),
+    /// Combine the reports of a parallel job's ranks: per-rank table, totals, spread, imbalance.
+    Merge(crate::merge::MergeArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(crate::completions::CompletionsArgs),
+    /// Print the man page (roff) to stdout.
+    Man,
     /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
     Hourglass(arum_hourglass::Args),
     /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
@@ -133,9 +141,10 @@ pub enum ReportFormat {
 #[command(group = clap::ArgGroup::new("program").required(true).args(["launch", "argv"]))]
 pub struct RunArgs {
     /// Program and arguments as one string, split into words as a POSIX shell would
-    /// (quotes, backslash escapes); no shell is run unless --shell is given.
+    /// (quotes, backslash escapes); no shell is run unless --shell is given. Repeat it to
+    /// benchmark several commands against each other.
     #[arg(short = 'l', long, value_name = "\"CMD ARGS\"")]
-    pub launch: Option<String>,
+    pub launch: Vec<String>,
 
     /// Run the --launch string through `/bin/sh -c` instead of splitting it.
     #[arg(long)]
@@ -224,6 +233,9 @@ pub struct RunArgs {
     #[arg(long)]
     pub strict: bool,
 
+    #[command(flatten)]
+    pub series: crate::bench::SeriesArgs,
+
     /// The program and its arguments, after `--`, taken word for word.
     #[arg(last = true, value_name = "CMD ARGS")]
     pub argv: Vec<String>,
@@ -258,6 +270,22 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
                 "-I",
                 "--interval",
                 "--backend",
+                "-r",
+                "--runs",
+                "-w",
+                "--warmup",
+                "--min-runs",
+                "--max-runs",
+                "--prepare",
+                "--setup",
+                "--cleanup",
+                "-D",
+                "--parameter-step-size",
+                "--env",
+                "--confidence",
+                "--export-json",
+                "--export-csv",
+                "--export-markdown",
             ]
             .contains(&o.as_str())
     });

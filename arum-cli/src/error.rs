@@ -87,6 +87,17 @@ pub enum ArumError {
     #[error("{0}")]
     Kmod(String),
 
+    /// A --setup, --prepare or --cleanup command of a series failed.
+    #[error("the --{what} command {command:?} {why}; fix it, or leave out --{what}")]
+    Hook {
+        what: &'static str,
+        command: String,
+        why: String,
+    },
+
+    /// A report or series given to `arum compare` or `arum merge` could not be used.
+    #[error("{path}: {why}")]
+    Input { path: PathBuf, why: String },
     /// `--enable-delayacct` could not turn delay accounting on.
     #[error("{0}")]
     DelayAccounting(String),

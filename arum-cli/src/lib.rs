@@ -15,21 +15,35 @@
 //! sampler threads), `warnings`. `system` holds facts about the machine; `events` plans the
 //! events of the command line; `info` and `list` are `arum info` and `arum list`. The report model
 //! (`report::model`) imports no facility.
+//!
+//! Around single runs: `bench` (repeated runs, parameters, several commands interleaved) with
+//! `metrics` (every number of a report, by name), `samples`, `export` (JSON, CSV, Markdown);
+//! `compare` (`arum compare`, Welch's t-test, CI gates); `merge` (`arum merge`, a parallel job's
+//! ranks); `placement` (rank and job from the launcher, `-o run-%r.json`); `completions` (shell
+//! completions and the man page); `version` (with the commit).
 
 pub mod ambient;
+pub mod bench;
 pub mod cli;
+pub mod compare;
+pub mod completions;
 pub mod counters;
 pub mod error;
 pub mod events;
+pub mod export;
 pub mod facility;
 pub mod info;
 pub mod launch;
 pub mod list;
 pub mod measure;
+pub mod merge;
+pub mod metrics;
 pub mod noise;
 pub mod periodic;
+pub mod placement;
 pub mod report;
 pub mod run;
+pub mod samples;
 pub mod settings;
 pub mod stdio;
 pub mod system;
@@ -37,4 +51,5 @@ pub mod tasks;
 pub mod tree;
 pub mod usage;
 pub mod values;
+pub mod version;
 pub mod warnings;

@@ -101,6 +101,7 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
         f.finish(&reaped, &mut report);
     }
     report.warnings = warnings.into_vec();
+    report.rank = crate::placement::from_env();
     timing.post_phase2_us = micros(post2);
     report.self_timing = timing;
     Ok(report)

@@ -10,6 +10,9 @@ use crate::settings::Settings;
 
 /// Runs the program under measurement and returns arum's exit status (the program's).
 pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
+    if crate::bench::is_series(args) {
+        return crate::bench::run(args, started);
+    }
     let settings = Settings::from_args(args, started)?;
     // Opened before the program runs, so an unwritable destination stops arum early.
     let sink = Sink::open(settings.output.as_deref())?;

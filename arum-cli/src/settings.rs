@@ -70,7 +70,7 @@ impl Settings {
     /// Reads the command line; `started` is when arum started (for the self-timing).
     pub fn from_args(args: &RunArgs, started: Instant) -> Result<Settings, ArumError> {
         let program = program(args)?;
-        let executable = Executable::new(&program.argv)?;
+        let executable = Executable::with_env(&program.argv, &env_pairs(&args.series.env)?)?;
         let ambient = args.ambient;
         if args.enable_delayacct && args.per_task.is_none() {
             return Err(ArumError::Usage(
@@ -123,7 +123,11 @@ impl Settings {
         Ok(Settings {
             program,
             executable,
-            output: args.output.clone(),
+            output: args
+                .output
+                .as_deref()
+                .map(crate::placement::expand_output)
+                .transpose()?,
             format: args.format.into(),
             show_self_timing: args.self_timing,
             counters,
@@ -171,47 +175,91 @@ fn micros(since: Instant) -> u64 {
     since.elapsed().as_micros() as u64
 }
 
-/// How the user named the program, resolved into the argument vector to execute.
+/// How the user named the program, resolved into the argument vector to execute (the first
+/// one, when several are given for a comparison).
 pub fn program(args: &RunArgs) -> Result<Program, ArumError> {
-    if args.shell && args.launch.is_none() {
+    programs(args).map(|mut all| all.remove(0))
+}
+
+/// Every program named: repeated `--launch` strings, or `-- CMD1 ::: CMD2` with `--compare`.
+pub fn programs(args: &RunArgs) -> Result<Vec<Program>, ArumError> {
+    if args.shell && args.launch.is_empty() {
         return Err(ArumError::Usage(
             "--shell runs a --launch string through /bin/sh; give one with --launch \"...\"".into(),
         ));
     }
-    match (&args.launch, args.shell) {
-        (Some(line), true) => Ok(Program {
-            argv: vec!["/bin/sh".into(), "-c".into(), line.clone()],
-            how: LaunchHow::Shell,
-            line: Some(line.clone()),
-        }),
-        (Some(line), false) => {
-            let argv = shell_words::split(line).map_err(|e| ArumError::BadLaunch {
-                line: line.clone(),
-                why: e.to_string(),
-            })?;
-            if argv.is_empty() {
-                return Err(ArumError::BadLaunch {
-                    line: line.clone(),
-                    why: "it names no program".into(),
-                });
-            }
-            if is_assignment(&argv[0]) {
-                return Err(ArumError::ShellAssignment {
-                    word: argv[0].clone(),
-                });
-            }
-            Ok(Program {
-                argv,
-                how: LaunchHow::Split,
-                line: Some(line.clone()),
-            })
-        }
-        (None, _) => Ok(Program {
-            argv: args.argv.clone(),
-            how: LaunchHow::Argv,
-            line: None,
-        }),
+    if !args.launch.is_empty() {
+        return args
+            .launch
+            .iter()
+            .map(|line| from_line(line, args.shell))
+            .collect();
     }
+    if !args.series.compare {
+        return Ok(vec![from_argv(args.argv.clone())]);
+    }
+    let commands: Vec<&[String]> = args.argv.split(|w| w == ":::").collect();
+    if commands.iter().any(|c| c.is_empty()) {
+        return Err(ArumError::Usage(
+            "--compare: an empty command around `:::`; write `-- CMD1 ARGS ::: CMD2 ARGS`".into(),
+        ));
+    }
+    Ok(commands
+        .into_iter()
+        .map(|c| from_argv(c.to_vec()))
+        .collect())
+}
+
+fn from_argv(argv: Vec<String>) -> Program {
+    Program {
+        argv,
+        how: LaunchHow::Argv,
+        line: None,
+    }
+}
+
+/// A `--launch` string: split as a shell would, or given to /bin/sh -c with `--shell`.
+pub fn from_line(line: &str, shell: bool) -> Result<Program, ArumError> {
+    if shell {
+        return Ok(Program {
+            argv: vec!["/bin/sh".into(), "-c".into(), line.to_string()],
+            how: LaunchHow::Shell,
+            line: Some(line.to_string()),
+        });
+    }
+    let argv = shell_words::split(line).map_err(|e| ArumError::BadLaunch {
+        line: line.to_string(),
+        why: e.to_string(),
+    })?;
+    if argv.is_empty() {
+        return Err(ArumError::BadLaunch {
+            line: line.to_string(),
+            why: "it names no program".into(),
+        });
+    }
+    if is_assignment(&argv[0]) {
+        return Err(ArumError::ShellAssignment {
+            word: argv[0].clone(),
+        });
+    }
+    Ok(Program {
+        argv,
+        how: LaunchHow::Split,
+        line: Some(line.to_string()),
+    })
+}
+
+/// `--env NAME=VALUE` options as (name, value) pairs.
+pub fn env_pairs(given: &[String]) -> Result<Vec<(String, String)>, ArumError> {
+    given
+        .iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => Err(ArumError::Usage(format!(
+                "--env {kv:?}: write NAME=VALUE (e.g. --env OMP_NUM_THREADS=2)"
+            ))),
+        })
+        .collect()
 }
 
 impl From<ScopeArg> for Scope {

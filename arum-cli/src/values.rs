@@ -107,3 +107,36 @@ mod tests {
         }
     }
 }
+
+/// A confidence level: a fraction (0.9) or a percentage (90%, 90), strictly between 0 and 1.
+pub fn confidence_level(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let (number, percent) = match t.strip_suffix('%') {
+        Some(n) => (n, true),
+        None => (t, false),
+    };
+    let x: f64 = number
+        .parse()
+        .map_err(|_| format!("{s:?} is not a level; write 0.9 or 90%"))?;
+    let level = if percent || x >= 1.0 { x / 100.0 } else { x };
+    if arum_stats::valid_level(level) {
+        Ok(level)
+    } else {
+        Err(format!("{s:?} is not between 0 and 100%; write 0.9 or 90%"))
+    }
+}
+
+#[cfg(test)]
+mod confidence_tests {
+    use super::confidence_level;
+
+    #[test]
+    fn fractions_and_percentages() {
+        assert_eq!(confidence_level("0.9"), Ok(0.9));
+        assert_eq!(confidence_level("95%"), Ok(0.95));
+        assert_eq!(confidence_level("99"), Ok(0.99));
+        assert!(confidence_level("100%").is_err());
+        assert!(confidence_level("0").is_err());
+        assert!(confidence_level("x").is_err());
+    }
+}

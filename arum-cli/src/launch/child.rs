@@ -99,13 +99,14 @@ fn child_main(
     let mut errno = Errno::ENOENT;
     let mut denied = false;
     for (path, script_argv) in exe.candidates.iter().zip(&exe.script_argvs) {
-        // SAFETY: `path` and `argv_ptrs` are NUL-terminated C strings / a NULL-terminated array
-        // built before fork; execv only returns on failure.
-        unsafe { libc::execv(path.as_ptr(), exe.argv_ptrs.as_ptr()) };
+        exec(path.as_ptr(), exe.argv_ptrs.as_ptr(), exe.envp.as_deref());
         errno = Errno::last();
         if errno == Errno::ENOEXEC {
-            // SAFETY: as above; `script_argv` is a NULL-terminated array built before fork.
-            unsafe { libc::execv(super::SHELL.as_ptr(), script_argv.as_ptr()) };
+            exec(
+                super::SHELL.as_ptr(),
+                script_argv.as_ptr(),
+                exe.envp.as_deref(),
+            );
             errno = Errno::last();
         }
         match errno {
@@ -126,6 +127,26 @@ fn child_main(
         } else {
             EXIT_CANNOT_EXECUTE
         })
+    }
+}
+
+/// execv, or execve with `envp` when the program gets an environment of its own. Returns only
+/// when exec failed.
+fn exec(
+    path: *const libc::c_char,
+    argv: *const *const libc::c_char,
+    envp: Option<&[*const libc::c_char]>,
+) {
+    match envp {
+        // SAFETY: `path`, `argv` and `envp` are NUL-terminated C strings and NULL-terminated
+        // arrays built before fork and alive in the Executable; execve only returns on failure.
+        Some(envp) => unsafe {
+            libc::execve(path, argv, envp.as_ptr());
+        },
+        // SAFETY: as above, with the process's own environment.
+        None => unsafe {
+            libc::execv(path, argv);
+        },
     }
 }
 

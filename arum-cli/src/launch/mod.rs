@@ -19,6 +19,7 @@ mod signals;
 
 use std::ffi::CString;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::ffi::OsStringExt;
 use std::time::Duration;
 
 use nix::fcntl::OFlag;
@@ -39,6 +40,11 @@ pub struct Executable {
     /// Per candidate, the argument vector that runs it as a shell script (`/bin/sh PATH ARGS...`),
     /// for a file the kernel refuses with ENOEXEC (no `#!` line), as execvp(3) does.
     script_argvs: Vec<Vec<*const libc::c_char>>,
+    /// Owns the strings `envp` points into.
+    _env: Vec<CString>,
+    /// The program's environment when it is not arum's own (`--env`, repeated runs): a
+    /// NULL-terminated array for execve. None: execv, the program gets arum's environment as is.
+    envp: Option<Vec<*const libc::c_char>>,
 }
 
 /// The shell that runs scripts without a `#!` line (execvp's choice).
@@ -95,7 +101,48 @@ impl Executable {
             _argv: argv,
             argv_ptrs,
             script_argvs,
+            _env: Vec::new(),
+            envp: None,
         })
+    }
+
+    /// As [`Executable::new`], with arum's environment changed by `set` (NAME, value): each
+    /// replaces a variable of that name or is added. PATH is still searched as arum's own.
+    pub fn with_env(argv: &[String], set: &[(String, String)]) -> Result<Self, ArumError> {
+        let mut exe = Executable::new(argv)?;
+        if set.is_empty() {
+            return Ok(exe);
+        }
+        let bad = |name: &str| {
+            ArumError::Usage(format!(
+            "--env {name}=...: a variable's name and value cannot contain a NUL byte, nor its name `=`"
+        ))
+        };
+        let mut env: Vec<CString> = Vec::new();
+        for (name, value) in std::env::vars_os() {
+            if set.iter().any(|(n, _)| std::ffi::OsStr::new(n) == name) {
+                continue;
+            }
+            let mut entry = name.into_vec();
+            entry.push(b'=');
+            entry.extend(value.into_vec());
+            // A variable of arum's own environment holds no NUL byte (it came from one).
+            env.extend(CString::new(entry).ok());
+        }
+        for (name, value) in set {
+            if name.is_empty() || name.contains('=') {
+                return Err(bad(name));
+            }
+            env.push(CString::new(format!("{name}={value}")).map_err(|_| bad(name))?);
+        }
+        exe.envp = Some(
+            env.iter()
+                .map(|e| e.as_ptr())
+                .chain(std::iter::once(std::ptr::null()))
+                .collect(),
+        );
+        exe._env = env;
+        Ok(exe)
     }
 }
 

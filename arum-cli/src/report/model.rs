@@ -26,6 +26,9 @@ pub struct Report {
     pub self_timing: SelfTiming,
     /// Things the user should know about how the values were obtained, one line each.
     pub warnings: Vec<String>,
+    /// The rank of a parallel job this run was, when a launcher (mpirun, srun) started arum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<RankInfo>,
 }
 
 impl Report {
@@ -43,6 +46,7 @@ impl Report {
             tasks: None,
             self_timing: SelfTiming::default(),
             warnings: Vec::new(),
+            rank: None,
         }
     }
 }
@@ -59,6 +63,21 @@ pub struct Metadata {
     /// RFC 3339, UTC, when the program was released.
     pub start_time_utc: String,
     pub start_time_unix_ns: u64,
+}
+
+/// A run's place in a parallel job, from the launcher's environment (the host is
+/// `metadata.host`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankInfo {
+    pub rank: u32,
+    /// Ranks in the job, when the launcher says.
+    pub size: Option<u32>,
+    /// Rank among those on this host.
+    pub local_rank: Option<u32>,
+    /// The batch system's job id (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID).
+    pub job_id: Option<String>,
+    /// Whose variables gave the rank: `openmpi`, `pmix`, `pmi`, `slurm`.
+    pub launcher: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -79,7 +79,7 @@ fn row(name: &str, value: impl ToString) -> [String; 2] {
 
 fn header_rows(r: &Report) -> Vec<[String; 2]> {
     let m = &r.metadata;
-    vec![
+    let mut rows = vec![
         row("command", abbreviated(&shell_words::join(&r.command.argv))),
         row(
             "exit status",
@@ -100,7 +100,19 @@ fn header_rows(r: &Report) -> Vec<[String; 2]> {
                 m.online_cpus
             ),
         ),
-    ]
+    ];
+    if let Some(rank) = &r.rank {
+        let size = rank.size.map_or(String::new(), |n| format!(" of {n}"));
+        let job = rank
+            .job_id
+            .as_ref()
+            .map_or(String::new(), |j| format!(", job {j}"));
+        rows.push(row(
+            "rank",
+            format!("{}{size} ({}{job})", rank.rank, rank.launcher),
+        ));
+    }
+    rows
 }
 
 /// Longest command line the text report prints whole (the JSON always has all of it).

@@ -116,15 +116,22 @@ fn remove_stale(parent: &Path) {
     }
 }
 
-/// Whether the memory controller is on the cgroup v2 hierarchy (hierarchy 0 in /proc/cgroups;
-/// on a hybrid machine it is on a v1 hierarchy of its own and a v2 group has no memory.peak).
+/// Whether a group made beside arum's own would have the memory controller (and so
+/// memory.peak): arum's group delegates `memory` to its children. On a hybrid machine the
+/// controller is on a v1 hierarchy of its own, which /proc/cgroups tells at once; otherwise
+/// (recent kernels list only v1 controllers there) the group's `cgroup.subtree_control` says.
 pub fn memory_on_v2() -> bool {
-    std::fs::read_to_string("/proc/cgroups").is_ok_and(|t| {
+    let on_v1 = std::fs::read_to_string("/proc/cgroups").is_ok_and(|t| {
         t.lines().any(|l| {
             let mut f = l.split_whitespace();
-            f.next() == Some("memory") && f.next() == Some("0") && f.nth(1) == Some("1")
+            f.next() == Some("memory") && f.next().is_some_and(|h| h != "0")
         })
-    })
+    });
+    !on_v1
+        && own_cgroup_dir().is_some_and(|dir| {
+            fs::read_to_string(dir.join("cgroup.subtree_control"))
+                .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"))
+        })
 }
 
 /// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the
