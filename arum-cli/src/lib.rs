@@ -8,10 +8,11 @@
 //! and adds its section to the report model; `measure::facilities` lists them:
 //! - `usage`: rusage and the tree's peak memory,
 //! - `counters`: performance-counter events (perf_event_open or /dev/arum),
-//! - `ambient`: what the rest of the machine did.
+//! - `ambient`: what the rest of the machine did,
+//! - `functions`: function-level timing by uprobes, with self-throttling.
 //!
 //! Shared by the facilities: `tree` (which processes are the launched tree), `periodic` (the
-//! sampler threads), `warnings`. `system` holds facts about the machine; `events` plans the
+//! sampler threads), `warnings`, `records` (probe records from perf ring buffers, paired per thread). `system` holds facts about the machine; `events` plans the
 //! events of the command line; `info` and `list` are `arum info` and `arum list`. The report model
 //! (`report::model`) imports no facility.
 
@@ -21,11 +22,13 @@ pub mod counters;
 pub mod error;
 pub mod events;
 pub mod facility;
+pub mod functions;
 pub mod info;
 pub mod launch;
 pub mod list;
 pub mod measure;
 pub mod periodic;
+pub mod records;
 pub mod report;
 pub mod run;
 pub mod settings;

@@ -173,7 +173,7 @@ impl Image {
     }
 }
 
-pub use SymbolKind as Kind;
+
 
 #[cfg(test)]
 mod tests {

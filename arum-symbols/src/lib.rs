@@ -11,7 +11,7 @@ mod names;
 mod select;
 
 pub use elf::{Function, Image, SymbolTable};
-pub use loader::{ld_so_cache, Loader};
+pub use loader::{ld_so_cache, names_library, Loader};
 pub use names::{demangle, Demangled};
 pub use select::{select, SelectError, Selected};
 

@@ -1,0 +1,479 @@
+//! The functions facility while the program runs: drains the ring buffers, pairs entries and
+//! returns, keeps the statistics, throttles functions not worth probing and runs the sampling
+//! windows of throttled ones. Owned by the reader thread (`reader`), or by the facility itself
+//! when the program ended before the thread started.
+
+use std::collections::{BTreeMap, HashMap};
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::counters::sys;
+use crate::launch::monotonic;
+use crate::records::pairing::{Paired, Pairing};
+use crate::records::parse::{Sample, SP_REGISTER};
+use crate::records::source::{Notice, RecordSource, HOLD_BACK};
+use crate::records::stats::Durations;
+use crate::report::model::{ThrottleMode, ThrottleReason};
+use crate::tree::{PidReader, Tree};
+
+use super::calibrate::ProbeCost;
+use super::estimate::{ThreadCount, Window};
+use super::probes::{self, FunctionProbes, Kind, Probes};
+use super::targets::Target;
+use super::uprobe::{self, Target as Bind, UprobePmu};
+use super::Policy;
+
+/// How often the buffers are drained when nothing else is due.
+pub const DRAIN_EVERY: Duration = Duration::from_millis(10);
+/// How often the probe budget is judged.
+const BUDGET_EVERY_NS: u64 = 100_000_000;
+
+/// Per-thread totals of one function.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThreadAcc {
+    pub pid: u32,
+    pub calls: u64,
+    pub timed: u64,
+    pub inclusive: u64,
+    pub exclusive: u64,
+}
+
+/// Where a function stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Phase {
+    Probed,
+    /// Throttled with --exact-counts: only the counting entry probe remains.
+    Counting,
+    /// Throttled: calls are sampled in windows.
+    Sampled,
+}
+
+#[derive(Debug, Clone)]
+pub struct Throttle {
+    pub reason: ThrottleReason,
+    pub at_ns: u64,
+    pub timed: u64,
+    pub mean_ns: f64,
+}
+
+/// Everything known about one function.
+pub struct FunctionState {
+    pub entries: u64,
+    pub inclusive: Durations,
+    pub exclusive: Durations,
+    pub threads: BTreeMap<u32, ThreadAcc>,
+    pub processes: BTreeMap<u32, u64>,
+    pub unwound: u64,
+    pub orphans: u64,
+    pub phase: Phase,
+    pub throttle: Option<Throttle>,
+    /// The exact count when the counting probe was closed (or read at the end).
+    pub counted: Option<u64>,
+    /// Entries seen before the probes were removed (records with earlier times).
+    pub forgotten: bool,
+    pub windows: Vec<Window>,
+    pub window_hits: u64,
+    /// Per `-I` interval (from `base_ns`): entries seen, and counter deltas while counting.
+    pub intervals: Vec<u64>,
+    pub counter_last: u64,
+    hits_since_check: u64,
+}
+
+impl FunctionState {
+    fn new() -> Self {
+        FunctionState {
+            entries: 0,
+            inclusive: Durations::default(),
+            exclusive: Durations::default(),
+            threads: BTreeMap::new(),
+            processes: BTreeMap::new(),
+            unwound: 0,
+            orphans: 0,
+            phase: Phase::Probed,
+            throttle: None,
+            counted: None,
+            forgotten: false,
+            windows: Vec::new(),
+            window_hits: 0,
+            intervals: Vec::new(),
+            counter_last: 0,
+            hits_since_check: 0,
+        }
+    }
+}
+
+/// A sampling window in progress: per throttled function, per thread, a counting probe.
+struct OpenWindow {
+    start_ns: u64,
+    probes: Vec<(usize, OwnedFd)>,
+}
+
+pub struct Live {
+    pmu: UprobePmu,
+    pub targets: Vec<Target>,
+    functions: Vec<FunctionProbes>,
+    ids: HashMap<u64, (usize, Kind)>,
+    source: RecordSource,
+    pairing: Pairing<usize>,
+    pub state: Vec<FunctionState>,
+    pub policy: Policy,
+    pub cost: ProbeCost,
+    task_clock: Option<OwnedFd>,
+    pids: PidReader,
+    window: Option<OpenWindow>,
+    next_window_ns: Option<u64>,
+    /// arum's clock (CLOCK_MONOTONIC ns) when the probes were armed: the origin of `-I`.
+    pub base_ns: u64,
+    pub interval_ns: Option<u64>,
+    pub lost: u64,
+    pub records: u64,
+    pub names: HashMap<u32, String>,
+    budget_mark: Option<(u64, u64)>,
+    batch: Vec<Sample>,
+    pub sideband_open: usize,
+    /// When the last tick ran (the program had ended).
+    pub ended_ns: u64,
+    _sideband: Vec<OwnedFd>,
+}
+
+fn now_ns() -> u64 {
+    monotonic().as_nanos() as u64
+}
+
+/// Reads the tree's CPU time so far (task-clock of every thread and process, inherited).
+fn read_clock(fd: &Option<OwnedFd>) -> Option<u64> {
+    fd.as_ref().and_then(|f| sys::read(f.as_fd()).ok()).map(|r| r.value)
+}
+
+impl Live {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        pmu: UprobePmu,
+        targets: Vec<Target>,
+        opened: Probes,
+        policy: Policy,
+        cost: ProbeCost,
+        task_clock: Option<OwnedFd>,
+        tree: Arc<Tree>,
+        interval_ns: Option<u64>,
+    ) -> Live {
+        let n = targets.len();
+        let pids = tree.reader();
+        Live {
+            pmu,
+            targets,
+            functions: opened.functions,
+            ids: opened.ids,
+            source: RecordSource::new(opened.rings, SP_REGISTER.is_some()),
+            pairing: Pairing::new(cost.pairing_costs(), SP_REGISTER.map_or(0, |r| r.1)),
+            state: (0..n).map(|_| FunctionState::new()).collect(),
+            policy,
+            cost,
+            task_clock,
+            pids,
+            window: None,
+            next_window_ns: None,
+            base_ns: now_ns(),
+            interval_ns,
+            lost: 0,
+            records: 0,
+            names: HashMap::new(),
+            budget_mark: None,
+            batch: Vec::new(),
+            sideband_open: opened.sideband.len(),
+            ended_ns: 0,
+            _sideband: opened.sideband,
+        }
+    }
+
+    pub fn bytes(&self) -> u64 {
+        self.source.bytes
+    }
+
+    /// One round: drain, pair, judge, sample. `last` after the program was reaped (everything
+    /// is released). Returns how long until the next round is needed.
+    pub fn tick(&mut self, last: bool) -> Duration {
+        let now = now_ns();
+        let (lost, names) = (&mut self.lost, &mut self.names);
+        self.source.drain(|n| match n {
+            Notice::Lost { count } => *lost += count,
+            Notice::Comm { pid, tid, name } if pid == tid => {
+                names.insert(pid, name);
+            }
+            _ => {}
+        });
+        let watermark = (!last).then(|| now.saturating_sub(HOLD_BACK.as_nanos() as u64));
+        let mut batch = std::mem::take(&mut self.batch);
+        self.source.release(watermark, |s| batch.push(s));
+        for s in batch.drain(..) {
+            self.on_sample(s);
+        }
+        self.batch = batch;
+        // Frames of functions whose probes are gone: every record before the removal is in.
+        for (i, st) in self.state.iter_mut().enumerate() {
+            if let Some(t) = &st.throttle {
+                if !st.forgotten && (last || watermark.is_some_and(|w| w > t.at_ns)) {
+                    self.pairing.forget(i);
+                    st.forgotten = true;
+                }
+            }
+        }
+        self.count_intervals(now);
+        if last {
+            self.ended_ns = now;
+            self.close_window(now);
+            return Duration::ZERO;
+        }
+        if self.policy.mode != ThrottleMode::NoThrottle {
+            self.judge(now);
+        }
+        self.sample_windows(now)
+    }
+
+    fn on_sample(&mut self, s: Sample) {
+        let Some(&(f, kind)) = self.ids.get(&s.id) else {
+            return;
+        };
+        self.records += 1;
+        let st = &mut self.state[f];
+        match kind {
+            Kind::Entry => {
+                st.entries += 1;
+                st.hits_since_check += 1;
+                *st.processes.entry(s.pid).or_default() += 1;
+                let t = st.threads.entry(s.tid).or_default();
+                t.pid = s.pid;
+                t.calls += 1;
+                if let Some(iv) = self.interval_ns {
+                    let k = (s.time.saturating_sub(self.base_ns) / iv) as usize;
+                    bump(&mut st.intervals, k, 1);
+                }
+                if !st.forgotten {
+                    self.pairing.enter(s.tid, f, s.time, s.sp);
+                }
+            }
+            Kind::Return => {
+                if st.forgotten {
+                    return;
+                }
+                let state = &mut self.state;
+                self.pairing.leave(s.tid, f, s.time, s.sp, &mut |p| match p {
+                    Paired::Call {
+                        key,
+                        tid,
+                        inclusive,
+                        exclusive,
+                        ..
+                    } => {
+                        let st = &mut state[key];
+                        st.inclusive.record(inclusive);
+                        st.exclusive.record(exclusive);
+                        let t = st.threads.entry(tid).or_default();
+                        t.timed += 1;
+                        t.inclusive += inclusive;
+                        t.exclusive += exclusive;
+                    }
+                    Paired::Unwound { key, .. } => state[key].unwound += 1,
+                    Paired::Orphan { key, .. } => state[key].orphans += 1,
+                });
+            }
+        }
+    }
+
+    /// With `-I` and exact counts after throttling: the counter's growth goes to this interval.
+    fn count_intervals(&mut self, now: u64) {
+        let Some(iv) = self.interval_ns else { return };
+        let k = (now.saturating_sub(self.base_ns) / iv) as usize;
+        for (i, st) in self.state.iter_mut().enumerate() {
+            if st.phase != Phase::Counting {
+                continue;
+            }
+            if let Some(c) = self.functions[i].counter.as_ref().and_then(|c| uprobe::count(c.as_fd())) {
+                let delta = c.value.saturating_sub(st.counter_last);
+                st.counter_last = c.value;
+                bump(&mut st.intervals, k, delta);
+            }
+        }
+    }
+
+    /// Throttles functions too short to time, then the costliest while over the budget.
+    fn judge(&mut self, now: u64) {
+        let threshold = self.policy.short_factor * self.cost.pair_ns;
+        for f in 0..self.state.len() {
+            let st = &self.state[f];
+            if st.phase == Phase::Probed
+                && st.inclusive.count >= self.policy.judge_after_calls
+                && st.inclusive.mean_ns() < threshold
+            {
+                self.throttle(f, ThrottleReason::TooShort, now);
+            }
+        }
+        let Some(cpu) = read_clock(&self.task_clock) else {
+            return;
+        };
+        let (since, cpu_before) = *self.budget_mark.get_or_insert((now, cpu));
+        if now < since + BUDGET_EVERY_NS {
+            return;
+        }
+        let cpu_delta = cpu.saturating_sub(cpu_before) as f64;
+        let mut costs: Vec<(f64, usize)> = self
+            .state
+            .iter()
+            .enumerate()
+            .map(|(f, st)| {
+                let per_hit = match st.phase {
+                    Phase::Probed => self.cost.pair_ns,
+                    _ => 0.0,
+                };
+                (st.hits_since_check as f64 * per_hit, f)
+            })
+            .collect();
+        let budget = self.policy.budget_percent / 100.0 * cpu_delta;
+        let mut total: f64 = costs.iter().map(|c| c.0).sum();
+        costs.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for (cost, f) in costs {
+            if total <= budget || cost == 0.0 {
+                break;
+            }
+            self.throttle(f, ThrottleReason::Budget, now);
+            total -= cost;
+        }
+        for st in &mut self.state {
+            st.hits_since_check = 0;
+        }
+        self.budget_mark = Some((now, cpu));
+    }
+
+    /// Removes both probes of `f` (closing them takes the breakpoint out of the program).
+    fn throttle(&mut self, f: usize, reason: ThrottleReason, now: u64) {
+        let exact = self.policy.mode == ThrottleMode::ExactCounts;
+        let st = &mut self.state[f];
+        st.throttle = Some(Throttle {
+            reason,
+            at_ns: now,
+            timed: st.inclusive.count,
+            mean_ns: st.inclusive.mean_ns(),
+        });
+        let probes = &mut self.functions[f];
+        probes.entry.clear();
+        probes.ret.clear();
+        if exact && probes.counter.is_some() {
+            st.phase = Phase::Counting;
+            if let Some(c) = probes.counter.as_ref().and_then(|c| uprobe::count(c.as_fd())) {
+                st.counter_last = c.value;
+            }
+        } else {
+            st.counted = probes.counter.as_ref().and_then(|c| uprobe::count(c.as_fd())).map(|r| r.value);
+            probes.counter = None;
+            st.phase = Phase::Sampled;
+            if self.next_window_ns.is_none() {
+                // The first window right away: short programs still get one.
+                self.next_window_ns = Some(now);
+            }
+        }
+    }
+
+    /// Opens and closes sampling windows; returns the time until the next thing is due.
+    fn sample_windows(&mut self, now: u64) -> Duration {
+        let window = (self.policy.window_ms * 1e6) as u64;
+        let period = (self.policy.period_ms * 1e6) as u64;
+        if let Some(w) = &self.window {
+            let end = w.start_ns + window;
+            if now < end {
+                return Duration::from_nanos(end - now).min(DRAIN_EVERY);
+            }
+            self.close_window(now);
+        }
+        let Some(next) = self.next_window_ns else {
+            return DRAIN_EVERY;
+        };
+        if now < next {
+            return Duration::from_nanos(next - now).min(DRAIN_EVERY);
+        }
+        self.open_window(now);
+        self.next_window_ns = Some(now + period);
+        Duration::from_nanos(window)
+    }
+
+    fn open_window(&mut self, now: u64) {
+        let mut pids = Vec::new();
+        self.pids.read(&mut pids);
+        let tids: Vec<i32> = pids.iter().flat_map(|&p| threads_of(p)).collect();
+        let mut opened = Vec::new();
+        for (f, st) in self.state.iter().enumerate() {
+            if st.phase != Phase::Sampled {
+                continue;
+            }
+            let site = probes::site(&self.targets[f]);
+            for &tid in &tids {
+                if let Ok(fd) = uprobe::open_counting(&self.pmu, site, Bind::Task(tid)) {
+                    opened.push((f, fd));
+                }
+            }
+        }
+        self.window = Some(OpenWindow {
+            start_ns: now,
+            probes: opened,
+        });
+    }
+
+    fn close_window(&mut self, now: u64) {
+        let Some(w) = self.window.take() else { return };
+        let mut per: BTreeMap<usize, Vec<ThreadCount>> = BTreeMap::new();
+        for (f, fd) in &w.probes {
+            if let Some(r) = uprobe::count(fd.as_fd()) {
+                per.entry(*f).or_default().push(ThreadCount {
+                    calls: r.value,
+                    enabled_ns: r.enabled_ns,
+                });
+            }
+        }
+        drop(w.probes);
+        for (f, threads) in per {
+            let st = &mut self.state[f];
+            let w = Window {
+                start_ns: w.start_ns,
+                end_ns: now,
+                threads,
+            };
+            st.window_hits += w.calls();
+            if let Some(iv) = self.interval_ns {
+                let k = (w.start_ns.saturating_sub(self.base_ns) / iv) as usize;
+                bump(&mut st.intervals, k, 0);
+            }
+            st.windows.push(w);
+        }
+    }
+
+    /// After the last tick: the exact counts still open, the CPU time of the program.
+    pub fn final_counts(&mut self) -> Option<u64> {
+        for (i, st) in self.state.iter_mut().enumerate() {
+            if let Some(c) = self.functions[i].counter.as_ref().and_then(|c| uprobe::count(c.as_fd())) {
+                st.counted = Some(c.value);
+            }
+        }
+        read_clock(&self.task_clock)
+    }
+
+    pub fn open_frames(&self) -> Vec<(usize, u32, u64)> {
+        self.pairing.open_frames()
+    }
+}
+
+fn bump(v: &mut Vec<u64>, k: usize, by: u64) {
+    if v.len() <= k {
+        v.resize(k + 1, 0);
+    }
+    v[k] += by;
+}
+
+/// The threads of process `pid` now.
+fn threads_of(pid: i32) -> Vec<i32> {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .map(|d| {
+            d.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}

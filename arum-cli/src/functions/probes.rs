@@ -1,0 +1,112 @@
+//! The probes of a run, opened on the held child in `arm`: per CPU a side-band event that owns the
+//! CPU's ring buffer, and per function an entry and a return probe on every CPU writing into it
+//! (inherited by every thread and process the program starts, enabled by its exec), plus an
+//! entry probe that only counts, exactly, for as long as the function is probed.
+
+use std::collections::HashMap;
+use std::os::fd::{AsFd, OwnedFd};
+
+use nix::errno::Errno;
+
+use crate::counters::sys;
+use crate::records::ring::Ring;
+
+use super::targets::Target;
+use super::uprobe::{self, Site, Target as Bind, UprobePmu};
+
+/// Ring buffer pages per CPU (512 KiB with 4 KiB pages): about 9,000 records, some 100 ms of a
+/// CPU hitting probes back to back, against a reader that drains every 10 ms.
+const RING_PAGES: usize = 128;
+
+/// Which probe a record came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Entry,
+    Return,
+}
+
+/// One function's events.
+pub struct FunctionProbes {
+    /// Per CPU.
+    pub entry: Vec<OwnedFd>,
+    pub ret: Vec<OwnedFd>,
+    pub counter: Option<OwnedFd>,
+}
+
+pub struct Probes {
+    pub functions: Vec<FunctionProbes>,
+    /// Record id → (function index, probe kind).
+    pub ids: HashMap<u64, (usize, Kind)>,
+    pub rings: Vec<Ring>,
+    /// Owners of the ring buffers; kept open until the end.
+    pub sideband: Vec<OwnedFd>,
+}
+
+/// Why probes could not be opened.
+pub struct OpenError {
+    pub what: String,
+    pub errno: Errno,
+}
+
+pub fn site(t: &Target) -> Site<'_> {
+    Site {
+        path: &t.path,
+        offset: t.offset,
+    }
+}
+
+/// Opens every probe for the held child `pid` on `cpus`.
+pub fn open(pmu: &UprobePmu, targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenError> {
+    let fail = |what: String| move |errno| OpenError { what, errno };
+    let mut probes = Probes {
+        functions: Vec::new(),
+        ids: HashMap::new(),
+        rings: Vec::new(),
+        sideband: Vec::new(),
+    };
+    for &cpu in cpus {
+        let owner = uprobe::open_sideband(pid, cpu as i32).map_err(fail(format!("the ring buffer of CPU {cpu}")))?;
+        let ring = map_ring(&owner).map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
+        probes.rings.push(ring);
+        probes.sideband.push(owner);
+    }
+    for (i, t) in targets.iter().enumerate() {
+        let s = site(t);
+        let mut f = FunctionProbes {
+            entry: Vec::new(),
+            ret: Vec::new(),
+            counter: None,
+        };
+        for (c, &cpu) in cpus.iter().enumerate() {
+            for (kind, list) in [(Kind::Entry, &mut f.entry), (Kind::Return, &mut f.ret)] {
+                let what = format!(
+                    "{} probe of {} ({}+{:#x})",
+                    if kind == Kind::Entry { "the entry" } else { "the return" },
+                    t.name,
+                    t.file.display(),
+                    t.offset
+                );
+                let fd = uprobe::open_sampling(pmu, s, kind == Kind::Return, Bind::Launched(pid), cpu as i32)
+                    .map_err(fail(what.clone()))?;
+                sys::set_output(fd.as_fd(), probes.sideband[c].as_fd()).map_err(fail(what.clone()))?;
+                let id = sys::id(fd.as_fd()).map_err(fail(what))?;
+                probes.ids.insert(id, (i, kind));
+                list.push(fd);
+            }
+        }
+        f.counter = uprobe::open_counting(pmu, s, Bind::Launched(pid)).ok();
+        probes.functions.push(f);
+    }
+    Ok(probes)
+}
+
+/// Maps a ring buffer, with fewer pages where the locked-memory limit refuses the default.
+fn map_ring(owner: &OwnedFd) -> Result<Ring, Errno> {
+    let mut pages = RING_PAGES;
+    loop {
+        match Ring::map(owner.as_fd(), pages) {
+            Err(Errno::EPERM | Errno::ENOMEM) if pages > 8 => pages /= 2,
+            other => return other,
+        }
+    }
+}
