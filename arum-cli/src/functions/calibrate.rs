@@ -7,18 +7,17 @@
 
 use std::ffi::CString;
 use std::os::fd::AsFd;
-use std::time::Instant;
 
 use crate::counters::sys;
 use crate::records::pairing::{Costs, Paired, Pairing};
 use crate::records::parse::{parse, Record, SP_REGISTER};
 use crate::records::ring::Ring;
 
-use super::uprobe::{self, Site, Target, UprobePmu};
+use super::uprobe::{self, Probe, Site, Target, UprobePmu};
 
 /// Calls per timed round, and rounds per configuration.
 const CALLS: usize = 100;
-const ROUNDS: usize = 5;
+const ROUNDS: usize = 7;
 
 /// The function the probes are calibrated on: small, never inlined, kept by name.
 #[no_mangle]
@@ -62,12 +61,13 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<ProbeCost, String> {
     let target = Target::Task(0);
     let bare = rounds(|| ());
 
-    let entry = uprobe::open_sampling(pmu, site, false, target, -1)
+    let probe = |ret| Probe::Pmu { pmu, site, ret };
+    let entry = uprobe::open_sampling(probe(false), target, -1)
         .map_err(|e| format!("cannot open a uprobe: {}", e.desc()))?;
-    let ret = uprobe::open_sampling(pmu, site, true, target, -1)
+    let ret = uprobe::open_sampling(probe(true), target, -1)
         .map_err(|e| format!("cannot open a uretprobe: {}", e.desc()))?;
     // As in the run: a counting probe on the same entry shares its hits.
-    let counter = uprobe::open_counting(pmu, site, target).ok();
+    let counter = uprobe::open_counting(probe(false), target).ok();
     let mut ring = Ring::map(entry.as_fd(), 16)
         .map_err(|e| format!("cannot map a ring buffer: {}", e.desc()))?;
     sys::set_output(ret.as_fd(), entry.as_fd())
@@ -118,17 +118,25 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<ProbeCost, String> {
     })
 }
 
-/// Per-call time of each round of CALLS calls; `between` runs after each round, untimed.
+/// This thread's CPU time: probe hits are handled on the thread that hits them, and unlike wall
+/// time it does not count the moments another task had the CPU (the machine may be busy).
+fn thread_cpu_ns() -> u64 {
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .expect("CLOCK_THREAD_CPUTIME_ID is always available on Linux");
+    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
+}
+
+/// Per-call CPU time of each round of CALLS calls; `between` runs after each round, untimed.
 fn rounds(mut between: impl FnMut()) -> Vec<f64> {
     (0..ROUNDS)
         .map(|_| {
-            let t = Instant::now();
+            let t = thread_cpu_ns();
             let mut x = 0u64;
             for _ in 0..CALLS {
                 x = arum_probe_calibration_target(std::hint::black_box(x));
             }
             std::hint::black_box(x);
-            let per_call = t.elapsed().as_nanos() as f64 / CALLS as f64;
+            let per_call = thread_cpu_ns().saturating_sub(t) as f64 / CALLS as f64;
             between();
             per_call
         })

@@ -19,9 +19,9 @@ use crate::tree::{PidReader, Tree};
 
 use super::calibrate::ProbeCost;
 use super::estimate::{ThreadCount, Window};
-use super::probes::{self, FunctionProbes, Kind, Probes};
+use super::probes::{FunctionProbes, Kind, Probes};
 use super::targets::Target;
-use super::uprobe::{self, Target as Bind, UprobePmu};
+use super::uprobe::{self, Probe, Target as Bind, TraceFs};
 use super::Policy;
 
 /// How often the buffers are drained when nothing else is due.
@@ -43,7 +43,7 @@ pub struct ThreadAcc {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Phase {
     Probed,
-    /// Throttled with --exact-counts: only the counting entry probe remains.
+    /// Throttled with --exact-counts: only the entry probes remain (recording, and counting).
     Counting,
     /// Throttled: calls are sampled in windows.
     Sampled,
@@ -76,7 +76,6 @@ pub struct FunctionState {
     pub window_hits: u64,
     /// Per `-I` interval (from `base_ns`): entries seen, and counter deltas while counting.
     pub intervals: Vec<u64>,
-    pub counter_last: u64,
     hits_since_check: u64,
 }
 
@@ -97,7 +96,6 @@ impl FunctionState {
             windows: Vec::new(),
             window_hits: 0,
             intervals: Vec::new(),
-            counter_last: 0,
             hits_since_check: 0,
         }
     }
@@ -110,9 +108,9 @@ struct OpenWindow {
 }
 
 pub struct Live {
-    pmu: UprobePmu,
     pub targets: Vec<Target>,
     functions: Vec<FunctionProbes>,
+    defined: Vec<(u64, u64)>,
     ids: HashMap<u64, (usize, Kind)>,
     source: RecordSource,
     pairing: Pairing<usize>,
@@ -135,6 +133,8 @@ pub struct Live {
     /// When the last tick ran (the program had ended).
     pub ended_ns: u64,
     _sideband: Vec<OwnedFd>,
+    /// Last: the definitions go after every event that uses them.
+    _tracefs: TraceFs,
 }
 
 fn now_ns() -> u64 {
@@ -149,7 +149,6 @@ fn read_clock(fd: &Option<OwnedFd>) -> Option<u64> {
 impl Live {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
-        pmu: UprobePmu,
         targets: Vec<Target>,
         opened: Probes,
         policy: Policy,
@@ -161,9 +160,9 @@ impl Live {
         let n = targets.len();
         let pids = tree.reader();
         Live {
-            pmu,
             targets,
             functions: opened.functions,
+            defined: opened.defined,
             ids: opened.ids,
             source: RecordSource::new(opened.rings, SP_REGISTER.is_some()),
             pairing: Pairing::new(cost.pairing_costs(), SP_REGISTER.map_or(0, |r| r.1)),
@@ -184,6 +183,7 @@ impl Live {
             sideband_open: opened.sideband.len(),
             ended_ns: 0,
             _sideband: opened.sideband,
+            _tracefs: opened.tracefs,
         }
     }
 
@@ -196,7 +196,7 @@ impl Live {
     pub fn tick(&mut self, last: bool) -> Duration {
         let now = now_ns();
         let (lost, names) = (&mut self.lost, &mut self.names);
-        self.source.drain(|n| match n {
+        let read = self.source.drain(|n| match n {
             Notice::Lost { count } => *lost += count,
             Notice::Comm { pid, tid, name } if pid == tid => {
                 names.insert(pid, name);
@@ -219,7 +219,6 @@ impl Live {
                 }
             }
         }
-        self.count_intervals(now);
         if last {
             self.ended_ns = now;
             self.close_window(now);
@@ -228,7 +227,13 @@ impl Live {
         if self.policy.mode != ThrottleMode::NoThrottle {
             self.judge(now);
         }
-        self.sample_windows(now)
+        // Records flowing fast: come back soon, so decisions are prompt and buffers stay empty.
+        let due = self.sample_windows(now);
+        if read > 16 << 10 {
+            due.min(Duration::from_millis(1))
+        } else {
+            due
+        }
     }
 
     fn on_sample(&mut self, s: Sample) {
@@ -249,12 +254,14 @@ impl Live {
                     let k = (s.time.saturating_sub(self.base_ns) / iv) as usize;
                     bump(&mut st.intervals, k, 1);
                 }
-                if !st.forgotten {
+                let after = st.throttle.as_ref().is_some_and(|t| s.time > t.at_ns);
+                if !st.forgotten && !after {
                     self.pairing.enter(s.tid, f, s.time, s.sp);
                 }
             }
             Kind::Return => {
-                if st.forgotten {
+                // After the throttling the entries are not paired: neither are their returns.
+                if st.forgotten || st.throttle.as_ref().is_some_and(|t| s.time > t.at_ns) {
                     return;
                 }
                 let state = &mut self.state;
@@ -277,22 +284,6 @@ impl Live {
                     Paired::Unwound { key, .. } => state[key].unwound += 1,
                     Paired::Orphan { key, .. } => state[key].orphans += 1,
                 });
-            }
-        }
-    }
-
-    /// With `-I` and exact counts after throttling: the counter's growth goes to this interval.
-    fn count_intervals(&mut self, now: u64) {
-        let Some(iv) = self.interval_ns else { return };
-        let k = (now.saturating_sub(self.base_ns) / iv) as usize;
-        for (i, st) in self.state.iter_mut().enumerate() {
-            if st.phase != Phase::Counting {
-                continue;
-            }
-            if let Some(c) = self.functions[i].counter.as_ref().and_then(|c| uprobe::count(c.as_fd())) {
-                let delta = c.value.saturating_sub(st.counter_last);
-                st.counter_last = c.value;
-                bump(&mut st.intervals, k, delta);
             }
         }
     }
@@ -356,14 +347,12 @@ impl Live {
             mean_ns: st.inclusive.mean_ns(),
         });
         let probes = &mut self.functions[f];
-        probes.entry.clear();
         probes.ret.clear();
-        if exact && probes.counter.is_some() {
+        if exact {
+            // The entry probe stays and keeps recording: every call counted, per thread too.
             st.phase = Phase::Counting;
-            if let Some(c) = probes.counter.as_ref().and_then(|c| uprobe::count(c.as_fd())) {
-                st.counter_last = c.value;
-            }
         } else {
+            probes.entry.clear();
             st.counted = probes.counter.as_ref().and_then(|c| uprobe::count(c.as_fd())).map(|r| r.value);
             probes.counter = None;
             st.phase = Phase::Sampled;
@@ -405,9 +394,9 @@ impl Live {
             if st.phase != Phase::Sampled {
                 continue;
             }
-            let site = probes::site(&self.targets[f]);
+            let entry = Probe::Defined(self.defined[f].0);
             for &tid in &tids {
-                if let Ok(fd) = uprobe::open_counting(&self.pmu, site, Bind::Task(tid)) {
+                if let Ok(fd) = uprobe::open_counting(entry, Bind::Task(tid)) {
                     opened.push((f, fd));
                 }
             }

@@ -122,7 +122,6 @@ pub fn permission_problem(perms: &Permissions) -> Option<String> {
 /// The facility for one run.
 pub struct Functions<'s> {
     settings: &'s Settings,
-    pmu: Option<UprobePmu>,
     cost: Option<ProbeCost>,
     off: Option<String>,
     live: Option<Live>,
@@ -134,7 +133,6 @@ impl<'s> Functions<'s> {
     pub fn new(settings: &'s Settings) -> Self {
         Functions {
             settings,
-            pmu: None,
             cost: None,
             off: None,
             live: None,
@@ -188,7 +186,6 @@ impl Facility for Functions<'_> {
         match calibrate::calibrate(&pmu) {
             Ok(cost) => {
                 self.cost = Some(cost);
-                self.pmu = Some(pmu);
                 Ok(())
             }
             Err(why) => self.turn_off(format!("function timing is off: {why}")),
@@ -200,15 +197,15 @@ impl Facility for Functions<'_> {
             run.warnings.add(why.clone());
             return Ok(());
         }
-        let (Some(pmu), Some(cost)) = (self.pmu, self.cost) else {
+        let Some(cost) = self.cost else {
             return Ok(());
         };
         let cpus = crate::system::cpulist::online().unwrap_or_else(|| vec![0]);
         let pid = run.pid.as_raw();
-        let opened = match probes::open(&pmu, &self.settings.targets, pid, &cpus) {
+        let opened = match probes::open(&self.settings.targets, pid, &cpus) {
             Ok(p) => p,
             Err(e) => {
-                let why = format!("cannot open {}: {}", e.what, e.errno.desc());
+                let why = format!("cannot open {}: {}", e.what, e.why);
                 if self.settings.strict {
                     return Err(ArumError::Functions(format!("{why} (--strict)")));
                 }
@@ -218,7 +215,6 @@ impl Facility for Functions<'_> {
             }
         };
         self.live = Some(Live::new(
-            pmu,
             self.settings.targets.clone(),
             opened,
             self.settings.policy,

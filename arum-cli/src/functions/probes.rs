@@ -12,11 +12,19 @@ use crate::counters::sys;
 use crate::records::ring::Ring;
 
 use super::targets::Target;
-use super::uprobe::{self, Site, Target as Bind, UprobePmu};
+use super::uprobe::{self, Probe, Site, Target as Bind, TraceFs};
 
-/// Ring buffer pages per CPU (512 KiB with 4 KiB pages): about 9,000 records, some 100 ms of a
-/// CPU hitting probes back to back, against a reader that drains every 10 ms.
-const RING_PAGES: usize = 128;
+/// Ring buffer memory for all CPUs together, and the most for one: 2 MiB holds about 37,000
+/// records, some 150 ms of a CPU hitting probes back to back, against a reader that drains every
+/// few milliseconds (when it gets a CPU: on a loaded machine it may wait much longer).
+const RING_TOTAL: usize = 16 << 20;
+const RING_MAX: usize = 2 << 20;
+
+/// Data pages per ring buffer for `cpus` CPUs (a power of two, at least 16).
+fn ring_pages(cpus: usize) -> usize {
+    let bytes = (RING_TOTAL / cpus.max(1)).min(RING_MAX);
+    (bytes / crate::records::ring::page_size()).next_power_of_two().max(16) / 2 * 2
+}
 
 /// Which probe a record came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,20 +43,24 @@ pub struct FunctionProbes {
 
 pub struct Probes {
     pub functions: Vec<FunctionProbes>,
+    /// Per function, the tracepoint ids of its entry and return probes.
+    pub defined: Vec<(u64, u64)>,
     /// Record id → (function index, probe kind).
     pub ids: HashMap<u64, (usize, Kind)>,
     pub rings: Vec<Ring>,
     /// Owners of the ring buffers; kept open until the end.
     pub sideband: Vec<OwnedFd>,
+    /// The definitions; dropped after every event that uses them.
+    pub tracefs: TraceFs,
 }
 
 /// Why probes could not be opened.
 pub struct OpenError {
     pub what: String,
-    pub errno: Errno,
+    pub why: String,
 }
 
-pub fn site(t: &Target) -> Site<'_> {
+fn site(t: &Target) -> Site<'_> {
     Site {
         path: &t.path,
         offset: t.offset,
@@ -56,22 +68,33 @@ pub fn site(t: &Target) -> Site<'_> {
 }
 
 /// Opens every probe for the held child `pid` on `cpus`.
-pub fn open(pmu: &UprobePmu, targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenError> {
-    let fail = |what: String| move |errno| OpenError { what, errno };
+pub fn open(targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenError> {
+    let fail = |what: String| move |errno: Errno| OpenError { what, why: errno.desc().to_string() };
+    let tracefs = TraceFs::open().map_err(|why| OpenError { what: "uprobe events".into(), why })?;
     let mut probes = Probes {
         functions: Vec::new(),
+        defined: Vec::new(),
         ids: HashMap::new(),
         rings: Vec::new(),
         sideband: Vec::new(),
+        tracefs,
     };
     for &cpu in cpus {
         let owner = uprobe::open_sideband(pid, cpu as i32).map_err(fail(format!("the ring buffer of CPU {cpu}")))?;
-        let ring = map_ring(&owner).map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
+        let ring = map_ring(&owner, ring_pages(cpus.len())).map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
         probes.rings.push(ring);
         probes.sideband.push(owner);
     }
     for (i, t) in targets.iter().enumerate() {
         let s = site(t);
+        let define = |probes: &mut Probes, ret| {
+            probes.tracefs.define(s, ret).map_err(|why| OpenError {
+                what: format!("a probe on {}", t.name),
+                why,
+            })
+        };
+        let ids = (define(&mut probes, false)?, define(&mut probes, true)?);
+        probes.defined.push(ids);
         let mut f = FunctionProbes {
             entry: Vec::new(),
             ret: Vec::new(),
@@ -86,7 +109,8 @@ pub fn open(pmu: &UprobePmu, targets: &[Target], pid: i32, cpus: &[u32]) -> Resu
                     t.file.display(),
                     t.offset
                 );
-                let fd = uprobe::open_sampling(pmu, s, kind == Kind::Return, Bind::Launched(pid), cpu as i32)
+                let id = if kind == Kind::Entry { ids.0 } else { ids.1 };
+                let fd = uprobe::open_sampling(Probe::Defined(id), Bind::Launched(pid), cpu as i32)
                     .map_err(fail(what.clone()))?;
                 sys::set_output(fd.as_fd(), probes.sideband[c].as_fd()).map_err(fail(what.clone()))?;
                 let id = sys::id(fd.as_fd()).map_err(fail(what))?;
@@ -94,15 +118,15 @@ pub fn open(pmu: &UprobePmu, targets: &[Target], pid: i32, cpus: &[u32]) -> Resu
                 list.push(fd);
             }
         }
-        f.counter = uprobe::open_counting(pmu, s, Bind::Launched(pid)).ok();
+        f.counter = uprobe::open_counting(Probe::Defined(ids.0), Bind::Launched(pid)).ok();
         probes.functions.push(f);
     }
     Ok(probes)
 }
 
 /// Maps a ring buffer, with fewer pages where the locked-memory limit refuses the default.
-fn map_ring(owner: &OwnedFd) -> Result<Ring, Errno> {
-    let mut pages = RING_PAGES;
+fn map_ring(owner: &OwnedFd, pages: usize) -> Result<Ring, Errno> {
+    let mut pages = pages;
     loop {
         match Ring::map(owner.as_fd(), pages) {
             Err(Errno::EPERM | Errno::ENOMEM) if pages > 8 => pages /= 2,

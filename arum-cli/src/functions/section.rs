@@ -69,7 +69,7 @@ pub fn build(
         // Hits: every entry while probed costs a pair; while counting, an entry hit; windows too.
         let probed_entries = st.counted.unwrap_or(st.entries).max(st.entries);
         let (pair_calls, entry_hits) = match (st.phase, &st.throttle) {
-            (Phase::Counting, Some(_)) => (st.entries, probed_entries.saturating_sub(st.entries) + st.window_hits),
+            (Phase::Counting, Some(t)) => (t.timed, probed_entries.saturating_sub(t.timed)),
             _ => (probed_entries, st.window_hits),
         };
         let overhead = pair_calls as f64 * c.pair_ns + entry_hits as f64 * c.entry_ns;
@@ -98,10 +98,7 @@ pub fn build(
             }
             _ => (st.counted.unwrap_or(st.entries).max(st.entries), true),
         };
-        let lost_entries = st
-            .counted
-            .filter(|_| st.phase != Phase::Counting)
-            .map_or(0, |k| k.saturating_sub(st.entries));
+        let lost_entries = st.counted.map_or(0, |k| k.saturating_sub(st.entries));
         functions.push(FunctionTiming {
             name: t.name.clone(),
             symbol: t.symbol.clone(),
@@ -186,7 +183,7 @@ pub fn build(
     });
     let mut sorted: Vec<Option<FunctionTiming>> = functions.into_iter().map(Some).collect();
     let functions = order.iter().filter_map(|&i| sorted[i].take()).collect();
-    let own_cpu = (program_cpu_ns as f64 - overhead_total).max(1.0);
+    let cpu = (program_cpu_ns as f64).max(1.0);
     FunctionsReport {
         off_reason: None,
         probe_cost,
@@ -202,7 +199,7 @@ pub fn build(
             probe_hits: hits_total,
             overhead_ns: overhead_total as u64,
             program_cpu_ns,
-            percent_of_cpu: 100.0 * overhead_total / own_cpu,
+            percent_of_cpu: (100.0 * overhead_total / cpu).min(100.0),
         },
         interval_ms: live.interval_ns.map(|iv| iv / 1_000_000),
         intervals: intervals.unwrap_or_default(),

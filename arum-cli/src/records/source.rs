@@ -11,8 +11,8 @@ use super::parse::{parse, Record, Sample};
 use super::ring::Ring;
 
 /// How far behind the drain's start samples are held back: far longer than a record takes to
-/// write, even on a virtual CPU the host pauses now and then.
-pub const HOLD_BACK: Duration = Duration::from_millis(20);
+/// write (microseconds), with room for a virtual CPU the host pauses for a moment.
+pub const HOLD_BACK: Duration = Duration::from_millis(2);
 
 /// Something that happened to the buffers, other than a sample.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +45,9 @@ impl RecordSource {
     }
 
     /// Reads every buffer; notices go to `notice` at once, samples wait for [`Self::release`].
-    pub fn drain(&mut self, mut notice: impl FnMut(Notice)) {
+    /// Returns the number of bytes read.
+    pub fn drain(&mut self, mut notice: impl FnMut(Notice)) -> u64 {
+        let before = self.bytes;
         for ring in &mut self.rings {
             self.scratch.clear();
             self.bytes += ring.drain(&mut self.scratch) as u64;
@@ -68,6 +70,7 @@ impl RecordSource {
                 Record::Exit { pid, tid, time } => notice(Notice::Exit { pid, tid, time }),
             });
         }
+        self.bytes - before
     }
 
     /// Hands out, in time order, the samples older than `watermark` (every sample with `None`).

@@ -625,7 +625,8 @@ pub struct Perturbation {
     pub overhead_ns: u64,
     /// CPU time of the program (all its threads and processes).
     pub program_cpu_ns: u64,
-    /// overhead / (program CPU time - overhead), in percent.
+    /// overhead / program CPU time, in percent (at most 100: the calibrated cost can exceed what
+    /// a hit cost in the program).
     pub percent_of_cpu: f64,
 }
 

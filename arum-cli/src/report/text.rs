@@ -497,7 +497,7 @@ fn functions(out: &mut String, f: &FunctionsReport) {
     let p = &f.perturbation;
     let _ = writeln!(
         out,
-        " perturbation: {} probe hits, about {} of probe time, {:.2}% of the program's own CPU time (budget {}%{})",
+        " perturbation: {} probe hits, about {} of probe time, {:.2}% of the program's CPU time (budget {}%{})",
         grouped(p.probe_hits),
         duration(p.overhead_ns as f64),
         p.percent_of_cpu,
@@ -579,7 +579,7 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
                 ),
             },
             None => format!(
-                "{} calls in all, counted exactly by the entry probe (about {} per call)",
+                "{} calls in all, counted exactly by the entry probe (about {} a call)",
                 grouped(t.calls),
                 duration(f.probe_cost.entry_ns)
             ),
