@@ -1,9 +1,13 @@
 //! The calls of a function after its probes were removed, estimated from sampling windows: for a
 //! short window every period the entry probe counts the calls of each thread again. Inside a
 //! window each call costs a probe hit, which slows the thread down, so a thread that made `n` calls
-//! in a window of `w` ns made them in `w - n × cost` ns of its own time: its rate is
-//! `n / (w - n × cost)`. Each window's rate stands for the unprobed time around it, up to halfway
-//! to the neighbouring windows.
+//! in `w` ns of its CPU time made them in `w - n × cost` ns of its own work: its rate is
+//! `n / (w - n × cost)` calls per ns of CPU time. Each window's rate stands for the unprobed time
+//! around it, up to halfway to the neighbouring windows.
+//!
+//! Time here is the program's CPU time (all its threads together), not wall time: a program's
+//! progress, and so its calls, follow the CPU time it gets, which on a busy machine is far less than
+//! the wall time that passes. Where the program's CPU time cannot be read, wall time is used.
 //!
 //! The interval combines the spread of the window rates (a systematic sample, treated as random),
 //! the counting noise inside each window (Poisson) and the uncertainty of the probe cost (the
@@ -11,15 +15,16 @@
 //! fast as the probe could take them, so the thread's own time in the window is lost in the
 //! uncertainty of the cost — no rate can be told from it: the result is then a lower bound only.
 
-/// One thread's count in one window.
+/// One count in one window: of a thread, or of the whole program.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ThreadCount {
     pub calls: u64,
-    /// How long the probe was enabled for the thread (ns).
+    /// The time the count covers (ns), on the axis of the spans: the CPU time of what was
+    /// counted while the probes were on, or wall time where CPU time is not known.
     pub enabled_ns: u64,
 }
 
-/// One sampling window.
+/// One sampling window, placed on the program's CPU-time axis (or the wall clock).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Window {
     pub start_ns: u64,
@@ -45,6 +50,11 @@ pub struct Estimate {
     pub high: Option<f64>,
     pub windows: usize,
     pub saturated: bool,
+}
+
+/// Whether any thread of `w` spent nearly all the window in probe hits at cost `cost`.
+pub fn saturated(w: &Window, cost: f64) -> bool {
+    w.threads.iter().any(|t| t.calls > 0 && own_time(t, cost).is_none())
 }
 
 /// A thread's own (unprobed) time in a window at probe cost `cost`; None when the probe took

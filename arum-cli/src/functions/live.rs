@@ -18,7 +18,7 @@ use crate::report::model::{ThrottleMode, ThrottleReason};
 use crate::tree::{PidReader, Tree};
 
 use super::calibrate::ProbeCost;
-use super::estimate::{ThreadCount, Window};
+use super::estimate::{self, ThreadCount, Window};
 use super::probes::{FunctionProbes, Kind, Probes};
 use super::targets::Target;
 use super::uprobe::{self, Probe, Target as Bind, TraceFs};
@@ -26,8 +26,11 @@ use super::Policy;
 
 /// How often the buffers are drained when nothing else is due.
 pub const DRAIN_EVERY: Duration = Duration::from_millis(10);
-/// How often the probe budget is judged.
-const BUDGET_EVERY_NS: u64 = 100_000_000;
+/// Calls a sampling window should count before it closes (see `sample_windows`).
+const WINDOW_CALLS: u64 = 32;
+/// How often the probe budget is judged: every 2 ms of the program's CPU time (a function called
+/// back to back costs a probe hit per call until it is throttled).
+const BUDGET_EVERY_NS: u64 = 2_000_000;
 
 /// Per-thread totals of one function.
 #[derive(Debug, Clone, Copy, Default)]
@@ -53,6 +56,8 @@ pub enum Phase {
 pub struct Throttle {
     pub reason: ThrottleReason,
     pub at_ns: u64,
+    /// Where on the estimate's axis (see `Live::axis`).
+    pub axis: u64,
     pub timed: u64,
     pub mean_ns: f64,
 }
@@ -74,9 +79,9 @@ pub struct FunctionState {
     pub forgotten: bool,
     pub windows: Vec<Window>,
     pub window_hits: u64,
+    pub saturated_windows: u32,
     /// Per `-I` interval (from `base_ns`): entries seen, and counter deltas while counting.
     pub intervals: Vec<u64>,
-    hits_since_check: u64,
 }
 
 impl FunctionState {
@@ -95,15 +100,17 @@ impl FunctionState {
             forgotten: false,
             windows: Vec::new(),
             window_hits: 0,
+            saturated_windows: 0,
             intervals: Vec::new(),
-            hits_since_check: 0,
         }
     }
 }
 
-/// A sampling window in progress: per throttled function, per thread, a counting probe.
+/// A sampling window in progress: per throttled function, per thread, a counting probe; where it
+/// starts on the estimate's axis (`Live::axis`) and on the wall clock.
 struct OpenWindow {
-    start_ns: u64,
+    start: u64,
+    wall_start: u64,
     probes: Vec<(usize, OwnedFd)>,
 }
 
@@ -127,12 +134,16 @@ pub struct Live {
     pub lost: u64,
     pub records: u64,
     pub names: HashMap<u32, String>,
-    budget_mark: Option<(u64, u64)>,
+    budget_mark: Option<(u64, Vec<u64>)>,
     batch: Vec<Sample>,
     pub sideband_open: usize,
     /// When the last tick ran (the program had ended).
     pub ended_ns: u64,
+    pub ended_axis: u64,
     _sideband: Vec<OwnedFd>,
+    /// Probes being closed by threads of their own (see `throttle`); joined before the
+    /// definitions go.
+    closing: Vec<Option<std::thread::JoinHandle<()>>>,
     /// Last: the definitions go after every event that uses them.
     _tracefs: TraceFs,
 }
@@ -178,11 +189,14 @@ impl Live {
             lost: 0,
             records: 0,
             names: HashMap::new(),
-            budget_mark: None,
+            // Before exec: nothing counted, no CPU time yet.
+            budget_mark: Some((0, vec![0; n])),
             batch: Vec::new(),
             sideband_open: opened.sideband.len(),
             ended_ns: 0,
+            ended_axis: 0,
             _sideband: opened.sideband,
+            closing: Vec::new(),
             _tracefs: opened.tracefs,
         }
     }
@@ -221,15 +235,18 @@ impl Live {
         }
         if last {
             self.ended_ns = now;
+            self.ended_axis = self.axis(now);
             self.close_window(now);
             return Duration::ZERO;
         }
         if self.policy.mode != ThrottleMode::NoThrottle {
             self.judge(now);
         }
-        // Records flowing fast: come back soon, so decisions are prompt and buffers stay empty.
+        // While functions are timed, or records flow fast, come back soon: throttling decisions are
+        // prompt (a short function costs a probe hit per call until then) and buffers stay empty.
         let due = self.sample_windows(now);
-        if read > 16 << 10 {
+        let probing = self.state.iter().any(|s| s.phase == Phase::Probed);
+        if read > 16 << 10 || (probing && self.policy.mode != ThrottleMode::NoThrottle) {
             due.min(Duration::from_millis(1))
         } else {
             due
@@ -245,7 +262,6 @@ impl Live {
         match kind {
             Kind::Entry => {
                 st.entries += 1;
-                st.hits_since_check += 1;
                 *st.processes.entry(s.pid).or_default() += 1;
                 let t = st.threads.entry(s.tid).or_default();
                 t.pid = s.pid;
@@ -300,24 +316,34 @@ impl Live {
                 self.throttle(f, ThrottleReason::TooShort, now);
             }
         }
+        // The budget, from the exact counters (records may lag behind on a busy machine, the
+        // counters never do) against the program's CPU time, over every 5 ms of it.
         let Some(cpu) = read_clock(&self.task_clock) else {
             return;
         };
-        let (since, cpu_before) = *self.budget_mark.get_or_insert((now, cpu));
-        if now < since + BUDGET_EVERY_NS {
+        let counts: Vec<u64> = self
+            .functions
+            .iter()
+            .map(|p| {
+                p.counter
+                    .as_ref()
+                    .and_then(|c| uprobe::count(c.as_fd()))
+                    .map_or(0, |r| r.value)
+            })
+            .collect();
+        let Some((cpu_before, before)) = &self.budget_mark else {
+            self.budget_mark = Some((cpu, counts));
+            return;
+        };
+        if cpu < cpu_before + BUDGET_EVERY_NS {
             return;
         }
-        let cpu_delta = cpu.saturating_sub(cpu_before) as f64;
-        let mut costs: Vec<(f64, usize)> = self
-            .state
-            .iter()
-            .enumerate()
-            .map(|(f, st)| {
-                let per_hit = match st.phase {
-                    Phase::Probed => self.cost.pair_ns,
-                    _ => 0.0,
-                };
-                (st.hits_since_check as f64 * per_hit, f)
+        let cpu_delta = (cpu - cpu_before) as f64;
+        let mut costs: Vec<(f64, usize)> = (0..self.state.len())
+            .filter(|&f| self.state[f].phase == Phase::Probed)
+            .map(|f| {
+                let hits = counts[f].saturating_sub(before[f]);
+                (hits as f64 * self.cost.pair_ns, f)
             })
             .collect();
         let budget = self.policy.budget_percent / 100.0 * cpu_delta;
@@ -330,36 +356,49 @@ impl Live {
             self.throttle(f, ThrottleReason::Budget, now);
             total -= cost;
         }
-        for st in &mut self.state {
-            st.hits_since_check = 0;
-        }
-        self.budget_mark = Some((now, cpu));
+        self.budget_mark = Some((cpu, counts));
     }
 
     /// Removes both probes of `f` (closing them takes the breakpoint out of the program).
     fn throttle(&mut self, f: usize, reason: ThrottleReason, now: u64) {
         let exact = self.policy.mode == ThrottleMode::ExactCounts;
+        let axis = if self.task_clock.is_some() {
+            read_clock(&self.task_clock).unwrap_or(0)
+        } else {
+            now
+        };
         let st = &mut self.state[f];
         st.throttle = Some(Throttle {
             reason,
+            axis,
             at_ns: now,
             timed: st.inclusive.count,
             mean_ns: st.inclusive.mean_ns(),
         });
         let probes = &mut self.functions[f];
-        probes.ret.clear();
         if exact {
             // The entry probe stays and keeps recording: every call counted, per thread too.
             st.phase = Phase::Counting;
-        } else {
-            probes.entry.clear();
-            st.counted = probes.counter.as_ref().and_then(|c| uprobe::count(c.as_fd())).map(|r| r.value);
-            probes.counter = None;
-            st.phase = Phase::Sampled;
-            if self.next_window_ns.is_none() {
-                // The first window right away: short programs still get one.
-                self.next_window_ns = Some(now);
-            }
+            self.closing.push(close_in_background(std::mem::take(&mut probes.ret)));
+            return;
+        }
+        st.counted = probes
+            .counter
+            .as_ref()
+            .and_then(|c| uprobe::count(c.as_fd()))
+            .map(|r| r.value);
+        st.phase = Phase::Sampled;
+        // The breakpoint leaves the program once no event of either probe wants it. Closing the
+        // last event of a probe waits for the kernel's grace periods (tens of milliseconds), during
+        // which the other probe's events would keep the program trapping: the two are closed at
+        // the same time instead.
+        let mut entry = std::mem::take(&mut probes.entry);
+        entry.extend(probes.counter.take());
+        self.closing.push(close_in_background(std::mem::take(&mut probes.ret)));
+        self.closing.push(close_in_background(entry));
+        if self.next_window_ns.is_none() {
+            // The first window right away: short programs still get one.
+            self.next_window_ns = Some(now);
         }
     }
 
@@ -368,9 +407,20 @@ impl Live {
         let window = (self.policy.window_ms * 1e6) as u64;
         let period = (self.policy.period_ms * 1e6) as u64;
         if let Some(w) = &self.window {
-            let end = w.start_ns + window;
+            let end = w.wall_start + window;
             if now < end {
                 return Duration::from_nanos(end - now).min(DRAIN_EVERY);
+            }
+            // Sparse calls: a window stays open (up to 20 times its length) until it has counted
+            // enough calls for a rate; the probe costs little when it is rarely hit.
+            let counted: u64 = w
+                .probes
+                .iter()
+                .filter_map(|(_, fd)| uprobe::count(fd.as_fd()))
+                .map(|r| r.value)
+                .sum();
+            if counted < WINDOW_CALLS && now < w.wall_start + 20 * window {
+                return Duration::from_millis(1);
             }
             self.close_window(now);
         }
@@ -380,18 +430,20 @@ impl Live {
         if now < next {
             return Duration::from_nanos(next - now).min(DRAIN_EVERY);
         }
-        self.open_window(now);
+        self.open_window();
         self.next_window_ns = Some(now + period);
         Duration::from_nanos(window)
     }
 
-    fn open_window(&mut self, now: u64) {
+    fn open_window(&mut self) {
         let mut pids = Vec::new();
         self.pids.read(&mut pids);
         let tids: Vec<i32> = pids.iter().flat_map(|&p| threads_of(p)).collect();
         let mut opened = Vec::new();
         for (f, st) in self.state.iter().enumerate() {
-            if st.phase != Phase::Sampled {
+            // Two saturated windows show the calls come faster than probe hits: more windows
+            // would cost the program a millisecond each and tell nothing new.
+            if st.phase != Phase::Sampled || st.saturated_windows >= 2 {
                 continue;
             }
             let entry = Probe::Defined(self.defined[f].0);
@@ -401,37 +453,60 @@ impl Live {
                 }
             }
         }
+        // The window starts once its probes are in place: opening them can take milliseconds,
+        // during which the program runs unprobed.
         self.window = Some(OpenWindow {
-            start_ns: now,
+            start: self.axis(now_ns()),
+            wall_start: now_ns(),
             probes: opened,
         });
     }
 
     fn close_window(&mut self, now: u64) {
         let Some(w) = self.window.take() else { return };
-        let mut per: BTreeMap<usize, Vec<ThreadCount>> = BTreeMap::new();
+        // The window ends before its counts are read; its length and the spans around it are on
+        // one clock (the program's CPU time, all threads), so calls per ns of it carry over.
+        let end = self.axis(now_ns());
+        let mut calls: BTreeMap<usize, u64> = BTreeMap::new();
         for (f, fd) in &w.probes {
             if let Some(r) = uprobe::count(fd.as_fd()) {
-                per.entry(*f).or_default().push(ThreadCount {
-                    calls: r.value,
-                    enabled_ns: r.enabled_ns,
-                });
+                *calls.entry(*f).or_default() += r.value;
             }
         }
         drop(w.probes);
-        for (f, threads) in per {
+        for (f, n) in calls {
             let st = &mut self.state[f];
             let w = Window {
-                start_ns: w.start_ns,
-                end_ns: now,
-                threads,
+                start_ns: w.start,
+                end_ns: end,
+                threads: vec![ThreadCount {
+                    calls: n,
+                    enabled_ns: end.saturating_sub(w.start),
+                }],
             };
-            st.window_hits += w.calls();
+            st.window_hits += n;
+            if estimate::saturated(&w, self.cost.entry_ns) {
+                st.saturated_windows += 1;
+            }
             if let Some(iv) = self.interval_ns {
-                let k = (w.start_ns.saturating_sub(self.base_ns) / iv) as usize;
-                bump(&mut st.intervals, k, 0);
+                let k = (now.saturating_sub(self.base_ns) / iv) as usize;
+                bump(&mut st.intervals, k, n);
             }
             st.windows.push(w);
+        }
+    }
+
+    /// Whether the estimate's axis is the program's CPU time (else wall time).
+    fn cpu_axis(&self) -> bool {
+        self.task_clock.is_some()
+    }
+
+    /// A point on the estimate's axis: the program's CPU time so far, or the wall clock.
+    pub fn axis(&self, wall_ns: u64) -> u64 {
+        if self.cpu_axis() {
+            read_clock(&self.task_clock).unwrap_or(0)
+        } else {
+            wall_ns
         }
     }
 
@@ -447,6 +522,37 @@ impl Live {
 
     pub fn open_frames(&self) -> Vec<(usize, u32, u64)> {
         self.pairing.open_frames()
+    }
+}
+
+/// Closes `fds` on a thread of its own (the caller goes on); closes them here if no thread can
+/// be started.
+fn close_in_background(fds: Vec<OwnedFd>) -> Option<std::thread::JoinHandle<()>> {
+    if fds.is_empty() {
+        return None;
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<OwnedFd>>();
+    let handle = std::thread::Builder::new()
+        .name("arum-unprobe".into())
+        .spawn(move || drop(rx.recv()))
+        .ok();
+    match &handle {
+        Some(_) => {
+            let _ = tx.send(fds);
+        }
+        None => drop(fds),
+    }
+    handle
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        // Every event closed before the tracefs definitions they use are removed.
+        self.functions.clear();
+        self.window = None;
+        for h in self.closing.drain(..).flatten() {
+            let _ = h.join();
+        }
     }
 }
 

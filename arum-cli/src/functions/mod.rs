@@ -214,7 +214,7 @@ impl Facility for Functions<'_> {
                 return Ok(());
             }
         };
-        self.live = Some(Live::new(
+        let live = Live::new(
             self.settings.targets.clone(),
             opened,
             self.settings.policy,
@@ -222,13 +222,10 @@ impl Facility for Functions<'_> {
             open_task_clock(pid),
             Arc::clone(run.tree),
             self.settings.interval_ms.map(|ms| ms * 1_000_000),
-        ));
-        Ok(())
-    }
-
-    fn released(&mut self) {
-        let Some(live) = self.live.take() else { return };
-        // Ticks on a 1 ms grid; each tick says how long it can wait (windows need 1 ms, drains 10).
+        );
+        // The reader starts now, not after the launch's grace: a short function called back to
+        // back costs a probe hit per call until the reader throttles it.
+        // Ticks on a 1 ms grid; each tick says how long it can wait (windows need 1 ms).
         self.reader = Sampler::spawn(
             "arum-functions",
             (
@@ -244,9 +241,11 @@ impl Facility for Functions<'_> {
             |live| live,
         );
         if self.reader.is_none() {
-            // No thread: everything is drained after the reap instead (the buffers may fill).
-            eprintln!("arum: warning: cannot start the function-timing reader thread; records are read after the run");
+            return Err(ArumError::Functions(
+                "cannot start the function-timing reader thread; check the process limits (ulimit -u)".into(),
+            ));
         }
+        Ok(())
     }
 
     fn stop(&mut self, run: &mut Stopped<'_>) {

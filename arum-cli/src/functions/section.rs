@@ -82,8 +82,8 @@ pub fn build(
         let (calls, exact) = match st.phase {
             Phase::Sampled => {
                 let before = st.counted.unwrap_or(st.entries).max(st.entries);
-                let from = st.throttle.as_ref().map_or(live.base_ns, |t| t.at_ns);
-                let e = estimate(&st.windows, from, live.ended_ns, c.entry_ns, c.spread_ns);
+                let from = st.throttle.as_ref().map_or(0, |t| t.axis);
+                let e = estimate(&st.windows, from, live.ended_axis, c.entry_ns, c.spread_ns);
                 let b = before as f64;
                 est = Some(CallEstimate {
                     counted_before: before,

@@ -12,7 +12,7 @@ use super::ring::Ring;
 
 /// How far behind the drain's start samples are held back: far longer than a record takes to
 /// write (microseconds), with room for a virtual CPU the host pauses for a moment.
-pub const HOLD_BACK: Duration = Duration::from_millis(2);
+pub const HOLD_BACK: Duration = Duration::from_millis(1);
 
 /// Something that happened to the buffers, other than a sample.
 #[derive(Debug, Clone, PartialEq, Eq)]
