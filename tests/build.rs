@@ -6,9 +6,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn run(mut cmd: Command, what: &str) {
-    let status = cmd
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the compiler for {what}: {e}; install build-essential"));
+    let status = cmd.status().unwrap_or_else(|e| {
+        panic!("cannot run the compiler for {what}: {e}; install build-essential")
+    });
     assert!(status.success(), "building {what} failed: {cmd:?}");
 }
 
@@ -20,8 +20,16 @@ fn main() {
         println!("cargo:rerun-if-changed=native/{f}");
     }
     let c = cc::Build::new().cargo_metadata(false).get_compiler();
-    let cxx = cc::Build::new().cpp(true).cargo_metadata(false).get_compiler();
-    let common = ["-O2", "-g", "-fno-omit-frame-pointer", "-fno-optimize-sibling-calls"];
+    let cxx = cc::Build::new()
+        .cpp(true)
+        .cargo_metadata(false)
+        .get_compiler();
+    let common = [
+        "-O2",
+        "-g",
+        "-fno-omit-frame-pointer",
+        "-fno-optimize-sibling-calls",
+    ];
 
     let lib = out.join("libfcalls.so");
     let mut cmd = c.to_command();
@@ -52,7 +60,10 @@ fn main() {
     run(strip, "the stripped helper");
 
     let mut cmd = cxx.to_command();
-    cmd.args(common).arg("-o").arg(out.join("fcpp")).arg(src.join("fcpp.cpp"));
+    cmd.args(common)
+        .arg("-o")
+        .arg(out.join("fcpp"))
+        .arg(src.join("fcpp.cpp"));
     run(cmd, "fcpp");
 
     println!("cargo:rustc-env=ARUM_NATIVE_HELPERS={}", out.display());

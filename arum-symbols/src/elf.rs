@@ -173,8 +173,6 @@ impl Image {
     }
 }
 
-
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -111,7 +111,11 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<ProbeCost, String> {
     Ok(ProbeCost {
         pair_ns: median(&pair).max(0.0),
         entry_ns: (median(&entry_only) - base).max(0.0),
-        inside_ns: if inside.is_empty() { 0.0 } else { median(&inside) },
+        inside_ns: if inside.is_empty() {
+            0.0
+        } else {
+            median(&inside)
+        },
         spread_ns: spread.max(0.0),
         calls: CALLS,
         rounds: ROUNDS,
@@ -175,7 +179,11 @@ fn own_site(address: usize) -> Option<(CString, u64)> {
             let own = exe
                 .as_ref()
                 .is_some_and(|e| path.trim_end_matches(" (deleted)") == e.to_string_lossy());
-            let name = if own { "/proc/self/exe".to_string() } else { path };
+            let name = if own {
+                "/proc/self/exe".to_string()
+            } else {
+                path
+            };
             return Some((CString::new(name).ok()?, (address - start) as u64 + offset));
         }
     }

@@ -54,7 +54,9 @@ pub struct Estimate {
 
 /// Whether any thread of `w` spent nearly all the window in probe hits at cost `cost`.
 pub fn saturated(w: &Window, cost: f64) -> bool {
-    w.threads.iter().any(|t| t.calls > 0 && own_time(t, cost).is_none())
+    w.threads
+        .iter()
+        .any(|t| t.calls > 0 && own_time(t, cost).is_none())
 }
 
 /// A thread's own (unprobed) time in a window at probe cost `cost`; None when the probe took

@@ -154,7 +154,9 @@ fn now_ns() -> u64 {
 
 /// Reads the tree's CPU time so far (task-clock of every thread and process, inherited).
 fn read_clock(fd: &Option<OwnedFd>) -> Option<u64> {
-    fd.as_ref().and_then(|f| sys::read(f.as_fd()).ok()).map(|r| r.value)
+    fd.as_ref()
+        .and_then(|f| sys::read(f.as_fd()).ok())
+        .map(|r| r.value)
 }
 
 impl Live {
@@ -281,25 +283,26 @@ impl Live {
                     return;
                 }
                 let state = &mut self.state;
-                self.pairing.leave(s.tid, f, s.time, s.sp, &mut |p| match p {
-                    Paired::Call {
-                        key,
-                        tid,
-                        inclusive,
-                        exclusive,
-                        ..
-                    } => {
-                        let st = &mut state[key];
-                        st.inclusive.record(inclusive);
-                        st.exclusive.record(exclusive);
-                        let t = st.threads.entry(tid).or_default();
-                        t.timed += 1;
-                        t.inclusive += inclusive;
-                        t.exclusive += exclusive;
-                    }
-                    Paired::Unwound { key, .. } => state[key].unwound += 1,
-                    Paired::Orphan { key, .. } => state[key].orphans += 1,
-                });
+                self.pairing
+                    .leave(s.tid, f, s.time, s.sp, &mut |p| match p {
+                        Paired::Call {
+                            key,
+                            tid,
+                            inclusive,
+                            exclusive,
+                            ..
+                        } => {
+                            let st = &mut state[key];
+                            st.inclusive.record(inclusive);
+                            st.exclusive.record(exclusive);
+                            let t = st.threads.entry(tid).or_default();
+                            t.timed += 1;
+                            t.inclusive += inclusive;
+                            t.exclusive += exclusive;
+                        }
+                        Paired::Unwound { key, .. } => state[key].unwound += 1,
+                        Paired::Orphan { key, .. } => state[key].orphans += 1,
+                    });
             }
         }
     }
@@ -379,7 +382,8 @@ impl Live {
         if exact {
             // The entry probe stays and keeps recording: every call counted, per thread too.
             st.phase = Phase::Counting;
-            self.closing.push(close_in_background(std::mem::take(&mut probes.ret)));
+            self.closing
+                .push(close_in_background(std::mem::take(&mut probes.ret)));
             return;
         }
         st.counted = probes
@@ -394,7 +398,8 @@ impl Live {
         // the same time instead.
         let mut entry = std::mem::take(&mut probes.entry);
         entry.extend(probes.counter.take());
-        self.closing.push(close_in_background(std::mem::take(&mut probes.ret)));
+        self.closing
+            .push(close_in_background(std::mem::take(&mut probes.ret)));
         self.closing.push(close_in_background(entry));
         if self.next_window_ns.is_none() {
             // The first window right away: short programs still get one.
@@ -513,7 +518,11 @@ impl Live {
     /// After the last tick: the exact counts still open, the CPU time of the program.
     pub fn final_counts(&mut self) -> Option<u64> {
         for (i, st) in self.state.iter_mut().enumerate() {
-            if let Some(c) = self.functions[i].counter.as_ref().and_then(|c| uprobe::count(c.as_fd())) {
+            if let Some(c) = self.functions[i]
+                .counter
+                .as_ref()
+                .and_then(|c| uprobe::count(c.as_fd()))
+            {
                 st.counted = Some(c.value);
             }
         }

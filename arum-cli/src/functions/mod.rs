@@ -269,7 +269,8 @@ impl Facility for Functions<'_> {
             self.off.as_deref(),
             self.cost,
             self.live.as_ref(),
-            self.program_cpu_ns.unwrap_or_else(|| rusage_cpu_ns(&reaped.rusage)),
+            self.program_cpu_ns
+                .unwrap_or_else(|| rusage_cpu_ns(&reaped.rusage)),
         ));
     }
 }

@@ -23,7 +23,11 @@ const RING_MAX: usize = 2 << 20;
 /// Data pages per ring buffer for `cpus` CPUs (a power of two, at least 16).
 fn ring_pages(cpus: usize) -> usize {
     let bytes = (RING_TOTAL / cpus.max(1)).min(RING_MAX);
-    (bytes / crate::records::ring::page_size()).next_power_of_two().max(16) / 2 * 2
+    (bytes / crate::records::ring::page_size())
+        .next_power_of_two()
+        .max(16)
+        / 2
+        * 2
 }
 
 /// Which probe a record came from.
@@ -69,8 +73,16 @@ fn site(t: &Target) -> Site<'_> {
 
 /// Opens every probe for the held child `pid` on `cpus`.
 pub fn open(targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenError> {
-    let fail = |what: String| move |errno: Errno| OpenError { what, why: errno.desc().to_string() };
-    let tracefs = TraceFs::open().map_err(|why| OpenError { what: "uprobe events".into(), why })?;
+    let fail = |what: String| {
+        move |errno: Errno| OpenError {
+            what,
+            why: errno.desc().to_string(),
+        }
+    };
+    let tracefs = TraceFs::open().map_err(|why| OpenError {
+        what: "uprobe events".into(),
+        why,
+    })?;
     let mut probes = Probes {
         functions: Vec::new(),
         defined: Vec::new(),
@@ -80,8 +92,10 @@ pub fn open(targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenEr
         tracefs,
     };
     for &cpu in cpus {
-        let owner = uprobe::open_sideband(pid, cpu as i32).map_err(fail(format!("the ring buffer of CPU {cpu}")))?;
-        let ring = map_ring(&owner, ring_pages(cpus.len())).map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
+        let owner = uprobe::open_sideband(pid, cpu as i32)
+            .map_err(fail(format!("the ring buffer of CPU {cpu}")))?;
+        let ring = map_ring(&owner, ring_pages(cpus.len()))
+            .map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
         probes.rings.push(ring);
         probes.sideband.push(owner);
     }
@@ -104,7 +118,11 @@ pub fn open(targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenEr
             for (kind, list) in [(Kind::Entry, &mut f.entry), (Kind::Return, &mut f.ret)] {
                 let what = format!(
                     "{} probe of {} ({}+{:#x})",
-                    if kind == Kind::Entry { "the entry" } else { "the return" },
+                    if kind == Kind::Entry {
+                        "the entry"
+                    } else {
+                        "the return"
+                    },
                     t.name,
                     t.file.display(),
                     t.offset
@@ -112,7 +130,8 @@ pub fn open(targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenEr
                 let id = if kind == Kind::Entry { ids.0 } else { ids.1 };
                 let fd = uprobe::open_sampling(Probe::Defined(id), Bind::Launched(pid), cpu as i32)
                     .map_err(fail(what.clone()))?;
-                sys::set_output(fd.as_fd(), probes.sideband[c].as_fd()).map_err(fail(what.clone()))?;
+                sys::set_output(fd.as_fd(), probes.sideband[c].as_fd())
+                    .map_err(fail(what.clone()))?;
                 let id = sys::id(fd.as_fd()).map_err(fail(what))?;
                 probes.ids.insert(id, (i, kind));
                 list.push(fd);

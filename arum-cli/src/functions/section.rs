@@ -3,8 +3,7 @@
 use crate::records::stats::Durations;
 use crate::report::model::{
     CallEstimate, DurationSummary, FunctionInterval, FunctionTiming, FunctionsReport, Perturbation,
-    ProbeCostInfo, ProcessHits, RecordStats, ThreadTiming, ThrottlePolicy,
-    Throttled,
+    ProbeCostInfo, ProcessHits, RecordStats, ThreadTiming, ThrottlePolicy, Throttled,
 };
 
 use super::calibrate::ProbeCost;
@@ -76,8 +75,8 @@ pub fn build(
         hits_total += 2 * pair_calls + entry_hits;
         overhead_total += overhead;
 
-        let too_short = st.inclusive.count > 0
-            && st.inclusive.mean_ns() < p.short_factor * c.pair_ns;
+        let too_short =
+            st.inclusive.count > 0 && st.inclusive.mean_ns() < p.short_factor * c.pair_ns;
         let mut est = None;
         let (calls, exact) = match st.phase {
             Phase::Sampled => {
@@ -148,17 +147,28 @@ pub fn build(
     }
     // Intervals before sorting, in target order; then reorder with the functions.
     let intervals = live.interval_ns.map(|iv| {
-        let n = live.state.iter().map(|s| s.intervals.len()).max().unwrap_or(0);
+        let n = live
+            .state
+            .iter()
+            .map(|s| s.intervals.len())
+            .max()
+            .unwrap_or(0);
         (0..n)
             .map(|k| FunctionInterval {
                 t_end_ns: (k as u64 + 1) * iv,
-                calls: live.state.iter().map(|s| s.intervals.get(k).copied().unwrap_or(0)).collect(),
+                calls: live
+                    .state
+                    .iter()
+                    .map(|s| s.intervals.get(k).copied().unwrap_or(0))
+                    .collect(),
                 estimated: live
                     .state
                     .iter()
                     .map(|s| {
                         s.phase == Phase::Sampled
-                            && s.throttle.as_ref().is_some_and(|t| t.at_ns < live.base_ns + (k as u64 + 1) * iv)
+                            && s.throttle
+                                .as_ref()
+                                .is_some_and(|t| t.at_ns < live.base_ns + (k as u64 + 1) * iv)
                     })
                     .collect(),
             })
@@ -205,4 +215,3 @@ pub fn build(
         intervals: intervals.unwrap_or_default(),
     }
 }
-

@@ -120,13 +120,15 @@ pub fn resolve(specs: &[Spec], program: &Path) -> Result<Vec<Target>, ArumError>
                 (library(lib, &exe, needed, &loader)?, format!("{lib}:"))
             }
         };
-        let chosen = select(&image, &spec.name).map_err(|e| select_error(e, spec, &exe, &loader))?;
+        let chosen =
+            select(&image, &spec.name).map_err(|e| select_error(e, spec, &exe, &loader))?;
         for s in chosen {
             if out.iter().any(|t| t.file == s.file && t.offset == s.offset) {
                 continue;
             }
-            let path = CString::new(s.file.as_os_str().as_encoded_bytes())
-                .map_err(|_| ArumError::Functions(format!("{} has a NUL byte in its path", s.file.display())))?;
+            let path = CString::new(s.file.as_os_str().as_encoded_bytes()).map_err(|_| {
+                ArumError::Functions(format!("{} has a NUL byte in its path", s.file.display()))
+            })?;
             out.push(Target {
                 name: format!("{prefix}{}", s.name),
                 symbol: s.symbol,
@@ -146,9 +148,7 @@ fn library(
     needed: &[(String, Image)],
     loader: &Loader,
 ) -> Result<Image, ArumError> {
-    let read = |p: &Path| {
-        Image::read(p).map_err(|e| ArumError::Functions(e.to_string()))
-    };
+    let read = |p: &Path| Image::read(p).map_err(|e| ArumError::Functions(e.to_string()));
     if lib.contains('/') {
         return read(Path::new(lib));
     }
@@ -177,7 +177,9 @@ fn library(
 /// loads.
 fn select_error(e: SelectError, spec: &Spec, exe: &Image, loader: &Loader) -> ArumError {
     if spec.lib.is_none() {
-        if let SelectError::NotProbeable { what, .. } | SelectError::Unknown { pattern: what, .. } = &e {
+        if let SelectError::NotProbeable { what, .. } | SelectError::Unknown { pattern: what, .. } =
+            &e
+        {
             let _ = what;
             for (soname, image) in loader.needed(exe) {
                 if select(&image, &spec.name).is_ok() {
@@ -199,19 +201,40 @@ mod tests {
 
     #[test]
     fn library_prefixes_are_split_from_names() {
-        assert_eq!(Spec::parse("compute"), Spec { lib: None, name: "compute".into() });
+        assert_eq!(
+            Spec::parse("compute"),
+            Spec {
+                lib: None,
+                name: "compute".into()
+            }
+        );
         assert_eq!(
             Spec::parse("libc:malloc"),
-            Spec { lib: Some("libc".into()), name: "malloc".into() }
+            Spec {
+                lib: Some("libc".into()),
+                name: "malloc".into()
+            }
         );
-        assert_eq!(Spec::parse("ns::Class::method"), Spec { lib: None, name: "ns::Class::method".into() });
+        assert_eq!(
+            Spec::parse("ns::Class::method"),
+            Spec {
+                lib: None,
+                name: "ns::Class::method".into()
+            }
+        );
         assert_eq!(
             Spec::parse("libfoo:ns::f"),
-            Spec { lib: Some("libfoo".into()), name: "ns::f".into() }
+            Spec {
+                lib: Some("libfoo".into()),
+                name: "ns::f".into()
+            }
         );
         assert_eq!(
             Spec::parse("./build/app:parse_*"),
-            Spec { lib: Some("./build/app".into()), name: "parse_*".into() }
+            Spec {
+                lib: Some("./build/app".into()),
+                name: "parse_*".into()
+            }
         );
     }
 
@@ -231,7 +254,10 @@ mod tests {
         let t = resolve(&[Spec::parse("arum_probe_calibration_target")], &exe).unwrap();
         assert_eq!(t.len(), 1);
         let e = resolve(&[Spec::parse("arum_probe_calibration_targt")], &exe).unwrap_err();
-        assert!(e.to_string().contains("arum_probe_calibration_target"), "{e}");
+        assert!(
+            e.to_string().contains("arum_probe_calibration_target"),
+            "{e}"
+        );
         assert_eq!(e.exit_code(), 125);
     }
 
@@ -240,9 +266,15 @@ mod tests {
         let exe = std::env::current_exe().unwrap();
         let t = resolve(&[Spec::parse("libc:malloc")], &exe).unwrap();
         assert_eq!(t[0].name, "libc:malloc");
-        assert!(t[0].file.to_string_lossy().contains("libc.so"), "{:?}", t[0].file);
+        assert!(
+            t[0].file.to_string_lossy().contains("libc.so"),
+            "{:?}",
+            t[0].file
+        );
         // Bare, it is only imported by the program: the error says where it is defined.
-        let e = resolve(&[Spec::parse("malloc")], &exe).unwrap_err().to_string();
+        let e = resolve(&[Spec::parse("malloc")], &exe)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("-F libc:malloc"), "{e}");
     }
 }

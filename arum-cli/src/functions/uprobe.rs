@@ -245,7 +245,9 @@ impl TraceFs {
         let name = format!("p{}", self.defined.len());
         let path = site.path.to_string_lossy();
         if path.contains(char::is_whitespace) {
-            return Err(format!("{path:?} has a blank in its path, which uprobe_events cannot take"));
+            return Err(format!(
+                "{path:?} has a blank in its path, which uprobe_events cannot take"
+            ));
         }
         let line = format!(
             "{}:{}/{name} {path}:{:#x}",
@@ -253,12 +255,24 @@ impl TraceFs {
             self.group,
             site.offset
         );
-        self.write(&line)
-            .map_err(|e| format!("cannot define a uprobe in {}: {e}", self.root.join("uprobe_events").display()))?;
+        self.write(&line).map_err(|e| {
+            format!(
+                "cannot define a uprobe in {}: {e}",
+                self.root.join("uprobe_events").display()
+            )
+        })?;
         self.defined.push(name.clone());
-        let id = std::fs::read_to_string(self.root.join("events").join(&self.group).join(&name).join("id"))
-            .map_err(|e| format!("cannot read the id of uprobe {}/{name}: {e}", self.group))?;
-        id.trim().parse().map_err(|_| format!("bad id {id:?} of uprobe {}/{name}", self.group))
+        let id = std::fs::read_to_string(
+            self.root
+                .join("events")
+                .join(&self.group)
+                .join(&name)
+                .join("id"),
+        )
+        .map_err(|e| format!("cannot read the id of uprobe {}/{name}: {e}", self.group))?;
+        id.trim()
+            .parse()
+            .map_err(|_| format!("bad id {id:?} of uprobe {}/{name}", self.group))
     }
 
     /// Groups `arum_<pid>` whose arum is not running any more.
@@ -267,7 +281,10 @@ impl TraceFs {
             return;
         };
         for group in dir.filter_map(|e| e.ok()?.file_name().into_string().ok()) {
-            let Some(pid) = group.strip_prefix("arum_").and_then(|p| p.parse::<i32>().ok()) else {
+            let Some(pid) = group
+                .strip_prefix("arum_")
+                .and_then(|p| p.parse::<i32>().ok())
+            else {
                 continue;
             };
             if std::path::Path::new(&format!("/proc/{pid}")).exists() {

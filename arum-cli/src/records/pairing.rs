@@ -84,9 +84,9 @@ impl<K: Copy + Eq> Pairing<K> {
             return;
         };
         // The frame that returns: by stack pointer where known, else the innermost of the key.
-        let found = stack.iter().rposition(|f| {
-            f.key == key && (sp == 0 || f.sp == 0 || f.sp + self.sp_delta >= sp)
-        });
+        let found = stack
+            .iter()
+            .rposition(|f| f.key == key && (sp == 0 || f.sp == 0 || f.sp + self.sp_delta >= sp));
         let Some(at) = found else {
             out(Paired::Orphan { key, tid });
             return;
@@ -145,7 +145,10 @@ impl<K: Copy + Eq> Pairing<K> {
 mod tests {
     use super::*;
 
-    fn run(events: &[(char, u32, u8, u64, u64)], costs: Costs) -> (Vec<Paired<u8>>, Vec<(u8, u32, u64)>) {
+    fn run(
+        events: &[(char, u32, u8, u64, u64)],
+        costs: Costs,
+    ) -> (Vec<Paired<u8>>, Vec<(u8, u32, u64)>) {
         let mut p = Pairing::new(costs, 8);
         let mut out = Vec::new();
         for &(what, tid, key, time, sp) in events {
@@ -157,7 +160,14 @@ mod tests {
         (out, p.open_frames())
     }
 
-    fn call(key: u8, tid: u32, start: u64, inclusive: u64, exclusive: u64, depth: usize) -> Paired<u8> {
+    fn call(
+        key: u8,
+        tid: u32,
+        start: u64,
+        inclusive: u64,
+        exclusive: u64,
+        depth: usize,
+    ) -> Paired<u8> {
         Paired::Call {
             key,
             tid,
@@ -184,7 +194,11 @@ mod tests {
         );
         assert_eq!(
             out,
-            [call(1, 1, 10, 30, 30, 1), call(1, 1, 50, 20, 20, 1), call(0, 1, 0, 100, 50, 0)]
+            [
+                call(1, 1, 10, 30, 30, 1),
+                call(1, 1, 50, 20, 20, 1),
+                call(0, 1, 0, 100, 50, 0)
+            ]
         );
         assert!(open.is_empty());
     }
@@ -205,7 +219,11 @@ mod tests {
         );
         assert_eq!(
             out,
-            [call(0, 1, 20, 5, 5, 2), call(0, 1, 10, 30, 25, 1), call(0, 1, 0, 100, 70, 0)]
+            [
+                call(0, 1, 20, 5, 5, 2),
+                call(0, 1, 10, 30, 25, 1),
+                call(0, 1, 0, 100, 70, 0)
+            ]
         );
     }
 
@@ -225,8 +243,16 @@ mod tests {
         assert_eq!(
             out,
             [
-                Paired::Unwound { key: 0, tid: 1, start: 20 },
-                Paired::Unwound { key: 0, tid: 1, start: 10 },
+                Paired::Unwound {
+                    key: 0,
+                    tid: 1,
+                    start: 20
+                },
+                Paired::Unwound {
+                    key: 0,
+                    tid: 1,
+                    start: 10
+                },
                 call(0, 1, 0, 100, 100, 0)
             ]
         );
@@ -245,14 +271,20 @@ mod tests {
             ],
             Costs::default(),
         );
-        assert_eq!(out, [call(0, 2, 5, 10, 10, 0), Paired::Orphan { key: 1, tid: 3 }]);
+        assert_eq!(
+            out,
+            [call(0, 2, 5, 10, 10, 0), Paired::Orphan { key: 1, tid: 3 }]
+        );
         assert_eq!(open, [(0, 1, 0), (1, 2, 20)]);
     }
 
     #[test]
     fn probe_costs_are_taken_out_of_the_intervals() {
         // Each probed call measures 3 ns more than it takes, and costs its caller 10 ns in all.
-        let costs = Costs { inside: 3, pair: 10 };
+        let costs = Costs {
+            inside: 3,
+            pair: 10,
+        };
         let (out, _) = run(
             &[
                 ('e', 1, 0, 0, 1000),
@@ -274,7 +306,14 @@ mod tests {
         );
         assert_eq!(
             out,
-            [Paired::Unwound { key: 1, tid: 1, start: 10 }, call(0, 1, 0, 50, 50, 0)]
+            [
+                Paired::Unwound {
+                    key: 1,
+                    tid: 1,
+                    start: 10
+                },
+                call(0, 1, 0, 50, 50, 0)
+            ]
         );
     }
 }

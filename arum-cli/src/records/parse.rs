@@ -5,10 +5,9 @@ use perf_event_open_sys::bindings as b;
 
 /// What every sample of a probe carries, in the kernel's order: IDENTIFIER first (so records of
 /// several events in one buffer are told apart), then pid/tid, time, CPU.
-pub const SAMPLE_TYPE: u64 = (b::PERF_SAMPLE_IDENTIFIER
-    | b::PERF_SAMPLE_TID
-    | b::PERF_SAMPLE_TIME
-    | b::PERF_SAMPLE_CPU) as u64;
+pub const SAMPLE_TYPE: u64 =
+    (b::PERF_SAMPLE_IDENTIFIER | b::PERF_SAMPLE_TID | b::PERF_SAMPLE_TIME | b::PERF_SAMPLE_CPU)
+        as u64;
 
 /// Added to [`SAMPLE_TYPE`] when the stack pointer is recorded.
 pub const SAMPLE_REGS_USER: u64 = b::PERF_SAMPLE_REGS_USER as u64;
@@ -41,11 +40,26 @@ pub struct Sample {
 pub enum Record {
     Sample(Sample),
     /// The kernel dropped `count` records because the buffer was full.
-    Lost { count: u64 },
+    Lost {
+        count: u64,
+    },
     /// A task was named (exec, prctl).
-    Comm { pid: u32, tid: u32, name: String },
-    Fork { pid: u32, tid: u32, ppid: u32, time: u64 },
-    Exit { pid: u32, tid: u32, time: u64 },
+    Comm {
+        pid: u32,
+        tid: u32,
+        name: String,
+    },
+    Fork {
+        pid: u32,
+        tid: u32,
+        ppid: u32,
+        time: u64,
+    },
+    Exit {
+        pid: u32,
+        tid: u32,
+        time: u64,
+    },
 }
 
 /// Parses the records in `bytes` (whole records, as [`super::ring::Ring::drain`] gives them).

@@ -17,10 +17,25 @@ pub const HOLD_BACK: Duration = Duration::from_millis(1);
 /// Something that happened to the buffers, other than a sample.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
-    Lost { count: u64 },
-    Comm { pid: u32, tid: u32, name: String },
-    Fork { pid: u32, tid: u32, ppid: u32, time: u64 },
-    Exit { pid: u32, tid: u32, time: u64 },
+    Lost {
+        count: u64,
+    },
+    Comm {
+        pid: u32,
+        tid: u32,
+        name: String,
+    },
+    Fork {
+        pid: u32,
+        tid: u32,
+        ppid: u32,
+        time: u64,
+    },
+    Exit {
+        pid: u32,
+        tid: u32,
+        time: u64,
+    },
 }
 
 pub struct RecordSource {

@@ -520,7 +520,8 @@ fn functions(out: &mut String, f: &FunctionsReport) {
         if !f.intervals.is_empty() {
             let mut b = Builder::default();
             b.push_record(
-                std::iter::once("t (s)".to_string()).chain(f.functions.iter().map(|t| t.name.clone())),
+                std::iter::once("t (s)".to_string())
+                    .chain(f.functions.iter().map(|t| t.name.clone())),
             );
             for iv in &f.intervals {
                 b.push_record(
@@ -535,7 +536,10 @@ fn functions(out: &mut String, f: &FunctionsReport) {
                     ),
                 );
             }
-            let _ = writeln!(out, " calls per {ms} ms interval (~: sampled, counts since the last window):");
+            let _ = writeln!(
+                out,
+                " calls per {ms} ms interval (~: sampled, counts since the last window):"
+            );
             let mut t = b.build();
             t.with(Style::blank())
                 .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
@@ -584,7 +588,10 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
                 duration(f.probe_cost.entry_ns)
             ),
         };
-        notes.push(format!("{why}; timed the first {} calls; {rest}", grouped(th.timed_calls)));
+        notes.push(format!(
+            "{why}; timed the first {} calls; {rest}",
+            grouped(th.timed_calls)
+        ));
     } else if t.too_short {
         notes.push(format!(
             "too short to time reliably: mean {}, probe cost {cost} (timed anyway: not throttled)",
@@ -599,19 +606,34 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
             .collect();
         notes.push(format!("calls per thread (tid): {}", per.join(", ")));
     }
-    if t.processes.len() > 1 || t.processes.iter().any(|p| p.name.is_none()) && !t.processes.is_empty() {
+    if t.processes.len() > 1
+        || t.processes.iter().any(|p| p.name.is_none()) && !t.processes.is_empty()
+    {
         let per: Vec<String> = t
             .processes
             .iter()
-            .map(|p| format!("{} {} ({})", p.name.as_deref().unwrap_or("?"), p.pid, grouped(p.calls)))
+            .map(|p| {
+                format!(
+                    "{} {} ({})",
+                    p.name.as_deref().unwrap_or("?"),
+                    p.pid,
+                    grouped(p.calls)
+                )
+            })
             .collect();
         notes.push(format!("hit in processes: {}", per.join(", ")));
     }
     if t.unfinished > 0 {
-        notes.push(format!("{} calls never returned before the program ended", t.unfinished));
+        notes.push(format!(
+            "{} calls never returned before the program ended",
+            t.unfinished
+        ));
     }
     if t.unwound > 0 {
-        notes.push(format!("{} calls were left without a return (longjmp, exception)", t.unwound));
+        notes.push(format!(
+            "{} calls were left without a return (longjmp, exception)",
+            t.unwound
+        ));
     }
     if t.lost_entries > 0 || t.orphan_returns > 0 {
         notes.push(format!(

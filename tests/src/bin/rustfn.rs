@@ -3,7 +3,9 @@
 mod work {
     #[inline(never)]
     pub fn step(x: u64) -> u64 {
-        std::hint::black_box(x).wrapping_mul(6364136223846793005).wrapping_add(1)
+        std::hint::black_box(x)
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1)
     }
 }
 
