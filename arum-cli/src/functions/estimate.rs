@@ -181,9 +181,9 @@ mod tests {
 
     #[test]
     fn a_steady_rate_is_recovered_with_the_probe_slowdown_corrected() {
-        // 2 threads, a call every 50 µs of their own time, probe cost 10 µs, 1 ms windows every
-        // 100 ms over 1 s: 2 × 1e9 / 50e3 = 40,000 calls.
-        let w = steady(2, 50_000.0, 10_000.0, 1_000_000, 100_000_000, 1_000_000_000);
+        // 2 threads, a call every 50 µs of their own time, probe cost 10 µs, 1.2 ms windows (20
+        // probed calls each) every 100 ms over 1 s: 2 × 1e9 / 50e3 = 40,000 calls.
+        let w = steady(2, 50_000.0, 10_000.0, 1_200_000, 100_000_000, 1_000_000_000);
         let e = estimate(&w, 0, 1_000_000_000, 10_000.0, 500.0);
         let calls = e.calls.unwrap();
         assert!((calls - 40_000.0).abs() / 40_000.0 < 0.02, "{e:?}");

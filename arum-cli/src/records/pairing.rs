@@ -145,10 +145,10 @@ impl<K: Copy + Eq> Pairing<K> {
 mod tests {
     use super::*;
 
-    fn run(
-        events: &[(char, u32, u8, u64, u64)],
-        costs: Costs,
-    ) -> (Vec<Paired<u8>>, Vec<(u8, u32, u64)>) {
+    /// What pairing reported, and the frames left open.
+    type Outcome = (Vec<Paired<u8>>, Vec<(u8, u32, u64)>);
+
+    fn run(events: &[(char, u32, u8, u64, u64)], costs: Costs) -> Outcome {
         let mut p = Pairing::new(costs, 8);
         let mut out = Vec::new();
         for &(what, tid, key, time, sp) in events {
