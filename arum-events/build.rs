@@ -1,29 +1,17 @@
-//! Embeds every file of event-tables/ in the library, with a small index of which CPUs each
-//! table matches, so that at run time only the one matching table is parsed.
+//! Compiles every table of event-tables/ into one blob of static data (src/table/blob.rs) that
+//! the library embeds: nothing is parsed at run time, and only the table the CPU needs is read.
 
-use std::fmt::Write;
 use std::path::Path;
 
-#[derive(serde::Deserialize)]
-struct Head {
-    table: TableHead,
-}
-
-#[derive(serde::Deserialize)]
-struct TableHead {
-    name: String,
-    vendor: String,
-    #[serde(rename = "match")]
-    matches: Vec<MatchHead>,
-}
-
-#[derive(serde::Deserialize)]
-struct MatchHead {
-    family: u32,
-    models: Vec<[u32; 2]>,
-    #[serde(default)]
-    steppings: Option<Vec<[u32; 2]>>,
-}
+#[allow(dead_code)]
+#[path = "src/table/blob.rs"]
+mod blob;
+#[allow(dead_code)]
+#[path = "src/table/compile.rs"]
+mod compile;
+#[allow(dead_code)]
+#[path = "src/table/file.rs"]
+mod file;
 
 fn main() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../event-tables");
@@ -34,38 +22,16 @@ fn main() {
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     files.sort();
-    let mut out = String::from("pub static EMBEDDED: &[EmbeddedTable] = &[\n");
+    let mut parsed = Vec::new();
     for path in &files {
         println!("cargo:rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(path).expect("readable table");
-        let head: Head = toml::from_str(&text)
+        let t: file::TableFile = toml::from_str(&text)
             .unwrap_or_else(|e| panic!("{}: not a valid event table: {e}", path.display()));
-        let matches: String = head
-            .table
-            .matches
-            .iter()
-            .map(|m| {
-                format!(
-                    "TableMatch {{ family: {}, models: &{:?}, steppings: {} }}, ",
-                    m.family,
-                    m.models,
-                    match &m.steppings {
-                        Some(s) => format!("Some(&{s:?})"),
-                        None => "None".into(),
-                    }
-                )
-            })
-            .collect();
-        let _ = writeln!(
-            out,
-            "    EmbeddedTable {{ name: {:?}, vendor: {:?}, matches: &[{matches}], text: include_str!({:?}) }},",
-            head.table.name,
-            head.table.vendor,
-            path.canonicalize().expect("absolute path").display()
-        );
+        parsed.push(t);
     }
-    out.push_str("];\n");
-    let dest =
-        Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("embedded.rs");
-    std::fs::write(dest, out).expect("writable OUT_DIR");
+    let mut w = blob::Writer::new();
+    let tables = compile::compile_all(&mut w, &parsed).unwrap_or_else(|e| panic!("{e}"));
+    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("tables.bin");
+    std::fs::write(out, w.finish(&tables)).expect("writable OUT_DIR");
 }

@@ -1,24 +1,45 @@
 #!/usr/bin/env bash
-# Launch overhead of arum against its peers, measured in the same run:
-#   bare /bin/true, arum -- true, GNU time -v true, perf stat true.
-# Prints the wall time each adds per run over bare `true`, each one's peak RSS, and ratios.
+# Launch overhead of arum against its peers, measured in the same run: bare /bin/true, arum --
+# true, arum with two software events, GNU time -v and perf stat with the same two events.
+# The tools take turns in rounds (A B C D E, A B C D E, ...) so that a machine that slows down
+# or speeds up during the benchmark affects all alike. Prints the wall time each adds per run
+# over bare `true`, each one's peak RSS, and the ratios to GNU time's (target: at most 1.25).
 # Usage: benchmarks/overhead.sh [RUNS]   (ARUM=path/to/arum to pick a build; default release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-300}
-arum=${ARUM:-target/release/arum}
+rounds=10
+per_round=$(((runs + rounds - 1) / rounds))
+arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
 [ -x "$arum" ] || cargo build --release -q -p arum-cli
 command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install time" >&2; exit 1; }
 
-# Mean wall time of one run, in microseconds, over $runs runs (output discarded).
-mean_us() {
-  local t0 t1 i
-  t0=$(date +%s%N)
-  for ((i = 0; i < runs; i++)); do "$@" >/dev/null 2>&1; done
-  t1=$(date +%s%N)
-  echo $(((t1 - t0) / runs / 1000))
+sw_events=task-clock,page-faults
+names=(bare arum arum_ev time perf)
+cmd() {
+  case $1 in
+    bare) /bin/true ;;
+    arum) "$arum" -o /dev/null -- /bin/true ;;
+    arum_ev) "$arum" -o /dev/null -e "$sw_events" -- /bin/true ;;
+    time) /usr/bin/time -v /bin/true ;;
+    perf) perf stat -e "$sw_events" /bin/true ;;
+  esac
 }
+declare -A ns
+for n in "${names[@]}"; do ns[$n]=0; done
+for n in "${names[@]}"; do cmd "$n" >/dev/null 2>&1; done # warm the page cache
+for ((r = 0; r < rounds; r++)); do
+  for n in "${names[@]}"; do
+    t0=$(date +%s%N)
+    for ((i = 0; i < per_round; i++)); do cmd "$n" >/dev/null 2>&1; done
+    t1=$(date +%s%N)
+    ns[$n]=$((ns[$n] + t1 - t0))
+  done
+done
+total=$((rounds * per_round))
+us() { echo $((ns[$1] / total / 1000)); }
+added() { echo $(($(us "$1") - $(us bare))); }
 # Peak RSS in KiB of the measuring tool itself (largest of 5 runs).
 peak_kib() {
   local max=0 v i
@@ -28,30 +49,16 @@ peak_kib() {
   done
   echo "$max"
 }
-
-sw_events=task-clock,page-faults
-mean_us /bin/true >/dev/null # warm the page cache
-bare=$(mean_us /bin/true)
-t_arum=$(mean_us "$arum" -o /dev/null -- /bin/true)
-t_time=$(mean_us /usr/bin/time -v /bin/true)
-t_perf=$(mean_us perf stat -e "$sw_events" /bin/true)
-t_arum_ev=$(mean_us "$arum" -o /dev/null -e "$sw_events" -- /bin/true)
-m_arum=$(peak_kib "$arum" -o /dev/null -- /bin/true)
-m_perf=$(peak_kib perf stat -e "$sw_events" /bin/true)
-m_arum_ev=$(peak_kib "$arum" -o /dev/null -e "$sw_events" -- /bin/true)
-m_time=$(peak_kib /usr/bin/time -v /bin/true)
-
-added() { echo $(($1 - bare)); }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+
 printf '%-44s %12s %14s %12s\n' tool "wall/run us" "added us/run" "peak RSS KiB"
-printf '%-44s %12d %14s %12s\n' "/bin/true" "$bare" - -
-printf '%-44s %12d %14d %12d\n' "arum -- true" "$t_arum" "$(added "$t_arum")" "$m_arum"
-printf '%-44s %12d %14d %12d\n' "/usr/bin/time -v true" "$t_time" "$(added "$t_time")" "$m_time"
-printf '%-44s %12d %14d %12d\n' "perf stat -e $sw_events true" "$t_perf" "$(added "$t_perf")" "$m_perf"
-printf '%-44s %12d %14d %12d\n' "arum -e $sw_events -- true" "$t_arum_ev" "$(added "$t_arum_ev")" "$m_arum_ev"
+printf '%-44s %12d %14s %12s\n' "/bin/true" "$(us bare)" - -
+printf '%-44s %12d %14d %12d\n' "arum -- true" "$(us arum)" "$(added arum)" "$(peak_kib "$arum" -o /dev/null -- /bin/true)"
+printf '%-44s %12d %14d %12d\n' "arum -e $sw_events -- true" "$(us arum_ev)" "$(added arum_ev)" "$(peak_kib "$arum" -o /dev/null -e "$sw_events" -- /bin/true)"
+printf '%-44s %12d %14d %12d\n' "/usr/bin/time -v true" "$(us time)" "$(added time)" "$(peak_kib /usr/bin/time -v /bin/true)"
+printf '%-44s %12d %14d %12d\n' "perf stat -e $sw_events true" "$(us perf)" "$(added perf)" "$(peak_kib perf stat -e "$sw_events" /bin/true)"
 echo
-echo "arum added wall time / GNU time's: $(ratio "$(added "$t_arum")" "$(added "$t_time")")"
-echo "arum added wall time / perf stat's: $(ratio "$(added "$t_arum")" "$(added "$t_perf")")"
-echo "arum peak RSS / perf stat's:        $(ratio "$m_arum" "$m_perf")"
-echo "with the same two events, arum / perf stat: wall $(ratio "$(added "$t_arum_ev")" "$(added "$t_perf")"), peak RSS $(ratio "$m_arum_ev" "$m_perf")"
-echo "targets: arum adds <= 4000 us per run and peaks under 5120 KiB"
+echo "runs per tool: $total, in $rounds interleaved rounds"
+echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")"
+echo "arum -e $sw_events added wall time / GNU time -v's: $(ratio "$(added arum_ev)" "$(added time)")   (target <= 1.25)"
+echo "arum -e $sw_events added wall time / perf stat's:   $(ratio "$(added arum_ev)" "$(added perf)")"

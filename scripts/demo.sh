@@ -7,6 +7,6 @@ scripts/deps.sh
 cargo build --release -q -p arum-cli
 input=$(mktemp)
 trap 'rm -f "$input"' EXIT
-for _ in 1 2 3 4; do cat target/release/arum; done >"$input"
-target/release/arum --self-timing -e task-clock,context-switches -- \
+for _ in 1 2 3 4; do cat target/x86_64-unknown-linux-gnu/release/arum; done >"$input"
+target/x86_64-unknown-linux-gnu/release/arum --self-timing -e task-clock,context-switches -- \
   xz -6 -T2 --block-size=4MiB -c "$input" >/dev/null

@@ -19,11 +19,15 @@ fn main() {
     for f in ["fcalls.c", "fcalls_lib.c", "fcalls_lib.h", "fcpp.cpp"] {
         println!("cargo:rerun-if-changed=native/{f}");
     }
-    let c = cc::Build::new().cargo_metadata(false).get_compiler();
-    let cxx = cc::Build::new()
+    // The compilers only, not the flags cc derives from the Rust target: arum itself is linked
+    // statically, the helpers are ordinary dynamically linked programs, as users' programs are.
+    let c_tool = cc::Build::new().cargo_metadata(false).get_compiler();
+    let cxx_tool = cc::Build::new()
         .cpp(true)
         .cargo_metadata(false)
         .get_compiler();
+    let c = || Command::new(c_tool.path());
+    let cxx = || Command::new(cxx_tool.path());
     let common = [
         "-O2",
         "-g",
@@ -32,7 +36,7 @@ fn main() {
     ];
 
     let lib = out.join("libfcalls.so");
-    let mut cmd = c.to_command();
+    let mut cmd = c();
     cmd.args(common)
         .args(["-shared", "-fPIC", "-o"])
         .arg(&lib)
@@ -40,7 +44,7 @@ fn main() {
     run(cmd, "libfcalls.so");
 
     let exe = |name: &str, extra: &[&str]| {
-        let mut cmd = c.to_command();
+        let mut cmd = c();
         cmd.args(common)
             .args(extra)
             .arg("-o")
@@ -59,7 +63,7 @@ fn main() {
     strip.arg("--strip-all").arg(out.join("fcalls_stripped"));
     run(strip, "the stripped helper");
 
-    let mut cmd = cxx.to_command();
+    let mut cmd = cxx();
     cmd.args(common)
         .arg("-o")
         .arg(out.join("fcpp"))

@@ -55,6 +55,10 @@ pub struct ListArgs {
     #[arg(long, value_enum, default_value_t = InfoFormat::Text)]
     pub format: InfoFormat,
 
+    /// List the derived metrics (of GROUP only, if given) instead of the events.
+    #[arg(long, value_name = "GROUP", num_args = 0..=1, default_missing_value = "")]
+    pub metrics: Option<String>,
+
     /// Show only names, aliases or descriptions containing PATTERN (case-insensitive).
     pub pattern: Option<String>,
 }
@@ -63,7 +67,9 @@ pub struct ListArgs {
 #[derive(Debug, Args, Clone, Default)]
 pub struct CpuArgs {
     /// Use the tables of this CPU instead of the detected one: VENDOR-FAMILY-MODEL[-STEPPING],
-    /// family decimal and model hex as in Intel's mapfile (e.g. GenuineIntel-6-55, AuthenticAMD-15-41).
+    /// family decimal and model hex as in the kernel's mapfile (e.g. GenuineIntel-6-55,
+    /// AuthenticAMD-25-1, or 6-55 where the family tells the vendor), or a table's name
+    /// (`arum list --cpus`, e.g. intel-skylakex).
     #[arg(long, value_name = "SPEC")]
     pub cpu: Option<String>,
 
@@ -104,6 +110,15 @@ pub enum BackendChoice {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PerTaskArg {
+    /// The process tree and the top threads.
+    #[value(hide = true)]
+    Top,
+    /// Every thread.
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
     Text,
     Json,
@@ -139,6 +154,11 @@ pub struct RunArgs {
     /// events (task-clock); `:u`/`:k` count user or kernel only. Space- or comma-separated, repeatable.
     #[arg(short, long = "events", value_name = "LIST")]
     pub events: Vec<String>,
+
+    /// Derived metrics to compute after the run, by name or group (insn_per_cycle, TopdownL1, ...;
+    /// `arum list --metrics`): their events are counted too. Comma-separated, repeatable.
+    #[arg(short = 'M', long = "metrics", value_name = "NAME|GROUP")]
+    pub metrics: Vec<String>,
 
     /// Read event names from FILE, one per line (`#` starts a comment).
     #[arg(long, value_name = "FILE")]
@@ -201,6 +221,16 @@ pub struct RunArgs {
     /// Time every call of every function: no throttling, whatever it costs.
     #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"])]
     pub no_throttle: bool,
+    /// A record for every process and thread of the tree: CPU, faults, context switches, I/O,
+    /// peak memory, delays, start and end. The text report shows the process tree and the top
+    /// threads; `--per-task=all` lists every thread (JSON and CSV always have every record).
+    #[arg(long = "per-task", visible_alias = "tasks", value_enum, value_name = "all", num_args = 0..=1, require_equals = true, default_missing_value = "top")]
+    pub per_task: Option<PerTaskArg>,
+
+    /// With --per-task: turn kernel.task_delayacct on for the run (root only; restored
+    /// afterwards), so block I/O, swap-in, reclaim and thrashing delays are accounted.
+    #[arg(long)]
+    pub enable_delayacct: bool,
 
     /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
     /// the machine cannot count) as an error (exit 125) instead of a warning.

@@ -56,6 +56,10 @@ pub enum ArumError {
     #[error(transparent)]
     EventTable(#[from] arum_events::table::TableError),
 
+    /// -M or `list --metrics` named no metric or group of this CPU.
+    #[error("{0}")]
+    Metrics(String),
+
     #[error("no event table for CPU {key} ({what}); `arum list --cpus` shows the supported ones, --cpu picks one")]
     NoTable { key: String, what: String },
 
@@ -82,6 +86,10 @@ pub enum ArumError {
     /// The /dev/arum module could not be used for this request.
     #[error("{0}")]
     Kmod(String),
+
+    /// `--enable-delayacct` could not turn delay accounting on.
+    #[error("{0}")]
+    DelayAccounting(String),
 
     /// Options that do not go together (exit status 2, as clap's own usage errors).
     #[error("{0}")]

@@ -92,7 +92,7 @@ pub fn run(args: &InfoArgs) -> Result<i32, ArumError> {
             .for_cpu(&meta.cpu)
             .ok()
             .flatten()
-            .map(|t| format!("{} [{}]", t.table.title, t.table.name)),
+            .map(|t| format!("{} [{}]", t.title(), t.name())),
         pmu: meta.cpu.detect_pmu(),
         cpu: meta.cpu,
         online_cpus: system::cpulist::online().unwrap_or_default(),
@@ -148,7 +148,7 @@ fn render_text(i: &Info) -> String {
             "microarchitecture",
             i.microarchitecture
                 .clone()
-                .unwrap_or_else(|| "no ARUM event table (hardware events by raw code only)".into()),
+                .unwrap_or_else(|| "no ARUM event table (generic, architectural or AMD legacy events by name; raw codes)".into()),
         ),
         (
             "counters (CPUID)",

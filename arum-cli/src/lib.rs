@@ -9,11 +9,12 @@
 //! - `usage`: rusage and the tree's peak memory,
 //! - `counters`: performance-counter events (perf_event_open or /dev/arum),
 //! - `ambient`: what the rest of the machine did,
-//! - `functions`: function-level timing by uprobes, with self-throttling.
+//! - `functions`: function-level timing by uprobes, with self-throttling,
+//! - `tasks`: a record for every process and thread of the tree (`--per-task`).
 //!
 //! Shared by the facilities: `tree` (which processes are the launched tree), `periodic` (the
-//! sampler threads), `warnings`, `records` (probe records from perf ring buffers, paired per thread). `system` holds facts about the machine; `events` plans the
-//! events of the command line; `info` and `list` are `arum info` and `arum list`. The report model
+//! sampler threads), `warnings`, `records` (probe records from perf ring buffers, paired per
+//! thread). `system` holds facts about the machine; `events` plans the events of the command line; `info` and `list` are `arum info` and `arum list`. The report model
 //! (`report::model`) imports no facility.
 
 pub mod ambient;
@@ -34,6 +35,7 @@ pub mod run;
 pub mod settings;
 pub mod stdio;
 pub mod system;
+pub mod tasks;
 pub mod tree;
 pub mod usage;
 pub mod values;

@@ -14,6 +14,7 @@ use crate::launch;
 use crate::report::model::{Report, SelfTiming};
 use crate::settings::Settings;
 use crate::system;
+use crate::tasks::Tasks;
 use crate::tree;
 use crate::usage::ResourceUsage;
 use crate::warnings::Warnings;
@@ -33,6 +34,9 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     }
     if let Some(f) = &s.functions {
         all.push(Box::new(Functions::new(f)));
+    }
+    if let Some(t) = &s.tasks {
+        all.push(Box::new(Tasks::new(t)));
     }
     all
 }

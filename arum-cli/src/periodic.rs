@@ -223,7 +223,40 @@ mod tests {
     }
 
     #[test]
-    fn fixed_cadence_keeps_absolute_deadlines_and_ends_with_a_final_tick() {
+    fn fixed_cadence_keeps_absolute_deadlines_and_skips_overrun_ones() {
+        let ms = Duration::from_millis;
+        let mut s = Schedule::new(Cadence::Fixed {
+            period: ms(20),
+            at_start: false,
+        });
+        assert_eq!(s.next, Some(ms(20)));
+        // A tick ending 3 ms late keeps the next deadline on the grid.
+        s.advance(ms(23), Duration::ZERO);
+        assert_eq!(s.next, Some(ms(40)));
+        // A tick that overran two deadlines skips them instead of bunching ticks up.
+        s.advance(ms(85), Duration::ZERO);
+        assert_eq!(s.next, Some(ms(100)));
+        // A costly tick's back-off moves the next one to the first deadline after it.
+        s.advance(ms(101), ms(30));
+        assert_eq!(s.next, Some(ms(140)));
+    }
+
+    #[test]
+    fn growing_cadence_backs_off_at_least_as_asked() {
+        let ms = Duration::from_millis;
+        let mut s = Schedule::new(Cadence::Growing {
+            first: ms(2),
+            max: ms(50),
+        });
+        assert_eq!(s.next, Some(Duration::ZERO));
+        s.advance(ms(1), Duration::ZERO);
+        assert_eq!(s.next, Some(ms(3)));
+        s.advance(ms(3), ms(40));
+        assert_eq!(s.next, Some(ms(43)));
+    }
+
+    #[test]
+    fn a_fixed_sampler_ends_with_its_final_tick() {
         let ticks = record(
             Cadence::Fixed {
                 period: Duration::from_millis(20),
@@ -232,17 +265,17 @@ mod tests {
             true,
             Duration::from_millis(110),
         );
-        let last = ticks.last().unwrap();
-        assert!(last.last);
-        let regular: Vec<_> = ticks.iter().filter(|t| !t.last).collect();
-        // Deadlines at 20, 40, 60, 80, 100 ms: each tick on or after its own deadline.
-        assert!((3..=5).contains(&regular.len()), "{} ticks", regular.len());
-        for (i, t) in regular.iter().enumerate() {
-            assert!(
-                t.elapsed >= Duration::from_millis(20 * (i as u64 + 1)),
-                "{ticks:?}"
-            );
-        }
+        assert!(ticks.last().unwrap().last);
+        assert_eq!(ticks.iter().filter(|t| t.last).count(), 1);
+        // Every regular tick on or after a deadline of its own (the thread may be starved on a
+        // busy machine: then it skips deadlines, never runs early).
+        let slots: Vec<u128> = ticks
+            .iter()
+            .filter(|t| !t.last)
+            .map(|t| t.elapsed.as_millis() / 20)
+            .collect();
+        assert!(slots.iter().all(|&k| k >= 1), "{ticks:?}");
+        assert!(slots.windows(2).all(|w| w[0] < w[1]), "{ticks:?}");
     }
 
     #[test]
@@ -251,26 +284,6 @@ mod tests {
         assert_eq!(ticks.len(), 2, "{ticks:?}");
         assert!(!ticks[0].last && ticks[1].last);
         assert!(ticks[1].elapsed >= Duration::from_millis(30));
-    }
-
-    #[test]
-    fn growing_cadence_thins_out() {
-        let ticks = record(
-            Cadence::Growing {
-                first: Duration::from_millis(2),
-                max: Duration::from_millis(20),
-            },
-            false,
-            Duration::from_millis(200),
-        );
-        assert!(ticks.iter().all(|t| !t.last));
-        let gaps: Vec<_> = ticks
-            .windows(2)
-            .map(|w| w[1].elapsed - w[0].elapsed)
-            .collect();
-        // Far fewer than 100 ticks of 2 ms, and the late gaps are longer than the early ones.
-        assert!(ticks.len() < 40, "{} ticks", ticks.len());
-        assert!(gaps.last().unwrap() > gaps.first().unwrap(), "{gaps:?}");
     }
 
     #[test]

@@ -14,7 +14,11 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     // Opened before the program runs, so an unwritable destination stops arum early.
     let sink = Sink::open(settings.output.as_deref())?;
     let report = measure_once(&settings)?;
-    let rendered = report::render(&report, settings.format, settings.show_self_timing);
+    let options = report::TextOptions {
+        show_self_timing: settings.show_self_timing,
+        top_threads: settings.top_threads,
+    };
+    let rendered = report::render_with(&report, settings.format, &options);
     if let Err(e) = sink.write(&rendered) {
         // The report went to stderr instead; the program's status still passes through.
         eprintln!("arum: {e}");

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::cli::{BackendChoice, ReportFormat, RunArgs, ScopeArg};
+use crate::cli::{BackendChoice, PerTaskArg, ReportFormat, RunArgs, ScopeArg};
 use crate::counters;
 use crate::error::ArumError;
 use crate::events;
@@ -14,6 +14,7 @@ use crate::launch::Executable;
 use crate::report::model::{BackendKind, CommandInfo, LaunchHow, Scope, ThrottleMode};
 use crate::report::Format;
 use crate::system;
+use crate::tasks;
 use crate::warnings::Warnings;
 
 /// The program to run, as the report will name it.
@@ -55,6 +56,10 @@ pub struct Settings {
     pub ambient: Option<Duration>,
     /// `-F/--functions`: the functions to time.
     pub functions: Option<functions::Settings>,
+    /// `--per-task`: a record for every task of the tree.
+    pub tasks: Option<tasks::Settings>,
+    /// How many threads the text report lists in each of its top lists (`None`: every one).
+    pub top_threads: Option<usize>,
     /// Set-up warnings, already printed; every run's report repeats them.
     pub warnings: Vec<String>,
     /// Print warnings as they arise: the report is not the text on stderr that shows them.
@@ -68,6 +73,19 @@ impl Settings {
         let program = program(args)?;
         let executable = Executable::new(&program.argv)?;
         let ambient = args.ambient;
+        if args.enable_delayacct && args.per_task.is_none() {
+            return Err(ArumError::Usage(
+                "--enable-delayacct turns on delay accounting for --per-task records; add --per-task".into(),
+            ));
+        }
+        let tasks = args.per_task.map(|_| tasks::Settings {
+            enable_delayacct: args.enable_delayacct,
+            events_counted: !args.events.is_empty() || args.events_file.is_some(),
+        });
+        let top_threads = match args.per_task {
+            Some(PerTaskArg::All) => None,
+            _ => Some(crate::report::text::TOP_THREADS),
+        };
         let phase1_us = micros(started);
 
         let events_started = Instant::now();
@@ -94,7 +112,7 @@ impl Settings {
             }
         }
         let counters = match planned {
-            Some(plan) => {
+            Some((plan, facts)) => {
                 if let Some(reason) = &plan.hardware_off {
                     // The counters section says so; JSON has counters.hardware_off_reason.
                     warnings.echo(&format!("hardware counting is off: {reason}"));
@@ -108,6 +126,7 @@ impl Settings {
                 }
                 Some(counters::Settings {
                     plan,
+                    facts,
                     request,
                     left_out,
                 })
@@ -123,6 +142,8 @@ impl Settings {
             counters,
             ambient,
             functions,
+            tasks,
+            top_threads,
             warnings: warnings.into_vec(),
             echo_warnings,
             timing: SetupTiming {

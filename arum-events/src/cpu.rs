@@ -39,30 +39,53 @@ pub enum PmuSource {
     None,
 }
 
-/// Parses `--cpu VENDOR-FAMILY-MODEL[-STEPPING]`: family decimal, model (and stepping) hex, as in
-/// Intel's mapfile (`GenuineIntel-6-55`, `AuthenticAMD-15-41`, `GenuineIntel-15-3`).
+/// Parses `--cpu`: `VENDOR-FAMILY-MODEL[-STEPPING]` as in the kernel's mapfile (family decimal,
+/// model and stepping hex: `GenuineIntel-6-55`, `AuthenticAMD-25-1`, `GenuineIntel-15-3`), with
+/// `intel`/`amd`/`hygon` for the vendor, `0x` prefixes, or no vendor where the family tells
+/// (`6-55`, `25-1`).
 pub fn parse_spec(spec: &str) -> Result<CpuIdent, String> {
     let bad = |why: &str| {
-        format!("bad --cpu {spec:?}: {why}; expected VENDOR-FAMILY-MODEL[-STEPPING], e.g. GenuineIntel-6-55 (family decimal, model hex)")
+        format!("bad --cpu {spec:?}: {why}; expected VENDOR-FAMILY-MODEL[-STEPPING], e.g. GenuineIntel-6-55 or 6-55 (family decimal, model hex), or a table name from `arum list --cpus`")
     };
-    let parts: Vec<&str> = spec.split('-').collect();
-    if !(3..=4).contains(&parts.len()) {
+    let parts: Vec<&str> = spec.trim().split('-').collect();
+    let (vendor, rest) = match parts.first().map(|v| vendor_name(v)) {
+        Some(Some(v)) => (Some(v), &parts[1..]),
+        Some(None) if parts[0].chars().all(|c| c.is_ascii_hexdigit() || c == 'x') => (None, &parts[..]),
+        _ => {
+            return Err(bad(
+                "the vendor is a 12-letter CPUID string (GenuineIntel, AuthenticAMD, HygonGenuine) or intel/amd/hygon",
+            ))
+        }
+    };
+    if !(2..=3).contains(&rest.len()) {
         return Err(bad("wrong number of fields"));
     }
-    let vendor = parts[0];
-    if vendor.len() != 12 {
-        return Err(bad(
-            "the vendor is a 12-letter CPUID string (GenuineIntel, AuthenticAMD)",
-        ));
+    let family = match rest[0]
+        .strip_prefix("0x")
+        .or_else(|| rest[0].strip_prefix("0X"))
+    {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => rest[0].parse(),
     }
-    let family = parts[1]
-        .parse()
-        .map_err(|_| bad("family is not a decimal number"))?;
-    let model = u32::from_str_radix(parts[2].trim_start_matches("0x"), 16)
-        .map_err(|_| bad("model is not a hex number"))?;
-    let stepping = match parts.get(3) {
-        Some(s) => u32::from_str_radix(s, 16).map_err(|_| bad("stepping is not a hex number"))?,
+    .map_err(|_| bad("family is not a decimal (or 0x-prefixed hex) number"))?;
+    let hex =
+        |s: &str| u32::from_str_radix(s.trim_start_matches("0x").trim_start_matches("0X"), 16);
+    let model = hex(rest[1]).map_err(|_| bad("model is not a hex number"))?;
+    let stepping = match rest.get(2) {
+        Some(s) => hex(s).map_err(|_| bad("stepping is not a hex number"))?,
         None => 0,
+    };
+    if model > 0xFF || stepping > 0xF {
+        return Err(bad("the model is at most FF and the stepping at most F"));
+    }
+    let vendor = match vendor {
+        Some(v) => v,
+        None => vendor_of_family(family).ok_or_else(|| {
+            bad(&format!(
+                "family {family} is made by more than one vendor; name it, e.g. GenuineIntel-{family}-{} or AuthenticAMD-{family}-{}",
+                rest[1], rest[1]
+            ))
+        })?,
     };
     Ok(CpuIdent {
         vendor: vendor.to_string(),
@@ -71,6 +94,59 @@ pub fn parse_spec(spec: &str) -> Result<CpuIdent, String> {
         stepping,
         model_name: String::new(),
     })
+}
+
+fn vendor_name(v: &str) -> Option<&'static str> {
+    match v.to_ascii_lowercase().as_str() {
+        "genuineintel" | "intel" => Some("GenuineIntel"),
+        "authenticamd" | "amd" => Some("AuthenticAMD"),
+        "hygongenuine" | "hygon" => Some("HygonGenuine"),
+        _ => None,
+    }
+}
+
+/// The vendor a family number belongs to, where only one vendor uses it: Intel 6, 19;
+/// AMD 16, 17, 20-23, 25, 26 (15 and 18 are both vendors').
+fn vendor_of_family(family: u32) -> Option<&'static str> {
+    match family {
+        6 | 19 => Some("GenuineIntel"),
+        16 | 17 | 20..=23 | 25..=31 => Some("AuthenticAMD"),
+        _ => None,
+    }
+}
+
+/// For a `--cpu` spec whose model was probably typed in decimal: the model read as decimal, if
+/// that one matches a table and the hex one does not (`6-23` → model 0x17, Core 2).
+pub fn decimal_model_hint(
+    spec: &str,
+    cpu: &CpuIdent,
+    has_table: impl Fn(&CpuIdent) -> Option<String>,
+) -> Option<String> {
+    if has_table(cpu).is_some() {
+        return None;
+    }
+    let parts: Vec<&str> = spec.trim().split('-').collect();
+    let skip = usize::from(vendor_name(parts[0]).is_some());
+    let text = parts.get(skip + 1)?;
+    if !text.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    let decimal: u32 = text.parse().ok().filter(|m| *m <= 0xFF)?;
+    if decimal == cpu.model {
+        return None;
+    }
+    let alt = CpuIdent {
+        model: decimal,
+        ..cpu.clone()
+    };
+    let title = has_table(&alt)?;
+    Some(format!(
+        "no event table for {} (model {:#x}); did you mean {}-{:X} (model {decimal:#x}, {decimal} in decimal): {title}?",
+        cpu.key(),
+        cpu.model,
+        cpu.family,
+        decimal
+    ))
 }
 
 /// Counter facts from CPUID: Intel leaf 0xA; AMD PerfCtrExtCore (0x8000_0001 ECX[23]) and leaf
@@ -126,6 +202,152 @@ pub fn pmu_from_cpuid<R: CpuIdReader + Clone>(
             Some(facts(0, if ext_core { 6 } else { 4 }, 48, 0, 0))
         }
         _ => None,
+    }
+}
+
+/// Intel's architectural performance events (SDM vol. 3B, "Pre-defined Architectural Performance
+/// Events"): bit i of CPUID.0AH:EBX set means event i is *not* available; EAX[31:24] says how many
+/// of the bits are valid. (event select, unit mask, name, perf's generic name).
+pub const ARCH_EVENTS: [(u32, u32, &str, &str); 8] = [
+    (0x3C, 0x00, "UnHalted Core Cycles", "cycles"),
+    (0xC0, 0x00, "Instructions Retired", "instructions"),
+    // The kernel maps this one to perf's bus-cycles (ref-cycles is fixed counter 2).
+    (0x3C, 0x01, "UnHalted Reference Cycles", "bus-cycles"),
+    (0x2E, 0x4F, "LLC Reference", "cache-references"),
+    (0x2E, 0x41, "LLC Misses", "cache-misses"),
+    (0xC4, 0x00, "Branch Instructions Retired", "branches"),
+    (0xC5, 0x00, "Branch Misses Retired", "branch-misses"),
+    (0xA4, 0x01, "Topdown Slots", "slots"),
+];
+
+/// What CPUID leaf 0xA says about the architectural events and counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArchPerfmon {
+    pub version: u32,
+    pub general_counters: u32,
+    pub counter_width: u32,
+    pub fixed_counters: u32,
+    pub fixed_width: u32,
+    /// Bit i set: [`ARCH_EVENTS`]\[i\] is available.
+    pub available: u32,
+    /// False when the facts are assumed (a CPU named with --cpu, not the one arum runs on).
+    pub from_cpuid: bool,
+}
+
+impl ArchPerfmon {
+    /// Reads leaf 0xA; None when the vendor is not Intel or the leaf reports no usable PMU
+    /// (version 0, as in VMs that hide the PMU).
+    pub fn from_reader<R: CpuIdReader>(reader: &R, ident: &CpuIdent) -> Option<ArchPerfmon> {
+        if ident.vendor != "GenuineIntel" || reader.cpuid1(0).eax < 0xA {
+            return None;
+        }
+        let r = reader.cpuid1(0xA);
+        let version = r.eax & 0xFF;
+        if version == 0 {
+            return None;
+        }
+        let len = (r.eax >> 24) & 0xFF;
+        let valid = if len >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << len) - 1
+        };
+        Some(ArchPerfmon {
+            version,
+            general_counters: (r.eax >> 8) & 0xFF,
+            counter_width: (r.eax >> 16) & 0xFF,
+            fixed_counters: if version >= 2 { r.edx & 0x1F } else { 0 },
+            fixed_width: if version >= 2 { (r.edx >> 5) & 0xFF } else { 0 },
+            available: !r.ebx & valid & 0xFF,
+            from_cpuid: true,
+        })
+    }
+
+    /// Leaf 0xA of the machine arum runs on.
+    pub fn detect(ident: &CpuIdent) -> Option<ArchPerfmon> {
+        ArchPerfmon::from_reader(&raw_cpuid::CpuIdReaderNative, ident)
+    }
+
+    /// For an Intel CPU named with --cpu: the seven events of version 2, counters unknown.
+    pub fn assumed() -> ArchPerfmon {
+        ArchPerfmon {
+            version: 2,
+            general_counters: 2,
+            counter_width: 40,
+            fixed_counters: 3,
+            fixed_width: 40,
+            available: 0x7F,
+            from_cpuid: false,
+        }
+    }
+
+    pub fn has(&self, i: usize) -> bool {
+        i < 32 && self.available >> i & 1 == 1
+    }
+}
+
+/// AMD's core events that every family from K8 to Zen 5 has with the same encoding (BKDGs and
+/// PPRs): (event select, unit mask, name, perf's generic name). What ARUM counts by name on an
+/// AMD CPU that has no table.
+pub const AMD_LEGACY_EVENTS: [(u32, u32, &str, &str); 4] = [
+    (0x76, 0x00, "CPU clocks not halted", "cycles"),
+    (0xC0, 0x00, "Retired instructions", "instructions"),
+    (0xC2, 0x00, "Retired branch instructions", "branches"),
+    (
+        0xC3,
+        0x00,
+        "Retired mispredicted branch instructions",
+        "branch-misses",
+    ),
+];
+
+/// The core type of one logical CPU of a hybrid Intel part, from CPUID leaf 0x1A.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CoreType {
+    /// EAX[31:24]: 0x20 Intel Atom, 0x40 Intel Core.
+    pub kind: u32,
+    /// EAX[23:0]: the native model ID (e.g. 2 Crestmont, 3 Skymont among Atom cores).
+    pub native_model: u32,
+}
+
+pub const CORE_TYPE_ATOM: u32 = 0x20;
+pub const CORE_TYPE_CORE: u32 = 0x40;
+
+impl CoreType {
+    /// Reads leaf 0x1A of the CPU the calling thread runs on; None where the leaf is absent or
+    /// reports no core type (not a hybrid part).
+    pub fn from_reader<R: CpuIdReader>(reader: &R) -> Option<CoreType> {
+        if reader.cpuid1(0).eax < 0x1A {
+            return None;
+        }
+        let eax = reader.cpuid2(0x1A, 0).eax;
+        let kind = eax >> 24;
+        (kind != 0).then_some(CoreType {
+            kind,
+            native_model: eax & 0xFF_FFFF,
+        })
+    }
+
+    /// The PMU that counts this core type's events, as Linux names it (arch/x86/events/intel/
+    /// core.c find_hybrid_pmu_for_cpu): Core cores `cpu_core`; Atom cores `cpu_atom`, except the
+    /// Crestmont low-power cores of parts that also have Skymont ones (`cpu_lowpower`).
+    pub fn unit(&self, units: &[crate::table::Unit]) -> crate::table::Unit {
+        use crate::table::Unit;
+        match self.kind {
+            CORE_TYPE_CORE => Unit::CpuCore,
+            CORE_TYPE_ATOM if units.contains(&Unit::CpuLowpower) && self.native_model == 2 => {
+                Unit::CpuLowpower
+            }
+            _ => Unit::CpuAtom,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self.kind {
+            CORE_TYPE_CORE => "Intel Core",
+            CORE_TYPE_ATOM => "Intel Atom",
+            _ => "unknown core type",
+        }
     }
 }
 

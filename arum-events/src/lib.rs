@@ -1,8 +1,14 @@
-//! What ARUM knows about processors and their events: CPU identification, the event tables,
-//! event-name resolution and encoding, and counter constraints.
+//! What ARUM knows about processors and their events: CPU identification (`cpu`, `hybrid`), the
+//! event tables compiled in at build time (`table`), the kernel's generic events (`generic`)
+//! and PMUs (`sysfs`), event-name resolution and encoding (`resolve`), counter placement
+//! (`schedule`), the plan of what to count (`plan`) and derived metrics (`metrics`).
 
 pub mod cpu;
+pub mod generic;
+pub mod hybrid;
+pub mod metrics;
 pub mod plan;
 pub mod resolve;
 pub mod schedule;
+pub mod sysfs;
 pub mod table;

@@ -10,6 +10,10 @@ use crate::table::PmuInfo;
 
 /// Index of the first fixed counter, as in Linux (INTEL_PMC_IDX_FIXED).
 pub const FIXED_BASE: u32 = 32;
+/// Index of the first PERF_METRICS pseudo counter (Linux INTEL_PMC_IDX_METRIC_BASE): the
+/// topdown-* events of Ice Lake and later, read from the slots fixed counter's companion MSR.
+pub const METRIC_BASE: u32 = 48;
+const METRIC_COUNT: u32 = 8;
 
 /// Where one event goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,7 +30,9 @@ pub struct ScheduleError(pub String);
 
 /// Human name of a counter index.
 pub fn counter_name(c: u32) -> String {
-    if c >= FIXED_BASE {
+    if c >= METRIC_BASE {
+        format!("PERF_METRICS field {}", c - METRIC_BASE)
+    } else if c >= FIXED_BASE {
         format!("fixed counter {}", c - FIXED_BASE)
     } else {
         format!("counter {c}")
@@ -54,8 +60,15 @@ fn options(e: &HwEvent, pmu: &PmuInfo) -> Vec<Option_> {
             })
             .collect();
     }
+    let metrics = if pmu.fixed_counters >= 4 {
+        METRIC_COUNT
+    } else {
+        0
+    };
     let exists = |c: &u32| {
-        *c < pmu.general_counters || (FIXED_BASE..FIXED_BASE + pmu.fixed_counters).contains(c)
+        *c < pmu.general_counters
+            || (FIXED_BASE..FIXED_BASE + pmu.fixed_counters).contains(c)
+            || (METRIC_BASE..METRIC_BASE + metrics).contains(c)
     };
     let allowed: Vec<u32> = match &e.counters {
         Some(list) => list.iter().copied().filter(exists).collect(),
@@ -92,7 +105,11 @@ pub fn schedule(
             events[i].0, pmu.general_counters, pmu.fixed_counters
         )));
     }
-    let needed: usize = opts.iter().map(|o| o[0].counters.len()).sum();
+    let needed: usize = opts
+        .iter()
+        .filter(|o| o[0].counters[0] < METRIC_BASE)
+        .map(|o| o[0].counters.len())
+        .sum();
     let capacity = (pmu.general_counters + pmu.fixed_counters) as usize;
     if needed > capacity {
         return Err(ScheduleError(format!(

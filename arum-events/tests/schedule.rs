@@ -8,7 +8,7 @@ fn plan_for(cpu: &str, events: &[&str]) -> arum_events::plan::Plan {
     let cpu = parse_spec(cpu).unwrap();
     let table = TableSource::default().for_cpu(&cpu).unwrap();
     let specs: Vec<String> = events.iter().map(|s| s.to_string()).collect();
-    plan(&specs, &cpu, table.as_ref(), None)
+    plan(&specs, &cpu, table, None)
 }
 
 fn counters(p: &arum_events::plan::Plan) -> Vec<u32> {

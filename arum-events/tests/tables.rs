@@ -1,16 +1,16 @@
-//! The event tables: every table parses and is consistent, and encodings match values checked by
-//! hand against the vendors' manuals and event lists.
+//! The event tables: every table is compiled in and consistent, and encodings match values
+//! checked by hand against the vendors' manuals and event lists.
 
 use std::collections::HashSet;
 
 use arum_events::cpu::{parse_spec, CpuIdent};
-use arum_events::resolve::{EventKind, HwEvent, ResolveError, Resolver};
+use arum_events::resolve::{EncodingSource, EventKind, HwEvent, ResolveError, Resolver};
 use arum_events::table::{Table, TableSource};
 
 fn tables() -> Vec<Table> {
     TableSource::default()
         .all()
-        .expect("every embedded table parses")
+        .expect("every built-in table is there")
 }
 
 fn table_for(spec: &str) -> (CpuIdent, Table) {
@@ -25,12 +25,9 @@ fn table_for(spec: &str) -> (CpuIdent, Table) {
 /// Resolves `name` for the CPU `spec` and returns the hardware encoding.
 fn hw(spec: &str, name: &str) -> HwEvent {
     let (cpu, table) = table_for(spec);
-    let r = Resolver {
-        cpu: &cpu,
-        table: Some(&table),
-    }
-    .resolve(name)
-    .unwrap_or_else(|e| panic!("{spec} {name}: {e}"));
+    let r = Resolver::new(&cpu, Some(table))
+        .resolve(name)
+        .unwrap_or_else(|e| panic!("{spec} {name}: {e}"));
     match r.kind {
         EventKind::Hardware(h) => h,
         EventKind::Software { .. } => panic!("{name} resolved to a software event"),
@@ -45,88 +42,130 @@ fn sel(spec: &str, name: &str) -> (u32, u32, u32, bool) {
 #[test]
 fn every_table_has_unique_names_and_sane_masks() {
     let all = tables();
-    assert!(
-        all.len() >= 12,
-        "K8, 10h, Core 2, NetBurst, SKX, ICX, SPR, Zen 1-5"
-    );
+    assert!(all.len() >= 55, "{} tables", all.len());
     for t in &all {
         let mut names = HashSet::new();
-        for e in &t.events {
+        for e in t.events() {
             assert!(
-                names.insert(e.name.to_ascii_uppercase()),
+                names.insert((e.unit(), e.name().to_ascii_uppercase())),
                 "{}: {} twice",
-                t.table.name,
-                e.name
+                t.name(),
+                e.name()
             );
             let mut masks = HashSet::new();
-            for m in &e.masks {
+            for m in e.masks() {
                 assert!(
-                    masks.insert(&m.name),
+                    masks.insert(m.name().to_ascii_uppercase()),
                     "{}: {}:{} twice",
-                    t.table.name,
-                    e.name,
-                    m.name
+                    t.name(),
+                    e.name(),
+                    m.name()
                 );
-                assert!(
-                    m.value.is_some() || m.all || m.bit.is_some(),
-                    "{}: {}:{} has no value",
-                    t.table.name,
-                    e.name,
-                    m.name
-                );
-                assert!(!m.desc.is_empty());
+                assert!(!m.desc().is_empty());
             }
-            for d in &e.default {
+            for d in e.defaults() {
                 assert!(
                     e.mask(d).is_some(),
-                    "{}: {} default {d} is not a mask",
-                    t.table.name,
-                    e.name
+                    "{}: {} default {d}",
+                    t.name(),
+                    e.name()
                 );
             }
             assert!(
-                !e.desc.is_empty(),
+                !e.desc().is_empty(),
                 "{}: {} has no description",
-                t.table.name,
-                e.name
+                t.name(),
+                e.name()
             );
+            // Every value says where it came from when two event lists were compared.
+            if t.sources().iter().any(|(k, _)| *k == "p") && t.sources().len() > 1 {
+                let src = if e.has_masks() && !e.plain() {
+                    e.masks().next().unwrap().src()
+                } else {
+                    e.src()
+                };
+                assert!(!src.is_empty(), "{}: {} has no src", t.name(), e.name());
+            }
         }
         assert!(
-            t.events.len() >= 40,
+            t.event_count() >= 20,
             "{}: only {} events",
-            t.table.name,
-            t.events.len()
+            t.name(),
+            t.event_count()
         );
+        assert!(!t.sources().is_empty(), "{} names no source", t.name());
     }
 }
 
 #[test]
 fn every_alias_resolves_on_every_model_of_its_table() {
     for t in tables() {
-        for m in &t.table.matches {
+        for m in t.matches() {
             for [lo, hi] in &m.models {
                 for model in [*lo, *hi] {
                     let cpu = CpuIdent {
-                        vendor: t.table.vendor.clone(),
+                        vendor: t.vendor().into(),
                         family: m.family,
                         model,
-                        stepping: 0,
+                        stepping: m.steppings.as_ref().map_or(0, |s| s[0][0]),
                         model_name: String::new(),
                     };
-                    let resolver = Resolver {
-                        cpu: &cpu,
-                        table: Some(&t),
-                    };
-                    for alias in t.aliases.keys() {
+                    let resolver = Resolver::new(&cpu, Some(t));
+                    for alias in t.alias_names() {
                         let r = resolver.resolve(alias).unwrap_or_else(|e| {
-                            panic!("{} model {model:#x}: {alias}: {e}", t.table.name)
+                            panic!("{} model {model:#x}: {alias}: {e}", t.name())
                         });
-                        assert_eq!(r.alias.as_deref(), Some(alias.as_str()));
+                        assert_eq!(r.alias.as_deref(), Some(alias), "{}", t.name());
+                        assert!(matches!(r.source, EncodingSource::Table { .. }));
                     }
                 }
             }
         }
     }
+}
+
+#[test]
+fn no_two_tables_claim_the_same_cpu() {
+    let all = tables();
+    for t in &all {
+        for m in t.matches() {
+            for [lo, hi] in &m.models {
+                for model in [*lo, *hi] {
+                    let stepping = m.steppings.as_ref().map_or(0, |s| s[0][0]);
+                    let cpu = CpuIdent {
+                        vendor: t.vendor().into(),
+                        family: m.family,
+                        model,
+                        stepping,
+                        model_name: String::new(),
+                    };
+                    let claim: Vec<&str> = all
+                        .iter()
+                        .filter(|o| o.matches_cpu(&cpu))
+                        .map(|o| o.name())
+                        .collect();
+                    assert_eq!(claim, [t.name()], "{}", cpu.key());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn every_metric_expression_parses() {
+    let mut n = 0;
+    for t in tables().into_iter().chain(TableSource::default().common()) {
+        for m in t.metrics() {
+            arum_metrics::Expr::parse(m.expr())
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", t.name(), m.name()));
+            if let Some(th) = m.threshold() {
+                arum_metrics::Expr::parse(th)
+                    .unwrap_or_else(|e| panic!("{}: {} threshold: {e}", t.name(), m.name()));
+            }
+            n += 1;
+        }
+    }
+    assert!(n > 5000, "{n} metrics");
 }
 
 #[test]
@@ -180,7 +219,7 @@ fn original_aliases_exist_where_the_hardware_has_them() {
     ] {
         let (_, t) = table_for(cpu);
         for a in aliases {
-            assert!(t.aliases.contains_key(*a), "{cpu} lacks alias {a}");
+            assert!(!t.alias(a).is_empty(), "{cpu} lacks alias {a}");
         }
     }
 }
@@ -205,12 +244,9 @@ fn fam10h_dtlb_masks_differ_between_barcelona_and_later_models() {
     // BKDG 31116: 45h/46h need unit masks; 1G-page bit (04h) only after Barcelona.
     assert_eq!(sel("AuthenticAMD-16-2", "L1_DTLBmiss_L2_DTLBhit").1, 0x03);
     assert_eq!(sel("AuthenticAMD-16-4", "L1_DTLBmiss_L2_DTLBhit").1, 0x07);
+    let (c, t) = table_for("AuthenticAMD-16-2");
     assert!(matches!(
-        Resolver {
-            cpu: &parse_spec("AuthenticAMD-16-2").unwrap(),
-            table: Some(&table_for("AuthenticAMD-16-2").1)
-        }
-        .resolve("L1_DTLB_MISS_AND_L2_DTLB_HIT:L2_1G_TLB_HIT"),
+        Resolver::new(&c, Some(t)).resolve("L1_DTLB_MISS_AND_L2_DTLB_HIT:L2_1G_TLB_HIT"),
         Err(ResolveError::UnknownMask { .. })
     ));
     // 12-bit event select: event 1F0h unit mask 01h is PERF_TYPE_RAW 0x1000001f0.
@@ -291,11 +327,10 @@ fn skylake_sp_vectors_from_intels_event_list() {
     );
     assert_eq!(hw(skx, "CYCLE_ACTIVITY.STALLS_TOTAL").config, 0x0400_04A3);
     assert_eq!(sel(skx, "branch_misses"), (0xC5, 0x00, 0, false));
-    // MEM_INST_RETIRED.* is limited to the first four counters (Linux's SKL constraints).
-    assert_eq!(
-        hw(skx, "MEM_INST_RETIRED:ALL_LOADS").counters,
-        Some(vec![0, 1, 2, 3])
-    );
+    // INST_RETIRED.PREC_DIST only on counter 1 (the event list's Counter field); cycles also
+    // on fixed counter 1.
+    assert_eq!(hw(skx, "INST_RETIRED.PREC_DIST").counters, Some(vec![1]));
+    assert_eq!(hw(skx, "cycles").counters, Some(vec![0, 1, 2, 3, 33]));
 }
 
 #[test]
@@ -322,10 +357,7 @@ fn zen_vectors_from_amds_event_lists() {
 #[test]
 fn names_raw_codes_perf_terms_and_modifiers() {
     let (cpu, table) = table_for("GenuineIntel-6-55");
-    let r = Resolver {
-        cpu: &cpu,
-        table: Some(&table),
-    };
+    let r = Resolver::new(&cpu, Some(table));
     let ev = r.resolve("cpu/event=0x41,umask=0x0,cmask=1,inv/").unwrap();
     assert!(matches!(ev.kind, EventKind::Hardware(ref h) if h.config == 0x0180_0041));
     let ev = r.resolve("r003c:u").unwrap();
@@ -336,7 +368,11 @@ fn names_raw_codes_perf_terms_and_modifiers() {
     assert!(ev.exclude_user);
     assert_eq!(
         r.resolve("inst_retired.any_p").unwrap().name,
-        "INST_RETIRED:ANY_P"
+        "INST_RETIRED.ANY_P"
+    );
+    assert_eq!(
+        r.resolve("INST_RETIRED:ANY_P").unwrap().name,
+        "INST_RETIRED.ANY_P"
     );
     match r.resolve("llc_mises") {
         Err(ResolveError::Unknown { suggestion, .. }) => {
@@ -355,19 +391,131 @@ fn names_raw_codes_perf_terms_and_modifiers() {
 }
 
 #[test]
-fn unsupported_cpu_knows_software_and_raw_events_only() {
-    let cpu = parse_spec("GenuineIntel-6-3A").unwrap();
-    assert!(TableSource::default().for_cpu(&cpu).unwrap().is_none());
-    let r = Resolver {
-        cpu: &cpu,
-        table: None,
-    };
-    assert!(r.resolve("page-faults").is_ok());
-    assert!(r.resolve("r00c0").is_ok());
-    assert!(matches!(
-        r.resolve("cycles"),
-        Err(ResolveError::NoTable { .. })
-    ));
+fn a_cpu_without_a_table_counts_generic_architectural_and_legacy_events() {
+    // A future Intel family and a future AMD family: no table, yet the common names resolve
+    // to the kernel's generic events, with CPUID's architectural (Intel) or the legacy (AMD)
+    // encoding for the register back-end.
+    for (spec, cycles_raw) in [("GenuineIntel-19-1", 0x3c), ("AuthenticAMD-31-0", 0x76)] {
+        let cpu = parse_spec(spec).unwrap();
+        assert!(
+            TableSource::default().for_cpu(&cpu).unwrap().is_none(),
+            "{spec}"
+        );
+        let r = Resolver::new(&cpu, None);
+        assert!(r.resolve("page-faults").is_ok());
+        assert!(r.resolve("r00c0").is_ok());
+        let c = r.resolve("cycles").unwrap();
+        assert_eq!(c.source, EncodingSource::Generic);
+        assert_eq!((c.targets[0].perf_type, c.targets[0].config), (0, 0));
+        let EventKind::Hardware(h) = &c.kind else {
+            panic!()
+        };
+        assert!(h.raw);
+        assert_eq!(h.config, cycles_raw, "{spec}");
+        assert!(matches!(
+            h.register_source,
+            Some(EncodingSource::Architectural | EncodingSource::AmdLegacy)
+        ));
+        // perf's spellings and ARUM's.
+        for n in [
+            "branch-misses",
+            "branch_misses",
+            "llc_misses",
+            "cache-misses",
+            "ref-cycles",
+        ] {
+            assert_eq!(
+                r.resolve(n).unwrap().source,
+                EncodingSource::Generic,
+                "{spec} {n}"
+            );
+        }
+        // A cache event has no register encoding: only the kernel knows it.
+        let l1 = r.resolve("L1-dcache-load-misses").unwrap();
+        assert_eq!(
+            (l1.targets[0].perf_type, l1.targets[0].config),
+            (3, 0x10000)
+        );
+        let EventKind::Hardware(h) = &l1.kind else {
+            panic!()
+        };
+        assert!(!h.raw && h.register_source.is_none());
+        // ARUM's own names fall back to the nearest generic event.
+        let d = r.resolve("dcache_misses").unwrap();
+        assert_eq!(d.name, "L1-dcache-load-misses");
+        assert_eq!(d.alias.as_deref(), Some("dcache_misses"));
+        assert!(matches!(
+            r.resolve("cycle"),
+            Err(ResolveError::Unknown { .. })
+        ));
+    }
+}
+
+#[test]
+fn a_table_gives_the_precise_encoding_of_generic_names_and_says_so() {
+    let (cpu, t) = table_for("GenuineIntel-6-55-4");
+    let r = Resolver::new(&cpu, Some(t));
+    for (name, config) in [
+        ("cycles", 0x3c_u64),
+        ("cpu-cycles", 0x3c),
+        ("instructions", 0xc0),
+        ("cache-misses", 0x412e),
+        ("branch-misses", 0xc5),
+        ("branch-instructions", 0xc4),
+    ] {
+        let e = r.resolve(name).unwrap();
+        let EncodingSource::Table { table, src, origin } = &e.source else {
+            panic!("{name}: {:?}", e.source)
+        };
+        assert_eq!(table, "intel-skylakex");
+        assert!(
+            !src.is_empty() && origin.contains("skylakex"),
+            "{src} {origin}"
+        );
+        assert_eq!(
+            (e.targets[0].perf_type, e.targets[0].config),
+            (4, config),
+            "{name}"
+        );
+    }
+    // Generic names the table does not map stay generic.
+    assert_eq!(
+        r.resolve("dTLB-load-misses").unwrap().source,
+        EncodingSource::Generic
+    );
+}
+
+#[test]
+fn decimal_models_get_a_hint_with_their_hex_form() {
+    let src = TableSource::default();
+    let has = |c: &CpuIdent| src.for_cpu(c).ok().flatten().map(|t| t.title().to_string());
+    let cpu = parse_spec("6-23").unwrap();
+    assert_eq!((cpu.vendor.as_str(), cpu.model), ("GenuineIntel", 0x23));
+    let hint = arum_events::cpu::decimal_model_hint("6-23", &cpu, has).unwrap();
+    assert!(hint.contains("did you mean 6-17 (model 0x17"), "{hint}");
+    // A model that has a table, or a hex model, gets none.
+    let skx = parse_spec("6-55").unwrap();
+    assert!(arum_events::cpu::decimal_model_hint("6-55", &skx, has).is_none());
+    let future = parse_spec("GenuineIntel-19-1").unwrap();
+    assert!(arum_events::cpu::decimal_model_hint("GenuineIntel-19-1", &future, has).is_none());
+}
+
+#[test]
+fn spec_forms_users_type() {
+    let k = |s: &str| parse_spec(s).map(|c| (c.vendor, c.family, c.model, c.stepping));
+    assert_eq!(
+        k("GenuineIntel-6-55-7"),
+        Ok(("GenuineIntel".into(), 6, 0x55, 7))
+    );
+    assert_eq!(k("intel-6-0x55"), Ok(("GenuineIntel".into(), 6, 0x55, 0)));
+    assert_eq!(k("amd-25-1"), Ok(("AuthenticAMD".into(), 25, 1, 0)));
+    assert_eq!(k("0x19-1"), Ok(("AuthenticAMD".into(), 25, 1, 0)));
+    assert_eq!(k("25-21-0"), Ok(("AuthenticAMD".into(), 25, 0x21, 0)));
+    // Family 15 is both vendors'.
+    assert!(k("15-4").unwrap_err().contains("more than one vendor"));
+    assert!(k("GenuineIotel-6-55").is_err());
+    assert!(k("6").is_err());
+    assert!(k("6-100").is_err());
 }
 
 #[test]

@@ -70,12 +70,28 @@ fn strict_turns_the_warning_into_an_error_before_running() {
 }
 
 #[test]
-fn unsupported_cpu_and_too_many_events_are_reasons_too() {
-    let (_, r) = run_json(&["--cpu", "GenuineIntel-6-3A", "-e", "cycles", "--", "true"]);
-    assert!(r["counters"]["hardware_off_reason"]
-        .as_str()
+fn a_cpu_without_a_table_still_counts_generic_events_and_too_many_events_is_a_reason() {
+    // A future Intel family: no table, yet `cycles` is planned (the kernel's generic event,
+    // with the architectural encoding for the register back-end).
+    let (out, r) = run_json(&[
+        "--cpu",
+        "GenuineIntel-19-1",
+        "-e",
+        "cycles,branch-misses",
+        "--",
+        "true",
+    ]);
+    assert!(out.status.success());
+    let c = &r["counters"];
+    assert_eq!(c["hardware_counting"], true, "{c}");
+    assert_eq!(c["table"], Value::Null);
+    let names: Vec<&str> = c["events"]
+        .as_array()
         .unwrap()
-        .contains("no event table for CPU GenuineIntel-6-3A"));
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["cycles", "branch-misses"]);
     let (_, r) = run_json(&[
         "--cpu",
         "AuthenticAMD-15-41",
@@ -239,4 +255,155 @@ desc = "Data cache misses, my way"
         text.contains("\"table\":\"mine\"") && text.contains("MY_MISSES"),
         "{text}"
     );
+}
+
+fn lines_of(args: &[&str]) -> (std::process::Output, Vec<Value>) {
+    let out = arum().args(args).output().unwrap();
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    (out, lines)
+}
+
+#[test]
+fn list_without_a_table_shows_what_can_be_counted_and_exits_0() {
+    // This machine: whatever its CPU, the listing works (with or without a table).
+    let out = arum().args(["list"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for section in ["Generic events", "Software events", "PMUs"] {
+        assert!(text.contains(section), "{section} missing:\n{text}");
+    }
+    // A CPU ARUM has no table for: generic, architectural and software events.
+    let (out, lines) = lines_of(&["list", "--cpu", "GenuineIntel-19-1", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let kinds: std::collections::BTreeSet<&str> =
+        lines.iter().map(|l| l["kind"].as_str().unwrap()).collect();
+    assert_eq!(
+        kinds,
+        ["architectural", "generic", "software"]
+            .into_iter()
+            .collect()
+    );
+    let cycles = lines
+        .iter()
+        .find(|l| l["name"] == "cycles" && l["kind"] == "generic")
+        .unwrap();
+    assert_eq!(
+        (cycles["perf_type"].as_u64(), cycles["perf_config"].as_str()),
+        (Some(0), Some("0x0"))
+    );
+    let l1 = lines
+        .iter()
+        .find(|l| l["name"] == "L1-dcache-load-misses")
+        .unwrap();
+    assert_eq!(
+        (l1["perf_type"].as_u64(), l1["perf_config"].as_str()),
+        (Some(3), Some("0x10000"))
+    );
+    let arch = lines
+        .iter()
+        .find(|l| l["kind"] == "architectural" && l["name"] == "cycles")
+        .unwrap();
+    assert_eq!(arch["event_select"], 0x3c);
+    // An AMD one gets the legacy core events instead.
+    let (_, lines) = lines_of(&["list", "--cpu", "AuthenticAMD-31-0", "--format", "json"]);
+    let legacy = lines
+        .iter()
+        .find(|l| l["kind"] == "amd_legacy" && l["name"] == "instructions")
+        .unwrap();
+    assert_eq!(legacy["event_select"], 0xc0);
+}
+
+#[test]
+fn a_decimal_model_gets_a_hint_and_table_names_work_as_cpu() {
+    let out = arum().args(["list", "--cpu", "6-23"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean 6-17 (model 0x17"), "{err}");
+    let out = arum()
+        .args(["list", "--cpu", "skylakex", "L1D.REPLACEMENT"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("[intel-skylakex]") && text.contains("dcache_misses = L1D.REPLACEMENT"),
+        "{text}"
+    );
+}
+
+#[test]
+fn hybrid_parts_list_each_core_types_events() {
+    let (out, lines) = lines_of(&[
+        "list",
+        "--cpu",
+        "GenuineIntel-6-97",
+        "--format",
+        "json",
+        "INST_RETIRED.ANY",
+    ]);
+    assert!(out.status.success());
+    let units: std::collections::BTreeSet<&str> = lines
+        .iter()
+        .filter(|l| l["kind"] == "table")
+        .filter_map(|l| l["unit"].as_str())
+        .collect();
+    assert_eq!(units, ["cpu_atom", "cpu_core"].into_iter().collect());
+}
+
+#[test]
+fn metrics_are_listed_by_group_and_planned_with_their_events() {
+    let (out, lines) = lines_of(&[
+        "list",
+        "--cpu",
+        "GenuineIntel-6-55-4",
+        "--metrics",
+        "TopdownL1",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success());
+    let names: Vec<&str> = lines.iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert!(
+        names.contains(&"tma_frontend_bound") && names.contains(&"tma_retiring"),
+        "{names:?}"
+    );
+    let out = arum()
+        .args(["list", "--metrics", "NoSuchGroup"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    // -M counts what the metric needs: IPC reads instructions and cycles.
+    let (out, r) = run_json(&[
+        "--cpu",
+        "GenuineIntel-19-1",
+        "-M",
+        "insn_per_cycle",
+        "--",
+        "true",
+    ]);
+    assert!(out.status.success());
+    let names: Vec<&str> = r["counters"]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"instructions") && names.contains(&"cycles"),
+        "{names:?}"
+    );
+    // An unknown metric is an error before anything runs.
+    let out = arum()
+        .args(["-M", "no_such_metric", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("arum list --metrics"));
 }

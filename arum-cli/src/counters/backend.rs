@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use arum_events::plan::{Plan, PlannedEvent};
+use arum_events::resolve::PmuTarget;
 use nix::unistd::Pid;
 
 use super::opening::Opening;
@@ -47,6 +48,7 @@ pub trait Backend: Send + Sync {
 #[derive(Debug, Clone)]
 pub struct EventSetup {
     pub planned: PlannedEvent,
+    /// The perf_event_attr of the main target (the one the report names).
     pub perf_type: u32,
     pub config: u64,
     pub config1: u64,
@@ -54,16 +56,16 @@ pub struct EventSetup {
 }
 
 impl EventSetup {
-    /// One setup per planned event, with its perf_event_attr type and config.
+    /// One setup per planned event.
     pub fn from_plan(plan: &Plan) -> Vec<EventSetup> {
-        use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
         plan.events
             .iter()
             .map(|p| {
-                let (perf_type, config, config1) = match &p.event.kind {
-                    EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
-                    EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
-                };
+                let (perf_type, config, config1) = p
+                    .event
+                    .targets
+                    .first()
+                    .map_or((0, 0, 0), |t| (t.perf_type, t.config, t.config1));
                 EventSetup {
                     planned: p.clone(),
                     perf_type,
@@ -73,6 +75,16 @@ impl EventSetup {
                 }
             })
             .collect()
+    }
+
+    /// What to open on `cpu`: the target (PMU, type, config) that counts this event there. On a
+    /// hybrid part an event of one core type has none on the other type's CPUs.
+    pub fn target_for(&self, cpu: u32) -> Option<&PmuTarget> {
+        self.planned
+            .event
+            .targets
+            .iter()
+            .find(|t| t.cpus.as_ref().is_none_or(|c| c.contains(&cpu)))
     }
 }
 

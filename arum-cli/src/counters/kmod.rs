@@ -8,7 +8,7 @@ use std::io::{Read, Write};
 use std::sync::Mutex;
 
 use arum_events::plan::Plan;
-use arum_events::resolve::{EventKind, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE};
+use arum_events::resolve::EventKind;
 use arum_wire as wire;
 use arum_wire::DEVICE_PATH;
 
@@ -128,10 +128,15 @@ impl KmodBackend {
 fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request, String> {
     let mut request = wire::Request::new(wire::FLAG_USER | wire::FLAG_KERNEL);
     for (i, p) in plan.events.iter().enumerate() {
-        let (perf_type, config, config1) = match &p.event.kind {
-            EventKind::Software { config } => (PERF_TYPE_SOFTWARE, *config, 0),
-            EventKind::Hardware(h) => (PERF_TYPE_RAW, h.config, h.config1),
+        // The module programs one encoding for every CPU: a hybrid part's per-core-type
+        // encodings cannot be expressed.
+        let [target] = p.event.targets.as_slice() else {
+            return Err(format!(
+                "{} has a different encoding on each core type of this hybrid CPU; the kmod back-end programs one for all CPUs: use --backend perf",
+                p.event.name
+            ));
         };
+        let (perf_type, config, config1) = (target.perf_type, target.config, target.config1);
         request.counters[i] = if msr {
             // The module programs the registers itself: it needs the counter each event was
             // placed on, and NetBurst's ESCR/CCCR pair.
@@ -141,6 +146,12 @@ fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request,
                         p.event.name
                     ));
             };
+            if !h.raw {
+                return Err(format!(
+                    "{} is a generic event only the kernel can map to this CPU's; the module's msr back-end needs a table, architectural or legacy encoding (load the module with backend=0, or use --backend perf)",
+                    p.event.name
+                ));
+            }
             match &h.netburst {
                 Some(nb) => wire::CounterRequest {
                     source: wire::SOURCE_MSR,

@@ -14,6 +14,7 @@ pub mod sys;
 
 use std::time::Duration;
 
+use arum_events::metrics::{RunFacts, ToolValues};
 use arum_events::plan::Plan;
 
 pub use backend::{Backend, EventSetup, Opened, Snapshot};
@@ -22,7 +23,9 @@ pub use sys::Reading;
 use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
-use crate::report::model::{BackendKind, CountersReport, NotCounted, Report, Scope};
+use crate::report::model::{
+    BackendKind, CountersReport, CpuCoreType, EventStatus, NotCounted, Report, Scope,
+};
 use intervals::IntervalSampler;
 use opening::Multiplexing;
 use summary::Scaling;
@@ -45,6 +48,8 @@ pub struct Request {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub plan: Plan,
+    /// What the metrics' expressions read about the machine (SMT, CPUs, the TSC's rate).
+    pub facts: RunFacts,
     pub request: Request,
     /// Events asked for but left out of the plan (hardware counting is off), as given.
     pub left_out: Vec<String>,
@@ -145,13 +150,14 @@ impl Facility for Counters<'_> {
         };
     }
 
-    fn finish(self: Box<Self>, _reaped: &Reaped, report: &mut Report) {
+    fn finish(self: Box<Self>, reaped: &Reaped, report: &mut Report) {
         let Some(opened) = &self.opened else { return };
         report.counters = Some(section(
             self.settings,
             opened,
             &self.finals,
             self.series.as_deref(),
+            reaped,
         ));
     }
 }
@@ -162,9 +168,11 @@ fn section(
     opened: &Opened,
     finals: &[Vec<Option<Reading>>],
     series: Option<&[Snapshot]>,
+    reaped: &Reaped,
 ) -> CountersReport {
     let Settings {
         plan,
+        facts,
         request: req,
         left_out,
     } = settings;
@@ -178,6 +186,24 @@ fn section(
     };
     let events = summary::events(&opened.events, finals, scaling, &req.cpus);
     let ratios = summary::ratios(&events);
+    let metrics = if plan.metrics.is_empty() {
+        Vec::new()
+    } else {
+        let counts: Vec<Result<f64, String>> = events
+            .iter()
+            .map(|e| match e.status {
+                EventStatus::Counted => Ok(e.total_scaled as f64),
+                _ => Err(e.reason.clone().unwrap_or_else(|| "not counted".into())),
+            })
+            .collect();
+        let usage = crate::usage::from_rusage(&reaped.rusage, reaped.wall);
+        let tools = ToolValues {
+            duration_ns: usage.wall_ns as f64,
+            user_ns: usage.user_ns as f64,
+            system_ns: usage.system_ns as f64,
+        };
+        arum_events::metrics::evaluate(&plan.metrics, &counts, &tools, facts, Some(&plan.events))
+    };
     CountersReport {
         backend: req.backend,
         scope: req.scope,
@@ -199,6 +225,18 @@ fn section(
                 reason: plan.hardware_off.clone().unwrap_or_default(),
             })
             .collect(),
+        core_types: plan
+            .core_types
+            .iter()
+            .flat_map(|t| &t.cpus)
+            .filter(|c| req.cpus.contains(&c.cpu))
+            .map(|c| CpuCoreType {
+                cpu: c.cpu,
+                core_type: c.unit.pmu_name().into(),
+            })
+            .collect(),
+        metrics,
+        notes: plan.notes.clone(),
         ratios,
         interval_ms: series.and(req.interval_ms),
         intervals: series.map(intervals::deltas).unwrap_or_default(),

@@ -44,7 +44,7 @@ impl PerfBackend {
             }
             user_only_reason = (!perms.kernel_allowed()).then(|| user_only(&perms));
         }
-        let target = if app { pid.as_raw() } else { -1 };
+        let whom = if app { pid.as_raw() } else { -1 };
         let mut setups = EventSetup::from_plan(plan);
         let mut fds: Vec<Vec<Option<OwnedFd>>> = setups.iter().map(|_| Vec::new()).collect();
         let mut ungrouped: Option<String> = None;
@@ -55,11 +55,18 @@ impl PerfBackend {
                     fds[i].push(None);
                     continue;
                 }
+                // The encoding for this CPU's PMU; none where the event's core type has no
+                // counters (the other core type of a hybrid part).
+                let Some(target) = s.target_for(cpu) else {
+                    fds[i].push(None);
+                    continue;
+                };
+                let core_pmu = arum_events::table::Unit::from_name(&target.pmu).is_some();
                 let ev = &s.planned.event;
                 let mut attr = Attr {
-                    type_: s.perf_type,
-                    config: s.config,
-                    config1: s.config1,
+                    type_: target.perf_type,
+                    config: target.config,
+                    config1: target.config1,
                     exclude_user: ev.exclude_user,
                     exclude_kernel: ev.exclude_kernel || user_only_reason.is_some(),
                     disabled: true,
@@ -70,7 +77,9 @@ impl PerfBackend {
                 // Hardware events of a CPU form one group, so they are scheduled together and
                 // their ratios are consistent. Software events never compete for counters and
                 // stay alone: a CPU-wide group led by task-clock never runs its members.
-                let software = s.perf_type == PERF_TYPE_SOFTWARE;
+                // Only the core PMU's events can share a group (another PMU's, such as msr or
+                // an uncore one, cannot).
+                let software = s.perf_type == PERF_TYPE_SOFTWARE || !core_pmu;
                 let group = if software {
                     None
                 } else {
@@ -78,7 +87,7 @@ impl PerfBackend {
                 };
                 let opened = open_one(
                     &mut attr,
-                    target,
+                    whom,
                     cpu,
                     group.map(|g| g.as_fd()),
                     &mut ungrouped,
@@ -118,7 +127,7 @@ impl PerfBackend {
             };
             req.cpus
                 .iter()
-                .map(|&cpu| sys::open(&attr, target, cpu as i32, None))
+                .map(|&cpu| sys::open(&attr, whom, cpu as i32, None))
                 .collect::<Result<Vec<_>, _>>()
                 .ok()
         } else {

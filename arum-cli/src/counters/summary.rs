@@ -92,6 +92,8 @@ pub fn events(
                 config: format!("{:#x}", s.config),
                 config1: (s.config1 != 0).then(|| format!("{:#x}", s.config1)),
                 counter: s.planned.placement.map(|p| p.counter),
+                encoding: ev.source.describe(),
+                requested: s.planned.requested,
                 status: match (counted, unscheduled) {
                     (true, false) => EventStatus::Counted,
                     (true, true) => EventStatus::NotScheduled,

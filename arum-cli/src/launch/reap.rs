@@ -58,6 +58,8 @@ impl Exit {
 pub struct Reaped {
     pub exit: Exit,
     pub wall: Duration,
+    /// CLOCK_MONOTONIC when the program was released (the origin of the report's times).
+    pub released_at: Duration,
     pub rusage: libc::rusage,
 }
 
@@ -120,7 +122,12 @@ pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
             } else {
                 Exit::Code(libc::WEXITSTATUS(status))
             };
-            return Ok(Reaped { exit, wall, rusage });
+            return Ok(Reaped {
+                exit,
+                wall,
+                released_at: t0,
+                rusage,
+            });
         }
         match Errno::last() {
             Errno::EINTR => continue,

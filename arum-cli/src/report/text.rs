@@ -7,11 +7,26 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Modify, Style};
 
 use super::model::{
-    AmbientReport, CountersReport, EventStatus, FunctionTiming, FunctionsReport, Report,
-    ThrottleMode, ThrottleReason, Usage,
+    AmbientReport, CountersReport, EventStatus, FunctionTiming, FunctionsReport, ProcessRecord,
+    RecordSource, Report, TaskUsage, TasksReport, ThreadRecord, ThrottleMode, ThrottleReason,
+    Usage,
 };
 
+/// Threads in each top list of the per-task section, unless every one is asked for.
+pub const TOP_THREADS: usize = 10;
+
 pub fn render(r: &Report, show_self_timing: bool) -> String {
+    render_with(
+        r,
+        &super::TextOptions {
+            show_self_timing,
+            top_threads: Some(TOP_THREADS),
+        },
+    )
+}
+
+pub fn render_with(r: &Report, options: &super::TextOptions) -> String {
+    let show_self_timing = options.show_self_timing;
     let mut out = String::new();
     let _ = writeln!(out, "ARUM REPORT");
     section(&mut out, None, &header_rows(r));
@@ -24,6 +39,9 @@ pub fn render(r: &Report, show_self_timing: bool) -> String {
     }
     if let Some(f) = &r.functions {
         functions(&mut out, f);
+    }
+    if let Some(t) = &r.tasks {
+        tasks(&mut out, t, options.top_threads);
     }
     if show_self_timing {
         let t = &r.self_timing;
@@ -207,17 +225,32 @@ fn counters(out: &mut String, c: &CountersReport) {
     if let Some(why) = &c.user_only_reason {
         let _ = writeln!(out, " user space only: {why}");
     }
+    for note in &c.notes {
+        let _ = writeln!(out, " note: {note}");
+    }
+    if !c.core_types.is_empty() {
+        let types: Vec<String> = c
+            .core_types
+            .iter()
+            .map(|t| format!("{} {}", t.cpu, t.core_type))
+            .collect();
+        let _ = writeln!(out, " core types: {}", types.join(", "));
+    }
     let mut per_cpu = Builder::default();
     per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
     let mut totals = Builder::default();
-    totals.push_record(["Event", "Total", "% running", ""]);
+    totals.push_record(["Event", "Total", "% running", "Encoding", ""]);
     for e in &c.events {
-        let label = label(e);
+        let mut label = label(e);
+        if !e.requested {
+            label.push_str(" [for metrics]");
+        }
         if e.status != EventStatus::Counted {
             totals.push_record([
                 label,
                 e.status.describe().into(),
                 String::new(),
+                e.encoding.clone(),
                 e.reason.clone().unwrap_or_default(),
             ]);
             continue;
@@ -239,6 +272,7 @@ fn counters(out: &mut String, c: &CountersReport) {
             label,
             grouped(e.total_scaled),
             format!("{:.1}", e.percent_running),
+            e.encoding.clone(),
             note.into(),
         ]);
     }
@@ -246,6 +280,7 @@ fn counters(out: &mut String, c: &CountersReport) {
         totals.push_record([
             n.spec.clone(),
             "not counted".into(),
+            String::new(),
             String::new(),
             "hardware counting is off (see above)".into(),
         ]);
@@ -258,6 +293,27 @@ fn counters(out: &mut String, c: &CountersReport) {
         let mut t = b.build();
         t.with(Style::blank())
             .with(Modify::new(Columns::new(1..3)).with(Alignment::right()));
+        let _ = writeln!(out);
+        indented(out, &t);
+    }
+    if !c.metrics.is_empty() {
+        let mut m = Builder::default();
+        m.push_record(["Metric", "Value", "Unit", ""]);
+        for v in &c.metrics {
+            let (value, why) = match (v.value, &v.why_not) {
+                (Some(x), _) => (format!("{x:.4}"), String::new()),
+                (None, why) => ("-".into(), why.clone().unwrap_or_default()),
+            };
+            let flag = if v.above_threshold == Some(true) {
+                "above its threshold".to_string()
+            } else {
+                why
+            };
+            m.push_record([v.name.clone(), value, v.unit_label.clone(), flag]);
+        }
+        let mut t = m.build();
+        t.with(Style::blank())
+            .with(Modify::new(Columns::new(1..2)).with(Alignment::right()));
         let _ = writeln!(out);
         indented(out, &t);
     }
@@ -429,6 +485,292 @@ fn ambient(out: &mut String, a: &AmbientReport) {
     section(out, None, &rows);
     for n in &a.notes {
         let _ = writeln!(out, " note: {n}");
+    }
+}
+
+/// Per-task records: the process tree with each process's totals, the threads with the most CPU
+/// time, run-queue delay and I/O, and the summaries (imbalance, waiting for a CPU, the check
+/// against rusage).
+fn tasks(out: &mut String, t: &TasksReport, top: Option<usize>) {
+    let _ = writeln!(
+        out,
+        "\nPer-task records ({}; {} processes, {} threads)",
+        t.method.describe(),
+        t.processes.len(),
+        t.threads.len()
+    );
+    if let Some(note) = &t.delay_accounting.note {
+        let _ = writeln!(out, " delays: {note}");
+    } else if t.delay_accounting.enabled_for_run {
+        let _ = writeln!(
+            out,
+            " delays: accounted (kernel.task_delayacct turned on for the run, then restored)"
+        );
+    }
+    for l in &t.limits {
+        let _ = writeln!(out, " limit: {l}");
+    }
+
+    let mut tree = Builder::default();
+    tree.push_record([
+        "Process",
+        "threads",
+        "CPU s",
+        "user s",
+        "sys s",
+        "run-queue",
+        "read",
+        "written",
+        "peak RSS",
+        "exit",
+        "command",
+    ]);
+    for (depth, p) in process_tree(&t.processes) {
+        let u = &p.usage;
+        tree.push_record([
+            format!("{}{}", "  ".repeat(depth), p.pid),
+            p.threads.to_string(),
+            format!("{:.3}", u.cpu_ns as f64 / 1e9),
+            format!("{:.3}", u.user_ns as f64 / 1e9),
+            format!("{:.3}", u.system_ns as f64 / 1e9),
+            delay_ms(u),
+            bytes(u.read_chars),
+            bytes(u.write_chars),
+            mib(u.peak_rss_bytes),
+            exit_of(p.exit_code, p.exit_signal),
+            abbreviated(
+                &p.argv
+                    .as_ref()
+                    .map_or_else(|| format!("[{}]", p.comm), shell_words::join),
+            )
+            .chars()
+            .take(60)
+            .collect(),
+        ]);
+    }
+    let _ = writeln!(out);
+    let mut table = tree.build();
+    table
+        .with(Style::blank())
+        .with(Modify::new(Columns::new(1..9)).with(Alignment::right()));
+    indented(out, &table);
+
+    let lists: [(&str, ThreadKey); 3] = [
+        ("CPU time", |t| t.usage.cpu_ns),
+        ("run-queue delay", |t| {
+            t.usage.delays.run_queue.map_or(0, |d| d.total_ns)
+        }),
+        ("I/O (bytes read and written)", |t| {
+            t.usage.read_chars + t.usage.write_chars
+        }),
+    ];
+    for (what, key) in lists {
+        let mut ranked: Vec<&ThreadRecord> = t.threads.iter().filter(|t| key(t) > 0).collect();
+        if ranked.is_empty() {
+            continue;
+        }
+        ranked.sort_by_key(|t| std::cmp::Reverse(key(t)));
+        let shown = top.unwrap_or(ranked.len()).min(ranked.len());
+        let scope = if shown < ranked.len() {
+            format!(
+                "top {shown} of {}; --per-task=all for every one",
+                ranked.len()
+            )
+        } else {
+            format!("all {}", ranked.len())
+        };
+        let _ = writeln!(out, "\n Threads by {what} ({scope})");
+        threads_table(out, &ranked[..shown]);
+    }
+
+    let _ = writeln!(out, "\n Summary");
+    let mut rows = Vec::new();
+    for p in t.processes.iter().filter(|p| p.imbalance.is_some()) {
+        rows.push(row(
+            &format!("imbalance of {} [{}]", p.pid, p.comm),
+            format!(
+                "{:.2} (busiest thread / mean CPU time of {} threads)",
+                p.imbalance.unwrap_or(0.0),
+                p.threads
+            ),
+        ));
+    }
+    if let Some(d) = t.totals.delays.run_queue {
+        let lived: i64 = t
+            .threads
+            .iter()
+            .filter_map(|t| Some(t.end_ns? - t.start_ns?))
+            .sum();
+        if lived > 0 {
+            rows.push(row(
+                "waiting for a CPU",
+                format!(
+                    "{:.1}% of the threads' lifetime ({:.3} s in {} waits)",
+                    100.0 * d.total_ns as f64 / lived as f64,
+                    d.total_ns as f64 / 1e9,
+                    d.count
+                ),
+            ));
+        }
+    }
+    for (name, d) in [
+        ("block I/O delay", t.totals.delays.block_io),
+        ("swap-in delay", t.totals.delays.swap_in),
+        ("reclaim delay", t.totals.delays.reclaim),
+        ("thrashing delay", t.totals.delays.thrashing),
+    ] {
+        if let Some(d) = d {
+            rows.push(row(
+                name,
+                format!("{:.3} ms in {} waits", d.total_ns as f64 / 1e6, d.count),
+            ));
+        }
+    }
+    let disagree: Vec<_> = t.rusage_check.iter().filter(|c| !c.agrees).collect();
+    if disagree.is_empty() && !t.rusage_check.is_empty() {
+        rows.push(row(
+            "totals vs rusage",
+            format!("all {} fields agree", t.rusage_check.len()),
+        ));
+    }
+    for c in disagree {
+        rows.push(row(
+            &format!("totals vs rusage: {}", c.field),
+            format!(
+                "{} in the records, {} in rusage ({})",
+                c.tasks_total,
+                c.rusage,
+                c.note.as_deref().unwrap_or("")
+            ),
+        ));
+    }
+    section(out, None, &rows);
+    if let Some(c) = &t.counters {
+        task_counters(out, c, top);
+    }
+}
+
+/// What a top list of threads is ranked by.
+type ThreadKey = fn(&ThreadRecord) -> u64;
+
+fn threads_table(out: &mut String, threads: &[&ThreadRecord]) {
+    let mut b = Builder::default();
+    b.push_record([
+        "TID",
+        "PID",
+        "comm",
+        "CPU s",
+        "run-queue",
+        "wait %",
+        "read",
+        "written",
+        "start s",
+        "end s",
+        "",
+    ]);
+    for t in threads {
+        let secs = |ns: Option<i64>| ns.map_or("-".into(), |n| format!("{:.3}", n as f64 / 1e9));
+        b.push_record([
+            t.tid.to_string(),
+            t.pid.to_string(),
+            t.comm.clone(),
+            format!("{:.3}", t.usage.cpu_ns as f64 / 1e9),
+            delay_ms(&t.usage),
+            t.cpu_wait_share
+                .map_or("-".into(), |s| format!("{:.1}", s * 100.0)),
+            bytes(t.usage.read_chars),
+            bytes(t.usage.write_chars),
+            secs(t.start_ns),
+            secs(t.end_ns),
+            if t.source == RecordSource::ProcSample {
+                "sampled".into()
+            } else {
+                String::new()
+            },
+        ]);
+    }
+    let mut table = b.build();
+    table
+        .with(Style::blank())
+        .with(Modify::new(Columns::new(3..10)).with(Alignment::right()));
+    indented(out, &table);
+}
+
+fn task_counters(out: &mut String, c: &super::model::TaskCounters, top: Option<usize>) {
+    if !c.threads.is_empty() {
+        let mut b = Builder::default();
+        b.push_record(
+            ["TID", "PID"]
+                .into_iter()
+                .map(String::from)
+                .chain(c.events.iter().cloned()),
+        );
+        let shown = top.unwrap_or(c.threads.len()).min(c.threads.len());
+        let mut rows: Vec<_> = c.threads.iter().collect();
+        rows.sort_by_key(|t| std::cmp::Reverse(t.counts.first().copied().unwrap_or(0)));
+        for t in &rows[..shown] {
+            b.push_record(
+                [t.tid.to_string(), t.pid.to_string()]
+                    .into_iter()
+                    .chain(t.counts.iter().map(|&v| grouped(v))),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "\n Events per thread ({shown} of {} threads)",
+            c.threads.len()
+        );
+        let mut table = b.build();
+        table
+            .with(Style::blank())
+            .with(Modify::new(Columns::new(2..)).with(Alignment::right()));
+        indented(out, &table);
+    }
+    for n in &c.not_split {
+        let _ = writeln!(out, " not split per thread: {}: {}", n.spec, n.reason);
+    }
+}
+
+/// Processes in tree order (each after its parent), with their depth.
+fn process_tree(processes: &[ProcessRecord]) -> Vec<(usize, &ProcessRecord)> {
+    let pids: std::collections::HashSet<u32> = processes.iter().map(|p| p.pid).collect();
+    let mut out = Vec::with_capacity(processes.len());
+    fn visit<'a>(
+        p: &'a ProcessRecord,
+        depth: usize,
+        all: &'a [ProcessRecord],
+        out: &mut Vec<(usize, &'a ProcessRecord)>,
+    ) {
+        out.push((depth, p));
+        for c in all.iter().filter(|c| c.parent == p.pid && c.pid != p.pid) {
+            visit(c, depth + 1, all, out);
+        }
+    }
+    for root in processes.iter().filter(|p| !pids.contains(&p.parent)) {
+        visit(root, 0, processes, &mut out);
+    }
+    out
+}
+
+fn delay_ms(u: &TaskUsage) -> String {
+    u.delays
+        .run_queue
+        .map_or("-".into(), |d| format!("{:.1} ms", d.total_ns as f64 / 1e6))
+}
+
+fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / 1048576.0),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / 1024.0),
+        n => format!("{n} B"),
+    }
+}
+
+fn exit_of(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (_, Some(s)) => format!("sig {s}"),
+        (Some(c), None) => c.to_string(),
+        (None, None) => "-".into(),
     }
 }
 

@@ -24,8 +24,11 @@ const MAX_INTERVAL: Duration = Duration::from_millis(50);
 /// The sampler's CPU time stays under 1/BUDGET of the time between samples.
 const BUDGET: u32 = 50;
 
-/// Pages the held child may still touch between its high-water mark being read and its exec.
-const EXEC_PATH_MARGIN: u64 = 256 * 1024;
+/// Pages the held child may still touch between its high-water mark being read and its exec:
+/// the child may not have run at all yet when arm() reads the mark, and its code up to exec
+/// (libc's exec path among it) is faulted in afterwards. 80 pages were seen here with a static
+/// debug build; the margin is three times that.
+const EXEC_PATH_MARGIN: u64 = 1024 * 1024;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TreeStats {
@@ -114,8 +117,7 @@ pub fn peak_memory(
         Some(peak) => (peak, PeakMethod::CgroupV2MemoryPeak),
         None => {
             // Above what the child held before exec, ru_maxrss is the program's own largest
-            // process. Between arm() reading that mark and exec, the child still maps a few
-            // pages on its exec path (16 seen here): a margin of four times that covers them.
+            // process (beyond the pages the child still touches on its way to exec).
             let trusted = if rusage_maxrss_bytes > inherited_rss_bytes + EXEC_PATH_MARGIN {
                 rusage_maxrss_bytes
             } else {

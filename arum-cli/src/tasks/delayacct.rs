@@ -1,0 +1,136 @@
+//! `kernel.task_delayacct`: whether the kernel accounts block I/O, swap-in, reclaim and
+//! thrashing delays, for tasks created while it is on. It is a setting of the whole machine, so
+//! arum only turns it on when asked (`--enable-delayacct`, root), and puts it back as it was
+//! when the run ends: on every return path (Drop), and from a handler of the signals that would
+//! otherwise end arum before that (the handler restores the setting, then lets the signal do
+//! what it would have done).
+
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+
+use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+
+const SYSCTL: &str = "/proc/sys/kernel/task_delayacct";
+const SYSCTL_C: &std::ffi::CStr = c"/proc/sys/kernel/task_delayacct";
+
+/// Signals whose default action ends arum.
+const FATAL: [Signal; 13] = [
+    Signal::SIGHUP,
+    Signal::SIGINT,
+    Signal::SIGQUIT,
+    Signal::SIGTERM,
+    Signal::SIGUSR1,
+    Signal::SIGUSR2,
+    Signal::SIGALRM,
+    Signal::SIGABRT,
+    Signal::SIGPIPE,
+    Signal::SIGXCPU,
+    Signal::SIGXFSZ,
+    Signal::SIGVTALRM,
+    Signal::SIGPROF,
+];
+
+/// The setting is still arum's to restore, and the value to restore it to.
+static ARMED: AtomicBool = AtomicBool::new(false);
+static PREVIOUS: AtomicU8 = AtomicU8::new(b'0');
+
+/// Whether delay accounting is on now. `None` where the kernel has no such setting.
+pub fn is_on() -> Option<bool> {
+    std::fs::read_to_string(SYSCTL)
+        .ok()
+        .map(|v| v.trim() != "0")
+}
+
+/// Delay accounting turned on for the run; dropping it turns it back off.
+pub struct Enabled {
+    handlers: Vec<(Signal, SigAction)>,
+}
+
+impl Enabled {
+    /// Turns delay accounting on. `Ok(None)` when it already was (nothing to restore).
+    pub fn turn_on() -> Result<Option<Enabled>, String> {
+        match is_on() {
+            None => {
+                return Err(format!(
+                "{SYSCTL} is missing: this kernel has no delay accounting (CONFIG_TASK_DELAY_ACCT)"
+            ))
+            }
+            Some(true) => return Ok(None),
+            Some(false) => {}
+        }
+        PREVIOUS.store(b'0', Ordering::SeqCst);
+        // Armed before the write, so a signal between the two still restores.
+        ARMED.store(true, Ordering::SeqCst);
+        let handlers = install_handlers();
+        let guard = Enabled { handlers };
+        std::fs::write(SYSCTL, "1").map_err(|e| {
+            format!("cannot turn on kernel.task_delayacct: {e}; --enable-delayacct needs root")
+        })?;
+        Ok(Some(guard))
+    }
+}
+
+impl Drop for Enabled {
+    fn drop(&mut self) {
+        restore();
+        for (sig, old) in &self.handlers {
+            // SAFETY: `old` was returned by the kernel for this signal when the handler was
+            // installed.
+            unsafe {
+                let _ = signal::sigaction(*sig, old);
+            }
+        }
+    }
+}
+
+/// Writes the previous value back, once. Async-signal-safe: open, write and close only.
+fn restore() {
+    if !ARMED.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let value = [PREVIOUS.load(Ordering::SeqCst)];
+    // SAFETY: a NUL-terminated path; the descriptor is closed before returning.
+    unsafe {
+        let fd = libc::open(SYSCTL_C.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd >= 0 {
+            libc::write(fd, value.as_ptr().cast(), 1);
+            libc::close(fd);
+        }
+    }
+}
+
+extern "C" fn restore_then_die(sig: libc::c_int) {
+    restore();
+    // SAFETY: signal and raise are async-signal-safe; with the default action back, the signal
+    // ends arum as it would have without this handler.
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// Catches the fatal signals that arum has at their default action. An ignored signal cannot end
+/// arum and keeps its disposition (the launched program inherits it as given; a caught one
+/// reverts to the default at exec, which is what arum was given).
+fn install_handlers() -> Vec<(Signal, SigAction)> {
+    let action = SigAction::new(
+        SigHandler::Handler(restore_then_die),
+        SaFlags::empty(),
+        SigSet::empty(),
+    );
+    let mut installed = Vec::new();
+    for sig in FATAL {
+        // SAFETY: the handler only calls async-signal-safe functions and touches atomics.
+        let Ok(old) = (unsafe { signal::sigaction(sig, &action) }) else {
+            continue;
+        };
+        if matches!(old.handler(), SigHandler::SigDfl) {
+            installed.push((sig, old));
+        } else {
+            // SAFETY: puts back the disposition the kernel just returned.
+            unsafe {
+                let _ = signal::sigaction(sig, &old);
+            }
+        }
+    }
+    installed
+}
