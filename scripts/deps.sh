@@ -7,6 +7,9 @@ command -v cc >/dev/null || need+=(build-essential)
 [ -x /usr/bin/time ] || need+=(time)
 command -v perf >/dev/null || need+=(linux-perf)
 command -v xz >/dev/null || need+=(xz-utils)
+command -v g++ >/dev/null || need+=(g++)
+# The function-timing benchmark compares arum's probes with bpftrace's (benchmarks/functions.sh).
+command -v bpftrace >/dev/null || need+=(bpftrace)
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

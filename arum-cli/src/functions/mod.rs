@@ -35,7 +35,7 @@ use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
 use crate::periodic::{Cadence, FirstTick, Sampler};
-use crate::report::model::{Report, ThrottleMode};
+use crate::report::model::{Report, ThrottleMode, ThrottlePolicy};
 use crate::system::perms::Permissions;
 
 pub use calibrate::ProbeCost;
@@ -43,33 +43,9 @@ use live::Live;
 use targets::Target;
 use uprobe::UprobePmu;
 
-/// When functions stop being probed, and how their further calls are counted.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Policy {
-    pub mode: ThrottleMode,
-    /// Calls timed before a function is judged (N).
-    pub judge_after_calls: u64,
-    /// Too short to time: mean below this many probe costs (K).
-    pub short_factor: f64,
-    /// The most estimated probe overhead, in percent of the program's CPU time.
-    pub budget_percent: f64,
-    /// Sampling windows of throttled functions.
-    pub window_ms: f64,
-    pub period_ms: f64,
-}
-
-impl Default for Policy {
-    fn default() -> Self {
-        Policy {
-            mode: ThrottleMode::Throttle,
-            judge_after_calls: 100,
-            short_factor: 10.0,
-            budget_percent: 2.0,
-            window_ms: 1.0,
-            period_ms: 100.0,
-        }
-    }
-}
+/// When functions stop being probed, and how their further calls are counted (the report states
+/// the same policy).
+pub type Policy = ThrottlePolicy;
 
 /// What `-F` asked for, resolved before anything runs.
 #[derive(Debug, Clone)]
@@ -202,7 +178,9 @@ impl Facility for Functions<'_> {
         };
         let cpus = crate::system::cpulist::online().unwrap_or_else(|| vec![0]);
         let pid = run.pid.as_raw();
-        let opened = match probes::open(&self.settings.targets, pid, &cpus) {
+        // Without throttling nothing reads the exact counters: every hit is recorded anyway.
+        let counting = self.settings.policy.mode != ThrottleMode::NoThrottle;
+        let opened = match probes::open(&self.settings.targets, pid, &cpus, counting) {
             Ok(p) => p,
             Err(e) => {
                 let why = format!("cannot open {}: {}", e.what, e.why);
@@ -237,7 +215,12 @@ impl Facility for Functions<'_> {
                 false,
             ),
             live,
-            |live, _| live.tick(false).saturating_sub(Duration::from_micros(500)),
+            |live, tick| {
+                if tick.elapsed.is_zero() {
+                    live::prefer_this_thread();
+                }
+                live.tick(false).saturating_sub(Duration::from_micros(500))
+            },
             |live| live,
         );
         if self.reader.is_none() {

@@ -71,8 +71,14 @@ fn site(t: &Target) -> Site<'_> {
     }
 }
 
-/// Opens every probe for the held child `pid` on `cpus`.
-pub fn open(targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenError> {
+/// Opens every probe for the held child `pid` on `cpus`; `counting`: also an exact counting
+/// entry probe per function (what throttling decides on; every hit then costs a little more).
+pub fn open(
+    targets: &[Target],
+    pid: i32,
+    cpus: &[u32],
+    counting: bool,
+) -> Result<Probes, OpenError> {
     let fail = |what: String| {
         move |errno: Errno| OpenError {
             what,
@@ -137,7 +143,9 @@ pub fn open(targets: &[Target], pid: i32, cpus: &[u32]) -> Result<Probes, OpenEr
                 list.push(fd);
             }
         }
-        f.counter = uprobe::open_counting(Probe::Defined(ids.0), Bind::Launched(pid)).ok();
+        if counting {
+            f.counter = uprobe::open_counting(Probe::Defined(ids.0), Bind::Launched(pid)).ok();
+        }
         probes.functions.push(f);
     }
     Ok(probes)

@@ -3,7 +3,7 @@
 use crate::records::stats::Durations;
 use crate::report::model::{
     CallEstimate, DurationSummary, FunctionInterval, FunctionTiming, FunctionsReport, Perturbation,
-    ProbeCostInfo, ProcessHits, RecordStats, ThreadTiming, ThrottlePolicy, Throttled,
+    ProbeCostInfo, ProcessHits, RecordStats, ThreadTiming, Throttled,
 };
 
 use super::calibrate::ProbeCost;
@@ -31,14 +31,7 @@ pub fn build(
     program_cpu_ns: u64,
 ) -> FunctionsReport {
     let p = settings.policy;
-    let policy = ThrottlePolicy {
-        mode: p.mode,
-        judge_after_calls: p.judge_after_calls,
-        short_factor: p.short_factor,
-        budget_percent: p.budget_percent,
-        window_ms: p.window_ms,
-        period_ms: p.period_ms,
-    };
+    let policy = p;
     let probe_cost = cost.map_or_else(ProbeCostInfo::default, |c| ProbeCostInfo {
         pair_ns: c.pair_ns,
         entry_ns: c.entry_ns,

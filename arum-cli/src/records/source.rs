@@ -14,30 +14,6 @@ use super::ring::Ring;
 /// write (microseconds), with room for a virtual CPU the host pauses for a moment.
 pub const HOLD_BACK: Duration = Duration::from_millis(1);
 
-/// Something that happened to the buffers, other than a sample.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Notice {
-    Lost {
-        count: u64,
-    },
-    Comm {
-        pid: u32,
-        tid: u32,
-        name: String,
-    },
-    Fork {
-        pid: u32,
-        tid: u32,
-        ppid: u32,
-        time: u64,
-    },
-    Exit {
-        pid: u32,
-        tid: u32,
-        time: u64,
-    },
-}
-
 pub struct RecordSource {
     rings: Vec<Ring>,
     regs_user: bool,
@@ -59,9 +35,10 @@ impl RecordSource {
         }
     }
 
-    /// Reads every buffer; notices go to `notice` at once, samples wait for [`Self::release`].
-    /// Returns the number of bytes read.
-    pub fn drain(&mut self, mut notice: impl FnMut(Notice)) -> u64 {
+    /// Reads every buffer; records other than samples (lost notices, task names, forks and
+    /// exits) go to `notice` at once, samples wait for [`Self::release`]. Returns the number of
+    /// bytes read.
+    pub fn drain(&mut self, mut notice: impl FnMut(Record)) -> u64 {
         let before = self.bytes;
         for ring in &mut self.rings {
             self.scratch.clear();
@@ -69,20 +46,7 @@ impl RecordSource {
             let pending = &mut self.pending;
             parse(&self.scratch, self.regs_user, |r| match r {
                 Record::Sample(s) => pending.push(s),
-                Record::Lost { count } => notice(Notice::Lost { count }),
-                Record::Comm { pid, tid, name } => notice(Notice::Comm { pid, tid, name }),
-                Record::Fork {
-                    pid,
-                    tid,
-                    ppid,
-                    time,
-                } => notice(Notice::Fork {
-                    pid,
-                    tid,
-                    ppid,
-                    time,
-                }),
-                Record::Exit { pid, tid, time } => notice(Notice::Exit { pid, tid, time }),
+                other => notice(other),
             });
         }
         self.bytes - before

@@ -539,6 +539,20 @@ pub struct ThrottlePolicy {
     pub period_ms: f64,
 }
 
+impl Default for ThrottlePolicy {
+    /// After 100 calls, below 10 probe costs, 2% of the CPU time, windows of 1 ms every 100 ms.
+    fn default() -> Self {
+        ThrottlePolicy {
+            mode: ThrottleMode::Throttle,
+            judge_after_calls: 100,
+            short_factor: 10.0,
+            budget_percent: 2.0,
+            window_ms: 1.0,
+            period_ms: 100.0,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ThrottleReason {
