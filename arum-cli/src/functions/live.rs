@@ -141,9 +141,8 @@ pub struct Live {
     pub ended_ns: u64,
     pub ended_axis: u64,
     _sideband: Vec<OwnedFd>,
-    /// Probes being closed by threads of their own (see `throttle`); joined before the
-    /// definitions go.
-    closing: Vec<Option<std::thread::JoinHandle<()>>>,
+    /// See `probes::Probes::anchors`; closed on drop.
+    anchors: Vec<OwnedFd>,
     /// Last: the definitions go after every event that uses them.
     _tracefs: TraceFs,
 }
@@ -198,7 +197,7 @@ impl Live {
             ended_ns: 0,
             ended_axis: 0,
             _sideband: opened.sideband,
-            closing: Vec::new(),
+            anchors: opened.anchors,
             _tracefs: opened.tracefs,
         }
     }
@@ -382,8 +381,7 @@ impl Live {
         if exact {
             // The entry probe stays and keeps recording: every call counted, per thread too.
             st.phase = Phase::Counting;
-            self.closing
-                .push(close_in_background(std::mem::take(&mut probes.ret)));
+            probes.ret.clear();
             return;
         }
         st.counted = probes
@@ -392,15 +390,11 @@ impl Live {
             .and_then(|c| uprobe::count(c.as_fd()))
             .map(|r| r.value);
         st.phase = Phase::Sampled;
-        // The breakpoint leaves the program once no event of either probe wants it. Closing the
-        // last event of a probe waits for the kernel's grace periods (tens of milliseconds), during
-        // which the other probe's events would keep the program trapping: the two are closed at
-        // the same time instead.
-        let mut entry = std::mem::take(&mut probes.entry);
-        entry.extend(probes.counter.take());
-        self.closing
-            .push(close_in_background(std::mem::take(&mut probes.ret)));
-        self.closing.push(close_in_background(entry));
+        // Both probes' events: the breakpoint leaves the program as the last goes (the probes
+        // stay registered, see `probes::Probes::anchors`, so this does not wait).
+        probes.ret.clear();
+        probes.entry.clear();
+        probes.counter = None;
         if self.next_window_ns.is_none() {
             // The first window right away: short programs still get one.
             self.next_window_ns = Some(now);
@@ -446,9 +440,9 @@ impl Live {
         let tids: Vec<i32> = pids.iter().flat_map(|&p| threads_of(p)).collect();
         let mut opened = Vec::new();
         for (f, st) in self.state.iter().enumerate() {
-            // Two saturated windows show the calls come faster than probe hits: more windows
+            // A saturated window shows the calls come faster than probe hits: more windows
             // would cost the program a millisecond each and tell nothing new.
-            if st.phase != Phase::Sampled || st.saturated_windows >= 2 {
+            if st.phase != Phase::Sampled || st.saturated_windows >= 1 {
                 continue;
             }
             let entry = Probe::Defined(self.defined[f].0);
@@ -547,34 +541,28 @@ pub fn prefer_this_thread() {
     }
 }
 
-/// Closes `fds` on a thread of its own (the caller goes on); closes them here if no thread can
-/// be started.
-fn close_in_background(fds: Vec<OwnedFd>) -> Option<std::thread::JoinHandle<()>> {
-    if fds.is_empty() {
-        return None;
-    }
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<OwnedFd>>();
-    let handle = std::thread::Builder::new()
-        .name("arum-unprobe".into())
-        .spawn(move || drop(rx.recv()))
-        .ok();
-    match &handle {
-        Some(_) => {
-            let _ = tx.send(fds);
-        }
-        None => drop(fds),
-    }
-    handle
-}
-
 impl Drop for Live {
     fn drop(&mut self) {
-        // Every event closed before the tracefs definitions they use are removed.
+        // Every event closed before the tracefs definitions they use are removed. The last event
+        // of each probe (its anchor) waits for the kernel's grace periods as it goes: they are
+        // closed on several threads at once, so that many functions do not add up.
         self.functions.clear();
         self.window = None;
-        for h in self.closing.drain(..).flatten() {
-            let _ = h.join();
-        }
+        let anchors = std::mem::take(&mut self.anchors);
+        let per = anchors.len().div_ceil(8).max(1);
+        let mut rest = anchors;
+        std::thread::scope(|s| {
+            while !rest.is_empty() {
+                let chunk: Vec<OwnedFd> = rest.drain(..per.min(rest.len())).collect();
+                if std::thread::Builder::new()
+                    .spawn_scoped(s, move || drop(chunk))
+                    .is_err()
+                {
+                    // No thread: this one closes them (the chunk was moved into the failed
+                    // closure and dropped with it).
+                }
+            }
+        });
     }
 }
 

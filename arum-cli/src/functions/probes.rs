@@ -54,6 +54,13 @@ pub struct Probes {
     pub rings: Vec<Ring>,
     /// Owners of the ring buffers; kept open until the end.
     pub sideband: Vec<OwnedFd>,
+    /// Per probe, an event bound to arum itself (which does not run the probed code): it keeps the
+    /// probe registered while the program's events come and go (throttling, sampling windows).
+    /// Without it, closing a probe's last event unregisters it and waits for the kernel's grace
+    /// periods (tens of milliseconds), and the program keeps trapping on the other probe of the
+    /// function, or on a window's, until then; with it, the breakpoint leaves the program as soon
+    /// as its events are closed.
+    pub anchors: Vec<OwnedFd>,
     /// The definitions; dropped after every event that uses them.
     pub tracefs: TraceFs,
 }
@@ -95,6 +102,7 @@ pub fn open(
         ids: HashMap::new(),
         rings: Vec::new(),
         sideband: Vec::new(),
+        anchors: Vec::new(),
         tracefs,
     };
     for &cpu in cpus {
@@ -115,6 +123,12 @@ pub fn open(
         };
         let ids = (define(&mut probes, false)?, define(&mut probes, true)?);
         probes.defined.push(ids);
+        let arum = Bind::Task(std::process::id() as i32);
+        for id in [ids.0, ids.1] {
+            let anchor = uprobe::open_counting(Probe::Defined(id), arum)
+                .map_err(fail(format!("the probes of {}", t.name)))?;
+            probes.anchors.push(anchor);
+        }
         let mut f = FunctionProbes {
             entry: Vec::new(),
             ret: Vec::new(),
