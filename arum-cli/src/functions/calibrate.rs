@@ -6,7 +6,7 @@
 //! Runs in `prepare`, before fork: arum is single-threaded and reads its own buffer directly.
 
 use std::ffi::CString;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 
 use crate::counters::sys;
 use crate::records::pairing::{Costs, Paired, Pairing};
@@ -50,8 +50,9 @@ impl ProbeCost {
     }
 }
 
-/// Measures the costs; the reason when probes cannot be opened here.
-pub fn calibrate(pmu: &UprobePmu) -> Result<ProbeCost, String> {
+/// Measures the costs; the reason when probes cannot be opened here. Also returns the
+/// calibration's events, still open (disabled or never hit again): see the end of the function.
+pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
     let (path, offset) = own_site(arum_probe_calibration_target as *const () as usize)
         .ok_or("cannot find arum's own code in /proc/self/maps")?;
     let site = Site {
@@ -98,17 +99,22 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<ProbeCost, String> {
         });
     });
     drop(ring);
-    drop(ret);
+    // The return probe is only disabled: closing a probe's last event waits for the kernel's
+    // grace periods (tens of milliseconds each), and this runs before the program starts. The
+    // events are handed back, to be closed together once the program runs.
+    let _ = sys::disable(ret.as_fd());
     let entry_only = rounds(|| ());
-    drop(entry);
-    drop(counter);
+    let events: Vec<OwnedFd> = [Some(entry), Some(ret), counter]
+        .into_iter()
+        .flatten()
+        .collect();
 
     let base = median(&bare);
     let pair: Vec<f64> = both.iter().map(|t| t - base).collect();
     let spread = (pair.iter().cloned().fold(f64::MIN, f64::max)
         - pair.iter().cloned().fold(f64::MAX, f64::min))
         / 2.0;
-    Ok(ProbeCost {
+    let cost = ProbeCost {
         pair_ns: median(&pair).max(0.0),
         entry_ns: (median(&entry_only) - base).max(0.0),
         inside_ns: if inside.is_empty() {
@@ -119,7 +125,8 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<ProbeCost, String> {
         spread_ns: spread.max(0.0),
         calls: CALLS,
         rounds: ROUNDS,
-    })
+    };
+    Ok((cost, events))
 }
 
 /// This thread's CPU time: probe hits are handled on the thread that hits them, and unlike wall

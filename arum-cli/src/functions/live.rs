@@ -163,6 +163,7 @@ impl Live {
     pub fn new(
         targets: Vec<Target>,
         opened: Probes,
+        calibration: Vec<OwnedFd>,
         policy: Policy,
         cost: ProbeCost,
         task_clock: Option<OwnedFd>,
@@ -197,7 +198,7 @@ impl Live {
             ended_ns: 0,
             ended_axis: 0,
             _sideband: opened.sideband,
-            anchors: opened.anchors,
+            anchors: opened.anchors.into_iter().chain(calibration).collect(),
             _tracefs: opened.tracefs,
         }
     }

@@ -102,6 +102,8 @@ pub struct Functions<'s> {
     off: Option<String>,
     live: Option<Live>,
     reader: Option<Sampler<Live>>,
+    /// The calibration's events, closed with the run's (see `calibrate`).
+    calibration: Vec<OwnedFd>,
     program_cpu_ns: Option<u64>,
 }
 
@@ -113,6 +115,7 @@ impl<'s> Functions<'s> {
             off: None,
             live: None,
             reader: None,
+            calibration: Vec::new(),
             program_cpu_ns: None,
         }
     }
@@ -160,8 +163,9 @@ impl Facility for Functions<'_> {
             Err(why) => return self.turn_off(why),
         };
         match calibrate::calibrate(&pmu) {
-            Ok(cost) => {
+            Ok((cost, events)) => {
                 self.cost = Some(cost);
+                self.calibration = events;
                 Ok(())
             }
             Err(why) => self.turn_off(format!("function timing is off: {why}")),
@@ -195,6 +199,7 @@ impl Facility for Functions<'_> {
         let live = Live::new(
             self.settings.targets.clone(),
             opened,
+            std::mem::take(&mut self.calibration),
             self.settings.policy,
             cost,
             open_task_clock(pid),
