@@ -199,13 +199,31 @@ fn four_threads_with_exact_counts() {
         .collect();
     assert_eq!(lines.len(), 4, "{own:?}");
     let threads = f["threads"].as_array().unwrap();
+    // Per-thread counts come from the records: exact unless the kernel dropped some (a reader
+    // starved of CPU on a busy machine), which the report must then count.
+    let lost = u64_at(f, "/lost_entries");
+    let mut seen = 0;
     for (tid, n) in lines {
         let t = threads
             .iter()
             .find(|t| t["tid"] == tid)
             .unwrap_or_else(|| panic!("thread {tid} missing from {threads:?}"));
-        assert_eq!(u64_at(t, "/calls"), n, "thread {tid}");
+        let calls = u64_at(t, "/calls");
+        if lost == 0 {
+            assert_eq!(calls, n, "thread {tid}");
+        } else {
+            assert!(calls <= n, "thread {tid}: {calls} > {n}");
+        }
+        seen += calls;
     }
+    if lost > 0 {
+        eprintln!("{lost} records were lost on this busy machine: per-thread counts checked against the losses");
+    }
+    assert_eq!(
+        seen + lost,
+        40_000,
+        "every call is either recorded or counted as lost"
+    );
 }
 
 #[test]

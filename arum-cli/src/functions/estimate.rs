@@ -59,11 +59,13 @@ pub fn saturated(w: &Window, cost: f64) -> bool {
         .any(|t| t.calls > 0 && own_time(t, cost).is_none())
 }
 
-/// A thread's own (unprobed) time in a window at probe cost `cost`; None when the probe took
-/// (nearly) all of it.
+/// A count's own (unprobed) time in a window at probe cost `cost`; None when the probe took half
+/// of the window or more: the own time is then no larger than the probe time, whose cost varies
+/// from hit to hit and machine state to machine state by more than the calibration's spread, so
+/// an error of x in the cost would be an error of more than x in the rate.
 fn own_time(t: &ThreadCount, cost: f64) -> Option<f64> {
     let own = t.enabled_ns as f64 - t.calls as f64 * cost;
-    (own > 0.1 * t.enabled_ns as f64).then_some(own)
+    (own >= 0.5 * t.enabled_ns as f64).then_some(own)
 }
 
 /// The estimate at one probe cost: (calls, variance), None when a window is saturated.

@@ -14,11 +14,11 @@ use crate::records::ring::Ring;
 use super::targets::Target;
 use super::uprobe::{self, Probe, Site, Target as Bind, TraceFs};
 
-/// Ring buffer memory for all CPUs together, and the most for one: 2 MiB holds about 37,000
-/// records, some 150 ms of a CPU hitting probes back to back, against a reader that drains every
+/// Ring buffer memory for all CPUs together, and the most for one: 8 MiB holds about 150,000
+/// records, some 0.5 s of a CPU hitting probes back to back, against a reader that drains every
 /// few milliseconds (when it gets a CPU: on a loaded machine it may wait much longer).
 const RING_TOTAL: usize = 16 << 20;
-const RING_MAX: usize = 2 << 20;
+const RING_MAX: usize = 8 << 20;
 
 /// Data pages per ring buffer for `cpus` CPUs (a power of two, at least 16).
 fn ring_pages(cpus: usize) -> usize {
