@@ -578,3 +578,40 @@ fn perf_probe_and_perf_stat_count_the_same_calls() {
     assert_eq!(u64_at(function(&json, "tiny"), "/calls"), perf_count);
     assert_eq!(perf_count, 5000);
 }
+
+#[test]
+fn per_interval_call_counts_with_dash_i() {
+    let args = [
+        "-I",
+        "50",
+        "--no-throttle",
+        "-F",
+        "spin_ms",
+        "--",
+        &native("fcalls"),
+        "ms",
+        "300",
+    ];
+    if !probes_allowed() {
+        return fallback_is_a_warning(&args);
+    }
+    let (out, json) = run_json(&args);
+    assert!(out.status.success());
+    assert!(
+        json["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| !w.as_str().unwrap().contains("-I")),
+        "-I serves function timing too: {}",
+        json["warnings"]
+    );
+    let f = &json["functions"];
+    assert_eq!(u64_at(f, "/interval_ms"), 50);
+    let intervals = f["intervals"].as_array().unwrap();
+    // 300 calls of 1 ms of CPU: at least 0.3 s, so six or more intervals of 50 ms.
+    assert!(intervals.len() >= 6, "{} intervals", intervals.len());
+    let total: u64 = intervals.iter().map(|i| u64_at(i, "/calls/0")).sum();
+    assert_eq!(total, 300);
+    assert!(intervals.iter().all(|i| i["estimated"][0] == false));
+}
