@@ -1,33 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 //! ARUM's /dev/arum: per-CPU performance counters for the `arum` tool, without a kernel patch
-//! and, with the device's mode and group set by an administrator, without root.
+//! and, with the device's mode and group set by an administrator, without root, but never with
+//! more power than perf would give the same user.
 //!
 //! `write` takes one request in the wire format defined in arum-wire/src/wire.rs (the same
-//! source file is compiled here), validates all of it, then configures the counters on each
-//! requested CPU from that CPU (a workqueue item per CPU) and starts counting. `read` stops
-//! counting, reads every CPU and returns the counts; a failed `write` leaves its detailed error
-//! code for the next `read`. Only one process may have the device open at a time.
+//! source file is compiled here), validates all of it, checks it against what the opener may
+//! count, then starts every requested CPU's counters at once (`session`). `read` stops counting
+//! and returns the counts; a failed `write` leaves its detailed error for the next `read`. One
+//! process at a time may have the device open.
+//!
+//! Files: `ffi` (every C call without bindings), `percpu` (a work item on each CPU at once),
+//! `hotplug` (CPU hotplug and suspend), `backend` (what a way of counting provides), `perf` and
+//! `msr` (the two ways), `sim` (the simulated PMU for tests), `session` (one measurement).
 
 use kernel::{
-    bindings,
+    bindings, debugfs,
     fs::{File, Kiocb},
     iov::{IovIterDest, IovIterSource},
     miscdevice::{MiscDevice, MiscDeviceOptions, MiscDeviceRegistration},
     new_mutex,
     prelude::*,
-    sync::Mutex,
+    sync::{Arc, Mutex},
 };
 
+mod backend;
+mod ffi;
+mod hotplug;
 mod msr;
-mod oncpu;
+mod percpu;
 mod perf;
 mod session;
+mod sim;
 #[path = "../arum-wire/src/wire.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod wire;
 
-use kernel::sync::Arc;
-use session::{Access, Counting, Failure, Session};
+use backend::{Backend, Failure};
+use hotplug::Active;
+use sim::{SimConfig, SimPmu};
 
 module! {
     type: ArumModule,
@@ -42,15 +52,19 @@ module! {
         },
         group: i32 {
             default: -1,
-            description: "If >= 0, only CAP_SYS_ADMIN and members of this group may open /dev/arum",
+            description: "If >= 0, only CAP_PERFMON and members of this group may open /dev/arum",
         },
         backend: u32 {
             default: 0,
             description: "0: count through the kernel's perf API (default); 1: program the counter MSRs directly",
         },
+        series_kib: u32 {
+            default: 16384,
+            description: "Most memory the time series of one measurement may take, KiB; beyond it the series is thinned",
+        },
         sim: u32 {
             default: 0,
-            description: "With backend=1, a simulated PMU instead of the real MSRs (for tests): 1 K8, 2 Core 2, 3 NetBurst",
+            description: "With backend=1, a simulated PMU instead of the real MSRs (for tests): 1 K8, 2 Core 2, 3 NetBurst, 4 Zen 4",
         },
         sim_width: u32 {
             default: 0,
@@ -60,6 +74,30 @@ module! {
             default: 1000,
             description: "Events per microsecond each simulated counter gains while enabled",
         },
+        sim_fixed: i32 {
+            default: -1,
+            description: "Fixed counters of a simulated Intel PMU (-1: the family's own)",
+        },
+        sim_ht: u32 {
+            default: 0,
+            description: "1: simulated CPUs 2k and 2k+1 are Hyper-Threading siblings sharing one core's registers",
+        },
+        sim_busy: u32 {
+            default: 0,
+            description: "1: the simulated counters are held by another owner (perf and its NMI watchdog)",
+        },
+        sim_fail_msr: u32 {
+            default: 0,
+            description: "A simulated register whose accesses fault (0: none)",
+        },
+        sim_global: u64 {
+            default: 0,
+            description: "Power-on value of the simulated global counter enable",
+        },
+        sim_delay_ms: u32 {
+            default: 0,
+            description: "Milliseconds each simulated event-select write takes",
+        },
     },
 }
 
@@ -68,25 +106,85 @@ kernel::global_lock! {
     unsafe(uninit) static IN_USE: SpinLock<bool> = false;
 }
 
+// `register_with_mode` writes a `struct miscdevice` where a registration lives.
+const _: () = assert!(
+    core::mem::size_of::<MiscDeviceRegistration<ArumFile>>()
+        == core::mem::size_of::<bindings::miscdevice>()
+        && core::mem::align_of::<MiscDeviceRegistration<ArumFile>>()
+            == core::mem::align_of::<bindings::miscdevice>()
+);
+
 #[pin_data]
 struct ArumModule {
+    // Dropped first: no file can be opened once the rest goes.
     #[pin]
     _dev: MiscDeviceRegistration<ArumFile>,
+    _sim_view: Option<Pin<KBox<debugfs::File<Arc<SimPmu>>>>>,
+    _debugfs: debugfs::Dir,
+    _hotplug: hotplug::Registration,
 }
 
 impl kernel::InPlaceModule for ArumModule {
     fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
         // SAFETY: called once, before anything can open the device.
         unsafe { IN_USE.init() };
+        let debugfs = debugfs::Dir::new(c"arum");
         try_pin_init!(Self {
+            _hotplug: hotplug::Registration::new()?,
+            _sim_view: sim_view(&debugfs)?,
+            _debugfs: debugfs,
             _dev <- register_with_mode(module_parameters::mode.value()),
-        })
+        }? Error)
     }
 }
 
+/// Builds the simulated PMU the parameters ask for, hands it to the hotplug callbacks, and
+/// shows it in debugfs.
+fn sim_view(dir: &debugfs::Dir) -> Result<Option<Pin<KBox<debugfs::File<Arc<SimPmu>>>>>> {
+    if group_kgid().is_err() {
+        pr_err!(
+            "group={} has no mapping\n",
+            module_parameters::group.value()
+        );
+        return Err(EINVAL);
+    }
+    let mut layout = match module_parameters::sim.value() {
+        0 => return Ok(None),
+        1 => msr::AMD_K8,
+        2 => msr::CORE2,
+        3 => msr::NETBURST,
+        4 => msr::AMD_ZEN4,
+        _ => return Err(EINVAL),
+    };
+    let width = module_parameters::sim_width.value();
+    if (8..=64).contains(&width) {
+        layout.width = width;
+    }
+    let fixed = module_parameters::sim_fixed.value();
+    if fixed >= 0 && layout.style == wire::STYLE_INTEL {
+        layout.fixed = (fixed as u32).min(msr::INTEL_MAX_FIXED);
+    }
+    let cfg = SimConfig {
+        layout,
+        rate_per_us: u64::from(module_parameters::sim_rate.value()),
+        ht: module_parameters::sim_ht.value() != 0,
+        busy: module_parameters::sim_busy.value() != 0,
+        fail_msr: module_parameters::sim_fail_msr.value(),
+        global_at_power_on: module_parameters::sim_global.value(),
+        delay_ms: module_parameters::sim_delay_ms.value(),
+    };
+    let sim = SimPmu::new(cfg, kernel::cpu::nr_cpu_ids())?;
+    hotplug::set_sim(Some(sim.clone()));
+    let view = KBox::pin_init(
+        dir.read_callback_file(c"sim", sim, &|s: &Arc<SimPmu>, f| s.describe(f)),
+        GFP_KERNEL,
+    )?;
+    Ok(Some(view))
+}
+
 /// `MiscDeviceRegistration::register` with the device node's mode set: the registration type is
-/// `#[repr(transparent)]` over `struct miscdevice`, so this writes the same `miscdevice` that
-/// `register` would, plus `mode`, and registers it.
+/// `#[repr(transparent)]` over `struct miscdevice` (asserted above), so this writes the same
+/// `miscdevice` that `register` would, plus `mode`, and registers it.
 fn register_with_mode(mode: u32) -> impl PinInit<MiscDeviceRegistration<ArumFile>, Error> {
     let opts = MiscDeviceOptions { name: c"arum" };
     // SAFETY: `slot` is valid for writes and pinned; on success it holds a registered
@@ -106,9 +204,9 @@ fn register_with_mode(mode: u32) -> impl PinInit<MiscDeviceRegistration<ArumFile
 /// What one open file is doing.
 enum State {
     Idle,
-    Counting(Arc<Session>),
-    /// The last write failed: its details for the next read.
-    Failed { status: i32, code: u32, cpu: u32, counter: u32 },
+    Counting(Arc<dyn Active>),
+    /// The last write failed, or stopping did: its details for the next read.
+    Failed(Failure),
     /// A response ready to be read, from file position 0.
     Done(KVVec<u8>),
 }
@@ -117,15 +215,28 @@ enum State {
 struct ArumFile {
     #[pin]
     state: Mutex<State>,
+    /// perf's rules for CPU-wide and kernel-mode counting, evaluated at open with the opener's
+    /// credentials (a descriptor handed to another process carries its opener's rights, as a
+    /// perf event's does).
+    may_count_cpus: Result,
+    may_count_kernel: Result,
 }
 
-fn allowed() -> bool {
-    let group = module_parameters::group.value();
-    if group < 0 {
-        return true;
+/// The `group` parameter as a kernel group id (`Ok(None)`: no group restriction).
+fn group_kgid() -> Result<Option<bindings::kgid_t>> {
+    match module_parameters::group.value() {
+        g if g < 0 => Ok(None),
+        g => ffi::kgid_in_init_ns(g as u32).map(Some).ok_or(EINVAL),
     }
-    // SAFETY: plain queries about the current task's credentials.
-    unsafe { bindings::capable(bindings::CAP_SYS_ADMIN as i32) || bindings::in_group_p(bindings::kgid_t { val: group as u32 }) != 0 }
+}
+
+/// The device's own rule: with `group` set, only CAP_PERFMON (perf's capability) and members.
+fn may_open() -> bool {
+    match group_kgid() {
+        Ok(None) => true,
+        Ok(Some(gid)) => ffi::perfmon_capable() || ffi::in_group(gid),
+        Err(_) => false,
+    }
 }
 
 #[vtable]
@@ -133,7 +244,11 @@ impl MiscDevice for ArumFile {
     type Ptr = Pin<KBox<Self>>;
 
     fn open(_file: &File, _misc: &MiscDeviceRegistration<Self>) -> Result<Pin<KBox<Self>>> {
-        if !allowed() {
+        if !may_open() {
+            pr_debug!(
+                "open refused: not in group {}\n",
+                module_parameters::group.value()
+            );
             return Err(EACCES);
         }
         {
@@ -143,9 +258,15 @@ impl MiscDevice for ArumFile {
             }
             *busy = true;
         }
-        KBox::try_pin_init(try_pin_init!(ArumFile { state <- new_mutex!(State::Idle) }), GFP_KERNEL).inspect_err(|_| {
-            *IN_USE.lock() = false;
-        })
+        KBox::try_pin_init(
+            try_pin_init!(ArumFile {
+                state <- new_mutex!(State::Idle),
+                may_count_cpus: ffi::may_count_cpus(),
+                may_count_kernel: ffi::may_count_kernel(),
+            }),
+            GFP_KERNEL,
+        )
+        .inspect_err(|_| *IN_USE.lock() = false)
     }
 
     fn write_iter(mut kiocb: Kiocb<'_, Self::Ptr>, iov: &mut IovIterSource<'_>) -> Result<usize> {
@@ -155,21 +276,26 @@ impl MiscDevice for ArumFile {
         if matches!(*state, State::Counting(_)) {
             return Err(EBUSY);
         }
-        if len != wire::REQUEST_SIZE {
-            *state = State::Failed { status: EINVAL.to_errno(), code: wire::ERR_SIZE, cpu: wire::NO_CPU, counter: wire::NO_COUNTER };
-            return Err(EINVAL);
-        }
-        let mut bytes = KVVec::with_capacity(len, GFP_KERNEL)?;
-        iov.copy_from_iter_vec(&mut bytes, GFP_KERNEL)?;
+        // A new request replaces what the last one left, whatever happens next: a later read
+        // never returns an earlier measurement.
+        *state = State::Idle;
         *kiocb.ki_pos_mut() = 0;
-        match configure(&bytes) {
-            Ok(s) => {
-                *state = s;
+        let outcome = read_request(iov, len).and_then(|bytes| configure(&bytes, &me));
+        match outcome {
+            Ok(session) => {
+                *state = State::Counting(session);
                 Ok(len)
             }
-            Err((err, code, cpu, counter)) => {
-                *state = State::Failed { status: err.to_errno(), code, cpu, counter };
-                Err(err)
+            Err(f) => {
+                pr_debug!(
+                    "request refused: {} (errno {}, cpu {}, counter {})\n",
+                    wire::error_text(f.code),
+                    f.err.to_errno(),
+                    f.cpu as i32,
+                    f.counter as i32
+                );
+                *state = State::Failed(f);
+                Err(f.err)
             }
         }
     }
@@ -177,16 +303,39 @@ impl MiscDevice for ArumFile {
     fn read_iter(mut kiocb: Kiocb<'_, Self::Ptr>, iov: &mut IovIterDest<'_>) -> Result<usize> {
         let me = kiocb.file();
         let mut state = me.state.lock();
-        let response = match &*state {
-            State::Idle => return Err(EINVAL),
+        let failure = match &*state {
             State::Done(buf) => return iov.simple_read_from_buffer(kiocb.ki_pos_mut(), buf),
-            State::Failed { status, code, cpu, counter } => respond_error(*status, *code, *cpu, *counter)?,
-            State::Counting(session) => session.stop()?,
+            State::Idle => Failure::new(EINVAL, wire::ERR_NOT_CONFIGURED),
+            State::Failed(f) => *f,
+            State::Counting(session) => {
+                let session = session.clone();
+                // Whatever stopping returns, counting has stopped and the counters are released
+                // with the last reference below.
+                *state = State::Idle;
+                let stopped = session.stop();
+                drop(session);
+                match stopped {
+                    Ok(response) => {
+                        *state = State::Done(response);
+                        *kiocb.ki_pos_mut() = 0;
+                        let State::Done(buf) = &*state else {
+                            unreachable!()
+                        };
+                        return iov.simple_read_from_buffer(kiocb.ki_pos_mut(), buf);
+                    }
+                    Err(f) => {
+                        *state = State::Failed(f);
+                        f
+                    }
+                }
+            }
         };
-        // Counting has stopped: release the counters now, keep the response for partial reads.
-        *state = State::Done(response);
+        let header = respond_error(&failure)?;
+        *state = State::Done(header);
         *kiocb.ki_pos_mut() = 0;
-        let State::Done(buf) = &*state else { unreachable!() };
+        let State::Done(buf) = &*state else {
+            unreachable!()
+        };
         iov.simple_read_from_buffer(kiocb.ki_pos_mut(), buf)
     }
 }
@@ -194,85 +343,133 @@ impl MiscDevice for ArumFile {
 #[pinned_drop]
 impl PinnedDrop for ArumFile {
     fn drop(self: Pin<&mut Self>) {
-        // Stop the timer before the counters are released with the state; then the device is
-        // free again.
+        // Closed while counting (or killed): stop every CPU's counters and put their registers
+        // back, then release them; then the device is free again.
         let mut state = self.state.lock();
-        if let State::Counting(session) = &*state {
-            session.halt();
+        if let State::Counting(session) = core::mem::replace(&mut *state, State::Idle) {
+            let _ = session.stop();
         }
-        *state = State::Idle;
         drop(state);
         *IN_USE.lock() = false;
     }
 }
 
-fn cpu_online(cpu: u32) -> bool {
-    if cpu >= kernel::cpu::nr_cpu_ids() {
-        return false;
+/// The request bytes of a write of `len` bytes.
+fn read_request(iov: &mut IovIterSource<'_>, len: usize) -> Result<KVVec<u8>, Failure> {
+    if len != wire::REQUEST_SIZE {
+        return Err(Failure::new(EINVAL, wire::ERR_SIZE));
     }
-    // SAFETY: __cpu_online_mask is a valid, always-present cpumask.
-    let online = unsafe { kernel::cpumask::Cpumask::from_raw(&raw const bindings::__cpu_online_mask) };
-    kernel::cpu::CpuId::from_u32(cpu).is_some_and(|id| online.test(id))
+    let mut bytes = KVVec::with_capacity(len, GFP_KERNEL)?;
+    iov.copy_from_iter_vec(&mut bytes, GFP_KERNEL)
+        .map_err(|e| Failure::new(e, wire::ERR_SIZE))?;
+    if bytes.len() != len {
+        return Err(Failure::new(EFAULT, wire::ERR_SIZE));
+    }
+    Ok(bytes)
 }
 
-/// The register access and layout of the `msr` back-end, real or simulated.
-fn msr_access() -> core::result::Result<Access, Failure> {
-    let refuse = (ENODEV, wire::ERR_SOURCE, wire::NO_CPU, wire::NO_COUNTER);
-    let layout = match module_parameters::sim.value() {
-        0 => return msr::Layout::detect().map(|_| Access::Hw(msr::HwMsr)).ok_or(refuse),
-        1 => msr::AMD_K8,
-        2 => msr::CORE2,
-        3 => msr::NETBURST,
-        _ => return Err(refuse),
-    };
-    let width = module_parameters::sim_width.value();
-    let layout = if (8..=64).contains(&width) { msr::Layout { width, ..layout } } else { layout };
-    let pmu = msr::SimPmu::new(layout, u64::from(module_parameters::sim_rate.value()), kernel::cpu::nr_cpu_ids())
-        .map_err(|_| (ENOMEM, wire::ERR_NO_MEMORY, wire::NO_CPU, wire::NO_COUNTER))?;
-    Ok(Access::Sim(pmu))
+/// The register back-end's registers and layout: the simulated PMU, or the real one.
+fn msr_registers() -> Result<(msr::Registers, msr::Layout, Option<u64>), Failure> {
+    let refuse = Failure::new(ENODEV, wire::ERR_SOURCE);
+    match hotplug::sim() {
+        Some(sim) => {
+            let layout = sim.layout();
+            let rate = u64::from(module_parameters::sim_rate.value());
+            Ok((msr::Registers::Sim(sim), layout, Some(rate)))
+        }
+        None if module_parameters::sim.value() != 0 => Err(refuse),
+        None => msr::Layout::detect()
+            .map(|l| (msr::Registers::Hw, l, None))
+            .ok_or(refuse),
+    }
 }
 
-/// Validates the whole request, then creates every counter, each CPU's on that CPU.
-fn configure(bytes: &[u8]) -> core::result::Result<State, Failure> {
-    let req = wire::Request::decode(bytes).ok_or((EINVAL, wire::ERR_SIZE, wire::NO_CPU, wire::NO_COUNTER))?;
-    let msr = module_parameters::backend.value() == 1;
-    let access = if msr { Some(msr_access()?) } else { None };
-    let limits = match &access {
-        Some(Access::Sim(s)) => s.layout().limits(),
-        Some(Access::Hw(_)) => msr::Layout::detect().map(|l| l.limits()).ok_or((ENODEV, wire::ERR_SOURCE, wire::NO_CPU, wire::NO_COUNTER))?,
-        None => wire::Limits { style: 0, general_counters: 0, fixed_counters: 0, msr_allowed: false },
+/// Validates the whole request and the opener's rights, then starts counting on every
+/// requested CPU.
+fn configure(bytes: &[u8], file: &ArumFile) -> Result<Arc<dyn Active>, Failure> {
+    let mut req = wire::Request::decode(bytes).ok_or(Failure::new(EINVAL, wire::ERR_SIZE))?;
+    let use_msr = module_parameters::backend.value() == 1;
+    let registers = if use_msr {
+        Some(msr_registers()?)
+    } else {
+        None
     };
-    wire::validate(&req, bytes.len(), &limits).map_err(|r| (EINVAL, r.code, wire::NO_CPU, r.counter))?;
-    let want = if msr { wire::SOURCE_MSR } else { wire::SOURCE_PERF };
-    if let Some(i) = req.counters[..req.ncounters as usize].iter().position(|c| c.source != want) {
-        return Err((EINVAL, wire::ERR_SOURCE, wire::NO_CPU, i as u32));
+    let limits = match &registers {
+        Some((_, layout, _)) => layout.limits(),
+        None => wire::Limits {
+            style: 0,
+            general_counters: 0,
+            fixed_counters: 0,
+            msr_allowed: false,
+        },
+    };
+    wire::validate(&req, bytes.len(), &limits)
+        .map_err(|r| Failure::new(EINVAL, r.code).counter(r.counter as usize))?;
+    let want = if use_msr {
+        wire::SOURCE_MSR
+    } else {
+        wire::SOURCE_PERF
+    };
+    if let Some(i) = req.active().iter().position(|c| c.source != want) {
+        return Err(Failure::new(EINVAL, wire::ERR_SOURCE).counter(i));
+    }
+    // Every request counts whole CPUs; some count kernel mode too.
+    let denied = |e: Error| Failure::new(e, wire::ERR_PERMISSION);
+    file.may_count_cpus.map_err(denied)?;
+    if req.flags & wire::FLAG_KERNEL != 0 {
+        file.may_count_kernel.map_err(denied)?;
+    }
+    let mut flags = 0;
+    if req.clear_any_thread(limits.style) {
+        flags |= wire::RESPONSE_ANY_THREAD_CLEARED;
     }
     let mut cpus = KVec::new();
-    for cpu in 0..wire::MAX_CPUS as u32 {
-        if req.cpus[(cpu / 64) as usize] & (1 << (cpu % 64)) == 0 {
-            continue;
+    for cpu in (0..wire::MAX_CPUS).filter(|&c| req.has_cpu(c)) {
+        let cpu = cpu as u32;
+        if !ffi::cpu_online(cpu) {
+            return Err(Failure::new(EINVAL, wire::ERR_CPU_OFFLINE).on_cpu(cpu));
         }
-        if !cpu_online(cpu) {
-            return Err((EINVAL, wire::ERR_CPU_OFFLINE, cpu, wire::NO_COUNTER));
-        }
-        cpus.push(cpu, GFP_KERNEL).map_err(|_| (ENOMEM, wire::ERR_NO_MEMORY, cpu, wire::NO_COUNTER))?;
+        cpus.push(cpu, GFP_KERNEL)?;
     }
-    let counting = Counting::new(&req, cpus, access, u64::from(module_parameters::sim_rate.value()))?;
-    let session = Session::start(counting).map_err(|e| (e, wire::ERR_NO_MEMORY, wire::NO_CPU, wire::NO_COUNTER))?;
-    Ok(State::Counting(session))
+    match registers {
+        Some((regs, layout, sim_rate)) => {
+            let backend = msr::MsrBackend::new(&req, regs, layout, sim_rate)?;
+            start(backend, &req, &cpus, flags)
+        }
+        None => start(perf::PerfBackend::new(&req)?, &req, &cpus, flags),
+    }
 }
 
-/// The response to a read after a refused write: only the header, with the reason.
-fn respond_error(status: i32, code: u32, cpu: u32, counter: u32) -> Result<KVVec<u8>> {
+fn start<B: Backend>(
+    backend: B,
+    req: &wire::Request,
+    cpus: &[u32],
+    flags: u32,
+) -> Result<Arc<dyn Active>, Failure> {
+    let (period, period_ns) = session::timer_period(req.timer_period_ns, backend.wrap_ns())?;
+    let plan = session::Plan {
+        ncounters: req.active().len(),
+        period,
+        period_ns,
+        series_bytes: module_parameters::series_kib.value() as usize * 1024,
+        flags,
+    };
+    let s: Arc<dyn Active> = session::Session::start(backend, cpus, plan)?;
+    Ok(s)
+}
+
+/// The response to a read after a refusal: only the header, with the reason.
+fn respond_error(f: &Failure) -> Result<KVVec<u8>> {
     let mut buf = KVVec::from_elem(0u8, wire::HEADER_SIZE, GFP_KERNEL)?;
     let header = wire::ResponseHeader {
         magic: wire::MAGIC,
         version: wire::VERSION,
         size: wire::HEADER_SIZE as u32,
-        status,
-        error_code: code,
-        error_cpu: cpu,
-        error_counter: counter,
+        status: f.err.to_errno(),
+        error_code: f.code,
+        error_cpu: f.cpu,
+        error_counter: f.counter,
+        sample_stride: 1,
         ..Default::default()
     };
     header.encode(&mut buf);

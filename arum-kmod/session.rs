@@ -1,303 +1,389 @@
 // SPDX-License-Identifier: GPL-2.0
-//! One measurement: the counters of every requested CPU, the overflow-avoiding timer that folds
-//! counter increments (modulo the counter width) into 64-bit totals without ever resetting the
-//! counters, the per-CPU time series those readings make, and stopping.
+//! One measurement: the counters of every requested CPU, started, read and stopped on all CPUs
+//! at once (a work item on each, `percpu`); the overflow-avoiding timer whose expiries fold
+//! every counter into 64-bit totals and record the per-CPU time series; CPUs that go offline
+//! and come back, and system suspend; and the response.
+//!
+//! Locking: the session lock is taken after the hotplug lock and the module's `ACTIVE` lock
+//! (hotplug callbacks hold both), never before them; nothing that may take the hotplug lock
+//! (creating or releasing perf counters) runs under it.
+//!
+//! ```text
+//!  write ─ prepare all CPUs ─ publish (hotplug sees it) ─ arm all CPUs ─ timer ─┐
+//!                          timer: read all CPUs, record samples, re-arm ◄───────┘
+//!  CPU offline: fold + disarm there          CPU online: arm there (or re-create, perf)
+//!  read/close ─ halt timer ─ disarm all CPUs, final samples ─ withdraw ─ response
+//! ```
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
-use kernel::workqueue::{self, impl_has_delayed_work, new_delayed_work, DelayedWork, WorkItem};
+use kernel::time::{Delta, Jiffies};
+use kernel::workqueue::{
+    self, impl_has_delayed_work, impl_has_work, new_delayed_work, new_work, DelayedWork, Work,
+    WorkItem,
+};
 
-use crate::msr::{self, Layout, Msr};
-use crate::oncpu;
-use crate::perf::CpuCounter;
+use crate::backend::{Backend, Failure, Reading};
+use crate::ffi::{self, Now};
+use crate::hotplug::{self, Active};
+use crate::percpu::Calls;
 use crate::wire;
 
-/// Samples kept per CPU; later timer expiries still accumulate but are not recorded.
-const MAX_SAMPLES_PER_CPU: usize = 1024;
-/// The most events a counter can gain per cycle on any supported CPU, for the timer period.
-const MAX_EVENTS_PER_CYCLE: u64 = 16;
-/// The timer fires at least four times per shortest possible wrap-around.
-const SAFETY: u64 = 4;
-/// Time-series resolution when overflow does not force a shorter period.
-const MAX_PERIOD_NS: u64 = 1_000_000_000;
+/// The timer reads each counter at least this many times per shortest possible wrap-around.
+const READS_PER_WRAP: u64 = 4;
+/// Samples kept before the series is first thinned, per CPU, when the cap allows it.
+const INITIAL_SAMPLES_PER_CPU: usize = 64;
 
-/// A refusal: errno, wire error code, CPU, counter.
-pub(crate) type Failure = (Error, u32, u32, u32);
+const NO_READINGS: [Reading; wire::MAX_COUNTERS] = [Reading {
+    value: 0,
+    enabled_ns: 0,
+    running_ns: 0,
+}; wire::MAX_COUNTERS];
 
-/// How the counters are reached.
-pub(crate) enum Access {
-    Hw(msr::HwMsr),
-    Sim(Pin<KBox<msr::SimPmu>>),
+/// The timer period for counters that can wrap in `wrap_ns`, and the period in nanoseconds
+/// after rounding up to jiffies. Refused when the rounded period cannot read a counter twice
+/// per wrap (a late timer would then lose a whole wrap, silently).
+pub(crate) fn timer_period(requested_ns: u64, wrap_ns: u64) -> Result<(Jiffies, u64), Failure> {
+    let mut want = wire::MAX_PERIOD_NS.min(wrap_ns / READS_PER_WRAP);
+    if requested_ns != 0 {
+        want = want.min(requested_ns);
+    }
+    let want = want.max(wire::MIN_PERIOD_NS);
+    let ms = want.div_ceil(1_000_000).min(u64::from(u32::MAX)) as u32;
+    let jiffies = kernel::time::msecs_to_jiffies(ms).max(1);
+    // SAFETY: a pure conversion.
+    let ns = unsafe { bindings::jiffies64_to_nsecs(jiffies as u64) };
+    if ns.saturating_mul(2) > wrap_ns {
+        return Err(Failure::new(EINVAL, wire::ERR_WRAP_TOO_FAST));
+    }
+    Ok((jiffies, ns))
 }
 
-impl Access {
-    fn get(&self) -> &dyn Msr {
-        match self {
-            Access::Hw(h) => h,
-            Access::Sim(s) => &**s,
+/// One requested CPU.
+struct Slot<C> {
+    cpu: u32,
+    /// What the back-end prepared for this CPU.
+    hw: Option<C>,
+    online: bool,
+    armed: bool,
+    /// perf: the CPU came back and its counters are to be created again.
+    rearm_pending: bool,
+    flags: u32,
+    /// Counts of earlier armings (before the CPU went offline or the system suspended), and
+    /// the current arming's latest reading.
+    base: [Reading; wire::MAX_COUNTERS],
+    current: [Reading; wire::MAX_COUNTERS],
+    started: Option<Now>,
+    stopped: Option<Now>,
+    /// The reading not yet recorded in the series, and the last reading of the counters (or
+    /// their arming), to tell a late one.
+    last_read: Option<Now>,
+    prev_read: Option<Now>,
+    result: Result<(), Failure>,
+}
+
+impl<C> Slot<C> {
+    fn total(&self, i: usize) -> Reading {
+        let mut r = self.base[i];
+        r.add(&self.current[i]);
+        r
+    }
+
+    /// Folds the current arming into `base`.
+    fn retire(&mut self) {
+        for (b, c) in self.base.iter_mut().zip(self.current.iter_mut()) {
+            b.add(c);
+            *c = Reading::default();
         }
+        self.armed = false;
     }
 }
 
-enum Kind {
-    /// `[cpu][counter]`.
-    Perf(KVec<KVec<CpuCounter>>),
-    Msr { access: Access, layout: Layout, reserved: KVec<(u32, u32)> },
-}
-
-pub(crate) struct Counting {
-    cpus: KVec<u32>,
+/// Everything the session lock protects.
+struct Counting<C> {
     n: usize,
-    req: wire::Request,
-    kind: Kind,
-    /// Last raw value and 64-bit total per `cpu * n + counter`.
-    last: KVec<u64>,
-    acc: KVec<u64>,
-    /// perf: time enabled/running per CPU.
-    times: KVec<(u64, u64)>,
-    samples: KVec<wire::Sample>,
+    slots: KVec<Slot<C>>,
+    calls: Calls,
+    samples: KVVec<wire::Sample>,
+    /// The most samples kept; beyond it the series is thinned.
+    sample_cap: usize,
+    stride: u32,
+    expiries: u32,
     accumulations: u64,
-    started_ns: i64,
-    stopped_ns: i64,
+    flags: u32,
+    suspended: bool,
+    /// Counting stopped for good: hotplug and suspend leave the CPUs alone.
+    finished: bool,
+    /// When the next expiry is due: expiries keep to `start + k × period` however late each
+    /// one runs, so the series does not drift.
+    due: Option<Now>,
+}
+
+#[pin_data]
+pub(crate) struct Session<B: Backend> {
+    backend: B,
+    #[pin]
+    state: Mutex<Counting<B::Cpu>>,
+    #[pin]
+    timer: DelayedWork<Session<B>>,
+    #[pin]
+    rearm: Work<Session<B>, 1>,
+    stopped: AtomicBool,
+    period: Jiffies,
     period_ns: u64,
-    width: u32,
 }
 
-fn now_ns() -> i64 {
-    // SAFETY: ktime_get (nanoseconds, monotonic) may be called from any context but NMI.
-    unsafe { bindings::ktime_get() }
+impl_has_delayed_work! {
+    impl{B: Backend} HasDelayedWork<Self> for Session<B> { self.timer }
 }
 
-extern "C" {
-    static cpu_khz: core::ffi::c_uint;
-    fn reserve_perfctr_nmi(msr: u32) -> core::ffi::c_int;
-    fn release_perfctr_nmi(msr: u32);
-    fn reserve_evntsel_nmi(msr: u32) -> core::ffi::c_int;
-    fn release_evntsel_nmi(msr: u32);
+impl_has_work! {
+    impl{B: Backend} HasWork<Self, 1> for Session<B> { self.rearm }
 }
 
-const EVTSEL_USR: u64 = 1 << 16;
-const EVTSEL_OS: u64 = 1 << 17;
-const EVTSEL_EN: u64 = 1 << 22;
-const ESCR_T0_USR: u64 = 1 << 2;
-const ESCR_T0_OS: u64 = 1 << 3;
-const CCCR_ENABLE: u64 = 1 << 12;
+/// Timer expiry: read every CPU, record the samples, come again.
+impl<B: Backend> WorkItem for Session<B> {
+    type Pointer = Arc<Session<B>>;
 
-impl Counting {
-    /// Creates the counters of a validated request. Nothing is left behind on failure.
-    pub(crate) fn new(req: &wire::Request, cpus: KVec<u32>, access: Option<Access>, sim_rate_per_us: u64) -> core::result::Result<Counting, Failure> {
-        let n = req.ncounters as usize;
-        let nomem = |cpu| (ENOMEM, wire::ERR_NO_MEMORY, cpu, wire::NO_COUNTER);
-        let cells = cpus.len() * n;
-        let mut c = Counting {
-            n,
-            req: *req,
-            kind: Kind::Perf(KVec::new()),
-            last: KVec::from_elem(0u64, cells, GFP_KERNEL).map_err(|_| nomem(wire::NO_CPU))?,
-            acc: KVec::from_elem(0u64, cells, GFP_KERNEL).map_err(|_| nomem(wire::NO_CPU))?,
-            times: KVec::from_elem((0u64, 0u64), cpus.len(), GFP_KERNEL).map_err(|_| nomem(wire::NO_CPU))?,
-            samples: KVec::with_capacity(cpus.len() * MAX_SAMPLES_PER_CPU, GFP_KERNEL).map_err(|_| nomem(wire::NO_CPU))?,
-            cpus,
-            accumulations: 0,
-            started_ns: 0,
-            stopped_ns: 0,
-            period_ns: MAX_PERIOD_NS,
-            width: 64,
+    fn run(this: Arc<Session<B>>) {
+        if this.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let delay = {
+            let mut st = this.state.lock();
+            st.tick(&this.backend, false);
+            st.next_delay(this.period_ns)
         };
-        match access {
-            None => c.start_perf()?,
-            Some(a) => c.start_msr(a, sim_rate_per_us)?,
+        if !this.stopped.load(Ordering::SeqCst) {
+            let _ = workqueue::system_highpri().enqueue_delayed(this, delay);
         }
-        if req.timer_period_ns != 0 {
-            c.period_ns = c.period_ns.min(req.timer_period_ns);
-        }
-        c.started_ns = now_ns();
-        Ok(c)
     }
+}
 
-    fn start_perf(&mut self) -> core::result::Result<(), Failure> {
-        let (user, kernel) = (self.req.flags & wire::FLAG_USER != 0, self.req.flags & wire::FLAG_KERNEL != 0);
-        let mut all = KVec::with_capacity(self.cpus.len(), GFP_KERNEL).map_err(|_| (ENOMEM, wire::ERR_NO_MEMORY, wire::NO_CPU, wire::NO_COUNTER))?;
-        for &cpu in self.cpus.iter() {
-            let mut counters = KVec::with_capacity(self.n, GFP_KERNEL).map_err(|_| (ENOMEM, wire::ERR_NO_MEMORY, cpu, wire::NO_COUNTER))?;
-            let mut failed = None;
-            // Each CPU's counters are created on that CPU, from a workqueue item.
-            let reqs = &self.req.counters[..self.n];
-            let _ = oncpu::run_on(cpu, &mut || {
-                for (i, r) in reqs.iter().enumerate() {
-                    match CpuCounter::new(cpu, r.perf_type, r.config, r.config1, user, kernel) {
-                        Ok(counter) => counters.push(counter, GFP_KERNEL)?,
-                        Err(e) => {
-                            failed = Some((e, wire::ERR_PERF_CREATE, cpu, i as u32));
-                            return Err(e);
+/// perf: counters of CPUs that came back are created again here, where that may take the
+/// hotplug lock, then installed and armed under the session lock.
+impl<B: Backend> WorkItem<1> for Session<B> {
+    type Pointer = Arc<Session<B>>;
+
+    fn run(this: Arc<Session<B>>) {
+        if this.stopped.load(Ordering::SeqCst) {
+            return;
+        }
+        let mut wanted = KVec::new();
+        {
+            let st = this.state.lock();
+            for (k, s) in st.slots.iter().enumerate() {
+                if s.rearm_pending && s.online && !st.finished && !st.suspended {
+                    let _ = wanted.push((k, s.cpu, None), GFP_KERNEL);
+                }
+            }
+        }
+        for (_, cpu, hw) in wanted.iter_mut() {
+            *hw = Some(this.backend.prepare(*cpu));
+        }
+        // What is replaced is released after the lock is dropped.
+        let mut retired = KVec::with_capacity(wanted.len(), GFP_KERNEL).ok();
+        let mut guard = this.state.lock();
+        let st = &mut *guard;
+        for (k, _, hw) in wanted.iter_mut() {
+            let slot = &mut st.slots[*k];
+            if st.finished || !slot.rearm_pending || !slot.online {
+                continue;
+            }
+            slot.rearm_pending = false;
+            match hw.take() {
+                Some(Ok(new)) => {
+                    if let Some(old) = slot.hw.replace(new) {
+                        if let Some(r) = retired.as_mut() {
+                            let _ = r.push(old, GFP_KERNEL);
                         }
                     }
+                    slot.result = Ok(());
                 }
-                Ok(())
-            });
-            if let Some(f) = failed {
-                return Err(f);
+                _ => slot.flags |= wire::CPU_REARM_FAILED,
             }
-            if counters.len() != self.n {
-                return Err((ENOMEM, wire::ERR_NO_MEMORY, cpu, wire::NO_COUNTER));
-            }
-            all.push(counters, GFP_KERNEL).map_err(|_| (ENOMEM, wire::ERR_NO_MEMORY, cpu, wire::NO_COUNTER))?;
         }
-        self.kind = Kind::Perf(all);
-        Ok(())
+        let backend = &this.backend;
+        st.calls.run(
+            &mut st.slots,
+            |s| {
+                s.online
+                    && !s.armed
+                    && s.hw.is_some()
+                    && s.result.is_ok()
+                    && s.flags & wire::CPU_REARM_FAILED == 0
+            },
+            &|s: &mut Slot<B::Cpu>| arm_slot(backend, s),
+        );
+        drop(guard);
+        drop(retired);
+    }
+}
+
+/// Arms one slot on its CPU.
+fn arm_slot<B: Backend>(backend: &B, s: &mut Slot<B::Cpu>) {
+    let Some(hw) = s.hw.as_mut() else { return };
+    s.result = backend.arm(s.cpu, hw);
+    if s.result.is_ok() {
+        let now = Now::now();
+        s.armed = true;
+        s.current = NO_READINGS;
+        s.started.get_or_insert(now);
+        s.prev_read = Some(now);
+    } else if s.started.is_some() {
+        s.flags |= wire::CPU_REARM_FAILED;
+    }
+}
+
+/// Takes the final reading of one slot on its CPU and stops its counters.
+fn disarm_slot<B: Backend>(backend: &B, n: usize, s: &mut Slot<B::Cpu>) {
+    if let (true, Some(hw)) = (s.armed, s.hw.as_mut()) {
+        backend.disarm(s.cpu, hw, &mut s.current[..n]);
+        s.last_read = Some(Now::now());
+        s.stopped = s.last_read;
+        s.retire();
+    }
+}
+
+impl<C: Send> Counting<C> {
+    /// The earliest start instant: time zero of the response.
+    fn t0(&self) -> Option<Now> {
+        self.slots
+            .iter()
+            .filter_map(|s| s.started)
+            .reduce(ffi::earlier)
     }
 
-    fn start_msr(&mut self, access: Access, sim_rate_per_us: u64) -> core::result::Result<(), Failure> {
-        let layout = match &access {
-            Access::Sim(s) => s.layout(),
-            Access::Hw(_) => Layout::detect().ok_or((ENODEV, wire::ERR_SOURCE, wire::NO_CPU, wire::NO_COUNTER))?,
+    /// Reads (or, `last`, disarms) every armed CPU at once, folds, records the samples.
+    fn tick<B: Backend<Cpu = C>>(&mut self, backend: &B, last: bool) {
+        if self.finished {
+            return;
+        }
+        let n = self.n;
+        let wrap_ns = backend.wrap_ns();
+        let job = |s: &mut Slot<C>| {
+            let now = Now::now();
+            if s.prev_read
+                .is_some_and(|p| ffi::ns_between(p, now) >= wrap_ns)
+            {
+                s.flags |= wire::CPU_LATE_READ;
+            }
+            s.prev_read = Some(now);
+            if last {
+                disarm_slot(backend, n, s);
+            } else if let Some(hw) = s.hw.as_mut() {
+                backend.read(s.cpu, hw, &mut s.current[..n]);
+                s.last_read = Some(Now::now());
+            }
         };
-        // Claim the counters from the kernel first; refuse if perf or the NMI watchdog has them.
-        let mut reserved = KVec::new();
-        for (i, r) in self.req.counters[..self.n].iter().enumerate() {
-            if r.index >= wire::FIXED_BASE {
-                continue; // fixed counters are not managed by the reservation allocator
-            }
-            let (ctr, sel) = (layout.ctr(r.index), if layout.style == wire::STYLE_NETBURST { r.escr_msr } else { layout.ctl(r.index) });
-            // SAFETY: the reservation calls only test-and-set bits of the kernel's owner maps.
-            let ok = unsafe { reserve_perfctr_nmi(ctr) != 0 && (reserve_evntsel_nmi(sel) != 0 || { release_perfctr_nmi(ctr); false }) };
-            if !ok {
-                release(&reserved);
-                return Err((EBUSY, wire::ERR_COUNTER_BUSY, wire::NO_CPU, i as u32));
-            }
-            if reserved.push((ctr, sel), GFP_KERNEL).is_err() {
-                // SAFETY: releases the pair just reserved.
-                unsafe {
-                    release_perfctr_nmi(ctr);
-                    release_evntsel_nmi(sel);
-                }
-                release(&reserved);
-                return Err((ENOMEM, wire::ERR_NO_MEMORY, wire::NO_CPU, wire::NO_COUNTER));
-            }
-        }
-        self.width = layout.width;
-        // The highest rate any counter can gain, in events per microsecond.
-        let max_rate_per_us = match &access {
-            Access::Sim(_) => sim_rate_per_us.max(1),
-            // SAFETY: cpu_khz is a plain exported variable set at boot.
-            Access::Hw(_) => (u64::from(unsafe { cpu_khz }) / 1000).max(1) * MAX_EVENTS_PER_CYCLE,
-        };
-        let range = if layout.width >= 64 { u64::MAX } else { 1u64 << layout.width };
-        let wrap_ns = (range / max_rate_per_us).saturating_mul(1000);
-        self.period_ns = (wrap_ns / SAFETY).clamp(1_000_000, MAX_PERIOD_NS);
-        self.kind = Kind::Msr { access, layout, reserved };
-        for k in 0..self.cpus.len() {
-            let cpu = self.cpus[k];
-            let mut result = Ok(());
-            let _ = oncpu::run_on(cpu, &mut || {
-                result = self.program(cpu, k, true);
-                Ok(())
-            });
-            if let Err(i) = result {
-                for j in 0..=k {
-                    let _ = self.program(self.cpus[j], j, false);
-                }
-                return Err((EIO, wire::ERR_COUNTER_INDEX, cpu, i));
-            }
-        }
-        Ok(())
-    }
-
-    /// Programs (`on`) or stops the counters of one CPU through its MSRs.
-    fn program(&mut self, cpu: u32, k: usize, on: bool) -> core::result::Result<(), u32> {
-        let Kind::Msr { access, layout, .. } = &self.kind else { return Ok(()) };
-        let m = access.get();
-        let (user, kernel) = (self.req.flags & wire::FLAG_USER != 0, self.req.flags & wire::FLAG_KERNEL != 0);
-        for (i, r) in self.req.counters[..self.n].iter().enumerate() {
-            let fail = |_| i as u32;
-            match layout.style {
-                wire::STYLE_NETBURST => {
-                    let escr = if on { r.escr | if user { ESCR_T0_USR } else { 0 } | if kernel { ESCR_T0_OS } else { 0 } } else { 0 };
-                    m.write(cpu, r.escr_msr, escr).map_err(fail)?;
-                    let cccr = if on { r.config | CCCR_ENABLE } else { r.config & !CCCR_ENABLE };
-                    m.write(cpu, layout.ctl(r.index), cccr).map_err(fail)?;
-                }
-                _ if r.index >= wire::FIXED_BASE => {
-                    let f = r.index - wire::FIXED_BASE;
-                    let bits = (u64::from(kernel) | u64::from(user) << 1) << (4 * f);
-                    let ctrl = m.read(cpu, msr::IA32_FIXED_CTR_CTRL).map_err(fail)?;
-                    m.write(cpu, msr::IA32_FIXED_CTR_CTRL, if on { ctrl | bits } else { ctrl & !(0xF << (4 * f)) }).map_err(fail)?;
-                    let g = m.read(cpu, msr::IA32_PERF_GLOBAL_CTRL).map_err(fail)?;
-                    let bit = 1u64 << (32 + f);
-                    m.write(cpu, msr::IA32_PERF_GLOBAL_CTRL, if on { g | bit } else { g & !bit }).map_err(fail)?;
-                }
-                style => {
-                    let sel = r.config | if user { EVTSEL_USR } else { 0 } | if kernel { EVTSEL_OS } else { 0 };
-                    m.write(cpu, layout.ctl(r.index), if on { sel | EVTSEL_EN } else { sel }).map_err(fail)?;
-                    if style == wire::STYLE_INTEL && layout.fixed > 0 {
-                        let g = m.read(cpu, msr::IA32_PERF_GLOBAL_CTRL).map_err(fail)?;
-                        let bit = 1u64 << r.index;
-                        m.write(cpu, msr::IA32_PERF_GLOBAL_CTRL, if on { g | bit } else { g & !bit }).map_err(fail)?;
-                    }
-                }
-            }
-            if on {
-                // Never reset the counter: its current value is the baseline.
-                self.last[k * self.n + i] = m.read(cpu, layout.ctr(r.index)).map_err(fail)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Reads every counter, folds the increments into the totals, records a sample.
-    fn tick(&mut self) {
-        let t = (now_ns() - self.started_ns).max(0) as u64;
-        let mask = if self.width >= 64 { u64::MAX } else { (1u64 << self.width) - 1 };
-        for (k, &cpu) in self.cpus.iter().enumerate() {
-            for i in 0..self.n {
-                let cell = k * self.n + i;
-                match &self.kind {
-                    Kind::Perf(all) => {
-                        let (value, enabled, running) = all[k][i].read();
-                        self.acc[cell] = value;
-                        self.times[k] = (self.times[k].0.max(enabled), self.times[k].1.max(running));
-                    }
-                    Kind::Msr { access, layout, .. } => {
-                        if let Ok(v) = access.get().read(cpu, layout.ctr(self.req.counters[i].index)) {
-                            // Modulo the width: a counter that wrapped since the last reading
-                            // still gives the right increment.
-                            self.acc[cell] = self.acc[cell].wrapping_add(v.wrapping_sub(self.last[cell]) & mask);
-                            self.last[cell] = v;
-                        }
-                    }
-                }
-            }
-            if self.samples.len() < self.samples.capacity() {
-                let mut s = wire::Sample { cpu, reserved: 0, time_ns: t, counts: [0; wire::MAX_COUNTERS] };
-                for i in 0..self.n {
-                    s.counts[i] = self.acc[k * self.n + i];
-                }
-                let _ = self.samples.push(s, GFP_KERNEL);
-            }
-        }
+        let wanted = |s: &Slot<C>| s.armed;
+        let armed_before = self.slots.iter().filter(|s| s.armed).count();
+        self.calls.run(&mut self.slots, wanted, &job);
         self.accumulations += 1;
+        if armed_before > 0 {
+            self.record(last);
+        }
+        self.expiries += 1;
     }
 
-    /// Final reading, counters stopped; the response bytes.
-    fn finish(&mut self) -> Result<KVVec<u8>> {
-        self.tick();
-        self.stopped_ns = now_ns();
-        match &self.kind {
-            Kind::Perf(all) => all.iter().flatten().for_each(CpuCounter::stop),
-            Kind::Msr { .. } => {
-                for k in 0..self.cpus.len() {
-                    let _ = self.program(self.cpus[k], k, false);
-                }
+    /// Records this expiry's readings when it falls on the stride (always for the last one),
+    /// thinning the series when it is full.
+    fn record(&mut self, last: bool) {
+        if !last && self.expiries.checked_rem(self.stride) != Some(0) {
+            return;
+        }
+        let Some(t0) = self.t0() else { return };
+        let expiry = self.expiries;
+        let n = self.n;
+        let fresh = self
+            .slots
+            .iter()
+            .filter(|s| s.last_read.is_some() && (s.armed || last))
+            .count();
+        if self.samples.len() + fresh > self.sample_cap && !last {
+            self.thin();
+            if self.expiries.checked_rem(self.stride) != Some(0) {
+                return;
             }
         }
-        let counted = (self.stopped_ns - self.started_ns).max(0) as u64;
-        let ncpus = self.cpus.len();
-        let size = wire::HEADER_SIZE + ncpus * wire::CPU_COUNTS_SIZE + self.samples.len() * wire::SAMPLE_SIZE;
+        for s in self.slots.iter_mut() {
+            let Some(at) = s.last_read.take() else {
+                continue;
+            };
+            let mut sample = wire::Sample {
+                cpu: s.cpu,
+                expiry,
+                time_ns: ffi::ns_between(t0, at),
+                counts: [0; wire::MAX_COUNTERS],
+            };
+            for (i, c) in sample.counts.iter_mut().enumerate().take(n) {
+                *c = s.total(i).value;
+            }
+            if self.samples.push(sample, GFP_KERNEL).is_err() {
+                // No memory for a longer series: keep what there is, at half the resolution.
+                self.thin();
+                break;
+            }
+        }
+    }
+
+    /// The delay to the next expiry, in jiffies.
+    fn next_delay(&mut self, period_ns: u64) -> Jiffies {
+        let period = Delta::from_nanos(period_ns.min(i64::MAX as u64) as i64);
+        let now = Now::now();
+        let mut due = self.due.map_or(now + period, |d| d + period);
+        if (due - now).as_nanos() <= 0 {
+            // Too late for this one: keep the phase, skip what was missed.
+            due = now + period;
+        }
+        self.due = Some(due);
+        let ms = ffi::ns_between(now, due)
+            .div_ceil(1_000_000)
+            .min(u64::from(u32::MAX)) as u32;
+        kernel::time::msecs_to_jiffies(ms).max(1)
+    }
+
+    /// Drops every other recorded expiry; from now on only every `2 × stride`-th is recorded.
+    fn thin(&mut self) {
+        let keep = self.stride * 2;
+        self.samples
+            .retain(|s| s.expiry.checked_rem(keep) == Some(0));
+        self.stride = keep;
+        self.flags |= wire::RESPONSE_SERIES_THINNED;
+    }
+
+    fn response<B: Backend<Cpu = C>>(&self, backend: &B, period_ns: u64) -> Result<KVVec<u8>> {
+        let n = self.n;
+        let t0 = self.t0();
+        let spread = |f: fn(&Slot<C>) -> Option<Now>| {
+            let (lo, hi) = self
+                .slots
+                .iter()
+                .filter_map(f)
+                .fold((None, None), |(lo, hi), t| {
+                    (
+                        Some(lo.map_or(t, |l| ffi::earlier(l, t))),
+                        Some(hi.map_or(t, |h| ffi::later(h, t))),
+                    )
+                });
+            match (lo, hi) {
+                (Some(lo), Some(hi)) => ffi::ns_between(lo, hi),
+                _ => 0,
+            }
+        };
+        let last_stop = self
+            .slots
+            .iter()
+            .filter_map(|s| s.stopped)
+            .reduce(ffi::later);
+        let size = wire::HEADER_SIZE
+            + self.slots.len() * wire::CPU_COUNTS_SIZE
+            + self.samples.len() * wire::SAMPLE_SIZE;
         let mut buf = KVVec::from_elem(0u8, size, GFP_KERNEL)?;
-        let h = wire::ResponseHeader {
+        let header = wire::ResponseHeader {
             magic: wire::MAGIC,
             version: wire::VERSION,
             size: size as u32,
@@ -305,119 +391,285 @@ impl Counting {
             error_code: wire::ERR_NONE,
             error_cpu: wire::NO_CPU,
             error_counter: wire::NO_COUNTER,
-            ncpus: ncpus as u32,
-            ncounters: self.n as u32,
+            ncpus: self.slots.len() as u32,
+            ncounters: n as u32,
             nsamples: self.samples.len() as u32,
-            counter_width: self.width,
-            reserved: 0,
-            time_counted_ns: counted,
+            counter_width: backend.width(),
+            flags: self.flags,
+            time_counted_ns: match (t0, last_stop) {
+                (Some(a), Some(b)) => ffi::ns_between(a, b),
+                _ => 0,
+            },
             accumulations: self.accumulations,
-            timer_period_ns: self.period_ns,
+            timer_period_ns: period_ns,
+            start_spread_ns: spread(|s| s.started),
+            stop_spread_ns: spread(|s| s.stopped),
+            sample_stride: self.stride,
+            reserved: 0,
         };
-        h.encode(&mut buf[..wire::HEADER_SIZE]);
+        header.encode(&mut buf[..wire::HEADER_SIZE]);
         let mut at = wire::HEADER_SIZE;
-        for (k, &cpu) in self.cpus.iter().enumerate() {
-            let (enabled, running) = match self.kind {
-                Kind::Perf(_) => self.times[k],
-                Kind::Msr { .. } => (counted, counted),
+        for s in self.slots.iter() {
+            let mut rec = wire::CpuCounts {
+                cpu: s.cpu,
+                flags: s.flags
+                    | s.hw.as_ref().map_or(0, |hw| backend.cpu_flags(hw))
+                    | if s.online {
+                        0
+                    } else {
+                        wire::CPU_OFFLINE_AT_END
+                    },
+                start_offset_ns: match (t0, s.started) {
+                    (Some(a), Some(b)) => ffi::ns_between(a, b),
+                    _ => 0,
+                },
+                ..Default::default()
             };
-            let mut rec = wire::CpuCounts { cpu, status: 0, time_enabled_ns: enabled, time_running_ns: running, counts: [0; wire::MAX_COUNTERS] };
-            for i in 0..self.n {
-                rec.counts[i] = self.acc[k * self.n + i];
+            for i in 0..n {
+                let r = s.total(i);
+                rec.counts[i] = r.value;
+                rec.time_enabled_ns[i] = r.enabled_ns;
+                rec.time_running_ns[i] = r.running_ns;
             }
             rec.encode(&mut buf[at..at + wire::CPU_COUNTS_SIZE]);
             at += wire::CPU_COUNTS_SIZE;
         }
-        for s in self.samples.iter() {
-            s.encode(&mut buf[at..at + wire::SAMPLE_SIZE]);
+        for sample in self.samples.iter() {
+            sample.encode(&mut buf[at..at + wire::SAMPLE_SIZE]);
             at += wire::SAMPLE_SIZE;
         }
         Ok(buf)
     }
 }
 
-fn release(reserved: &[(u32, u32)]) {
-    for &(ctr, sel) in reserved {
-        // SAFETY: each pair was reserved by this session and is released once.
-        unsafe {
-            release_perfctr_nmi(ctr);
-            release_evntsel_nmi(sel);
+/// How a session is built.
+pub(crate) struct Plan {
+    pub(crate) ncounters: usize,
+    pub(crate) period: Jiffies,
+    pub(crate) period_ns: u64,
+    /// The most bytes the time series may take.
+    pub(crate) series_bytes: usize,
+    /// `wire::RESPONSE_*` flags known from the request.
+    pub(crate) flags: u32,
+}
+
+impl<B: Backend> Session<B> {
+    /// Prepares every CPU, publishes the session to the hotplug callbacks, arms every CPU at
+    /// once and starts the timer. On failure nothing is left counting or published.
+    pub(crate) fn start(backend: B, cpus: &[u32], plan: Plan) -> Result<Arc<Self>, Failure> {
+        let mut calls =
+            Calls::new(cpus.iter().copied(), cpus.len()).map_err(|_| Failure::nomem())?;
+        let mut slots = KVec::with_capacity(cpus.len(), GFP_KERNEL)?;
+        for &cpu in cpus {
+            slots.push(
+                Slot {
+                    cpu,
+                    hw: None,
+                    online: true,
+                    armed: false,
+                    rearm_pending: false,
+                    flags: 0,
+                    base: NO_READINGS,
+                    current: NO_READINGS,
+                    started: None,
+                    stopped: None,
+                    last_read: None,
+                    prev_read: None,
+                    result: Ok(()),
+                },
+                GFP_KERNEL,
+            )?;
         }
-    }
-}
-
-impl Drop for Counting {
-    fn drop(&mut self) {
-        if let Kind::Msr { reserved, .. } = &self.kind {
-            release(reserved);
+        // Each CPU's counters are allocated on that CPU, all CPUs at once, without any lock.
+        calls.run(&mut slots, |_| true, &|s: &mut Slot<B::Cpu>| {
+            s.result = backend.prepare(s.cpu).map(|hw| s.hw = Some(hw));
+        });
+        if let Some(f) = slots.iter().find_map(|s| s.result.err()) {
+            return Err(f);
         }
-        // perf counters are released by their own Drop.
-    }
-}
-
-/// A running measurement, shared by the open file and its timer.
-#[pin_data]
-pub(crate) struct Session {
-    #[pin]
-    state: Mutex<Counting>,
-    #[pin]
-    work: DelayedWork<Session>,
-    stopped: AtomicBool,
-    period: kernel::time::Jiffies,
-}
-
-impl_has_delayed_work! {
-    impl HasDelayedWork<Self> for Session { self.work }
-}
-
-impl WorkItem for Session {
-    type Pointer = Arc<Session>;
-
-    fn run(this: Arc<Session>) {
-        if this.stopped.load(Ordering::SeqCst) {
-            return;
+        // Threads that share counters (NetBurst): the first counts for both.
+        for j in 1..slots.len() {
+            let (head, tail) = slots.split_at_mut(j);
+            let sibling = &mut tail[0];
+            for owner in head.iter_mut() {
+                if let (Some(o), Some(s)) = (owner.hw.as_mut(), sibling.hw.as_mut()) {
+                    if backend.share(o, s) {
+                        break;
+                    }
+                }
+            }
         }
-        this.state.lock().tick();
-        if !this.stopped.load(Ordering::SeqCst) {
-            let period = this.period;
-            let _ = workqueue::system().enqueue_delayed(this, period);
-        }
-    }
-}
-
-impl Session {
-    /// Starts the timer over already-running counters.
-    pub(crate) fn start(counting: Counting) -> Result<Arc<Session>> {
-        let ms = (counting.period_ns / 1_000_000).max(1) as u32;
-        let period = kernel::time::msecs_to_jiffies(ms).max(1);
-        let s = Arc::pin_init(
-            pin_init!(Session {
-                state <- kernel::new_mutex!(counting),
-                work <- new_delayed_work!("arum::timer"),
-                stopped: AtomicBool::new(false),
-                period,
-            }),
+        let per_cpu = (plan.series_bytes / wire::SAMPLE_SIZE / cpus.len().max(1)).max(2);
+        let samples = KVVec::with_capacity(
+            cpus.len() * per_cpu.min(INITIAL_SAMPLES_PER_CPU),
             GFP_KERNEL,
         )?;
-        let _ = workqueue::system().enqueue_delayed(s.clone(), period);
-        Ok(s)
+        let session = Arc::pin_init(
+            pin_init!(Session {
+                backend,
+                state <- kernel::new_mutex!(Counting {
+                    n: plan.ncounters,
+                    slots,
+                    calls,
+                    samples,
+                    sample_cap: per_cpu * cpus.len(),
+                    stride: 1,
+                    expiries: 0,
+                    accumulations: 0,
+                    flags: plan.flags,
+                    suspended: false,
+                    finished: false,
+                    due: None,
+                }),
+                timer <- new_delayed_work!("arum::timer"),
+                rearm <- new_work!("arum::rearm"),
+                stopped: AtomicBool::new(false),
+                period: plan.period,
+                period_ns: plan.period_ns,
+            }),
+            GFP_KERNEL,
+        )
+        .map_err(|_| Failure::nomem())?;
+        // From here on a CPU going away or coming back reaches the session.
+        if let Err(cpu) = hotplug::publish(session.clone(), cpus) {
+            return Err(Failure::new(EINVAL, wire::ERR_CPU_OFFLINE).on_cpu(cpu));
+        }
+        let failed = {
+            let mut st = session.state.lock();
+            let st = &mut *st;
+            let backend = &session.backend;
+            st.calls
+                .run(&mut st.slots, |s| s.online, &|s: &mut Slot<B::Cpu>| {
+                    arm_slot(backend, s)
+                });
+            let failed = st.slots.iter().find_map(|s| s.result.err());
+            if failed.is_some() {
+                // Stop the CPUs that did start: nothing is left counting.
+                st.tick(backend, true);
+                st.finished = true;
+            }
+            failed
+        };
+        if let Some(f) = failed {
+            session.stopped.store(true, Ordering::SeqCst);
+            drop(hotplug::withdraw());
+            return Err(f);
+        }
+        let delay = session.state.lock().next_delay(session.period_ns);
+        let _ = workqueue::system_highpri().enqueue_delayed(session.clone(), delay);
+        Ok(session)
     }
 
-    /// Stops the timer (waiting for a running expiry), takes the final reading, stops the
-    /// counters and returns the response.
-    pub(crate) fn stop(&self) -> Result<KVVec<u8>> {
-        self.halt();
-        self.state.lock().finish()
-    }
-
-    /// Stops the timer for good. After this no expiry is pending or running.
-    pub(crate) fn halt(&self) {
+    /// Stops the timer and the re-arm work for good. Afterwards neither is pending or running.
+    fn halt(&self) {
         self.stopped.store(true, Ordering::SeqCst);
-        // SAFETY: DelayedWork is #[repr(transparent)] over Opaque<delayed_work>, itself
-        // transparent over the C struct, so this points at the initialised delayed_work of this
-        // live session. Flushing runs a pending expiry at once (it sees `stopped` and does not
-        // re-arm, releasing its reference) and waits for a running one; repeat until idle.
-        let dw = (&raw const self.work).cast::<bindings::delayed_work>().cast_mut();
-        while unsafe { bindings::flush_delayed_work(dw) } {}
+        // SAFETY: DelayedWork and Work are #[repr(transparent)] over the C structs, so these
+        // point at the initialised delayed_work and work_struct of this live session. Flushing
+        // runs a pending item at once (it sees `stopped`, does nothing, does not re-arm, and
+        // releases its reference) and waits for a running one; repeat until idle.
+        let timer = (&raw const self.timer)
+            .cast::<bindings::delayed_work>()
+            .cast_mut();
+        let rearm = (&raw const self.rearm)
+            .cast::<bindings::work_struct>()
+            .cast_mut();
+        // SAFETY: as above.
+        while unsafe { bindings::flush_delayed_work(timer) || bindings::flush_work(rearm) } {}
+    }
+}
+
+impl<B: Backend> Active for Session<B> {
+    fn stop(&self) -> Result<KVVec<u8>, Failure> {
+        self.halt();
+        let response = {
+            let mut st = self.state.lock();
+            st.tick(&self.backend, true);
+            st.finished = true;
+            st.response(&self.backend, self.period_ns)
+        };
+        // The hotplug callbacks no longer reach this session; the caller's reference is the
+        // one that releases it, outside every lock.
+        drop(hotplug::withdraw());
+        response.map_err(|_| Failure::nomem())
+    }
+
+    fn cpu_offline(&self, cpu: u32) {
+        let mut st = self.state.lock();
+        let st = &mut *st;
+        if st.finished {
+            return;
+        }
+        let n = st.n;
+        if let Some(s) = st.slots.iter_mut().find(|s| s.cpu == cpu) {
+            // This runs on `cpu`, before it goes: the last reading, then its registers back.
+            disarm_slot(&self.backend, n, s);
+            s.last_read = None;
+            s.online = false;
+            s.rearm_pending = false;
+            s.flags |= wire::CPU_WENT_OFFLINE;
+        }
+    }
+
+    fn cpu_online(self: Arc<Self>, cpu: u32) {
+        let deferred = {
+            let mut guard = self.state.lock();
+            let st = &mut *guard;
+            let Some(s) = st.slots.iter_mut().find(|s| s.cpu == cpu) else {
+                return;
+            };
+            if st.finished || s.online {
+                return;
+            }
+            s.online = true;
+            if st.suspended {
+                return;
+            }
+            if self.backend.arms_in_hotplug() {
+                // This runs on `cpu` as it comes back.
+                arm_slot(&self.backend, s);
+                false
+            } else {
+                s.rearm_pending = true;
+                true
+            }
+        };
+        if deferred {
+            // The caller holds the module's reference, so this one is never the last.
+            let _ = workqueue::system_highpri().enqueue::<_, 1>(self);
+        }
+    }
+
+    fn suspend(&self) {
+        let mut st = self.state.lock();
+        let st = &mut *st;
+        if st.finished {
+            return;
+        }
+        st.suspended = true;
+        st.flags |= wire::RESPONSE_SUSPENDED;
+        if self.backend.survives_suspend() {
+            return;
+        }
+        let (backend, n) = (&self.backend, st.n);
+        st.calls
+            .run(&mut st.slots, |s| s.armed, &|s: &mut Slot<B::Cpu>| {
+                disarm_slot(backend, n, s);
+                s.last_read = None;
+            });
+    }
+
+    fn resume(&self) {
+        let mut st = self.state.lock();
+        let st = &mut *st;
+        if st.finished || !st.suspended {
+            return;
+        }
+        st.suspended = false;
+        let backend = &self.backend;
+        st.calls.run(
+            &mut st.slots,
+            |s| s.online && !s.armed && s.hw.is_some(),
+            &|s: &mut Slot<B::Cpu>| arm_slot(backend, s),
+        );
     }
 }

@@ -10,6 +10,9 @@ command -v xz >/dev/null || need+=(xz-utils)
 command -v g++ >/dev/null || need+=(g++)
 # The function-timing benchmark compares arum's probes with bpftrace's (benchmarks/functions.sh).
 command -v bpftrace >/dev/null || need+=(bpftrace)
+command -v cyclictest >/dev/null || need+=(rt-tests) # arum hourglass's peer for dispatch latency
+command -v ip >/dev/null || need+=(iproute2)          # network namespaces: hourglass's flood, calibrate's veth pair
+command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -40,6 +40,10 @@ pub enum Command {
     Info(InfoArgs),
     /// List the events of the detected (or --cpu) processor, or the supported processors.
     List(ListArgs),
+    /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
+    Hourglass(arum_hourglass::Args),
+    /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
+    Calibrate(arum_calibrate::Args),
 }
 
 #[derive(Debug, Args)]
@@ -221,6 +225,12 @@ pub struct RunArgs {
     /// Time every call of every function: no throttling, whatever it costs.
     #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"])]
     pub no_throttle: bool,
+    /// Run a gap-detecting probe at the lowest priority (SCHED_IDLE) on these CPUs (a cpulist;
+    /// all CPUs when none is given) beside the program: it runs only when a CPU would idle and
+    /// reports the interrupts, kernel work and other tasks that took it (arum hourglass's probe).
+    #[arg(long = "noise-probe", value_name = "CPUS", num_args = 0..=1, require_equals = true, default_missing_value = "", value_parser = noise_cpus)]
+    pub noise_probe: Option<NoiseCpus>,
+
     /// A record for every process and thread of the tree: CPU, faults, context switches, I/O,
     /// peak memory, delays, start and end. The text report shows the process tree and the top
     /// threads; `--per-task=all` lists every thread (JSON and CSV always have every record).
@@ -289,6 +299,16 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
             .map(|a| format!("{} ", shell_words::quote(a)))
             .collect::<String>()
     ))
+}
+
+/// `--noise-probe`'s CPUs (empty: every CPU).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoiseCpus(pub Vec<usize>);
+
+fn noise_cpus(s: &str) -> Result<NoiseCpus, String> {
+    arum_hourglass::kernel::parse_cpu_list(s)
+        .map(NoiseCpus)
+        .ok_or_else(|| format!("{s:?} is not a CPU list (e.g. 0,2-3)"))
 }
 
 impl RunArgs {

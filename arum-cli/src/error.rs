@@ -91,6 +91,10 @@ pub enum ArumError {
     #[error("{0}")]
     DelayAccounting(String),
 
+    /// The noise probe could not start (the message names the CPU or the reason).
+    #[error("{0}")]
+    NoiseProbe(String),
+
     /// Options that do not go together (exit status 2, as clap's own usage errors).
     #[error("{0}")]
     Usage(String),

@@ -28,6 +28,7 @@ pub mod info;
 pub mod launch;
 pub mod list;
 pub mod measure;
+pub mod noise;
 pub mod periodic;
 pub mod records;
 pub mod report;

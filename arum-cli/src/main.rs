@@ -31,6 +31,10 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
     let result = match &cli.command {
         Some(cli::Command::Info(args)) => info::run(args),
         Some(cli::Command::List(args)) => list::run(args),
+        Some(cli::Command::Hourglass(args)) => Ok(arum_hourglass::exit_status(args)),
+        Some(cli::Command::Calibrate(args)) => {
+            Ok(arum_calibrate::exit_status(arum_calibrate::run(args)))
+        }
         None => run::run(&cli.run, started),
     };
     match result {

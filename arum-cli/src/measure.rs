@@ -11,6 +11,7 @@ use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::functions::Functions;
 use crate::launch;
+use crate::noise::Noise;
 use crate::report::model::{Report, SelfTiming};
 use crate::settings::Settings;
 use crate::system;
@@ -34,6 +35,9 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     }
     if let Some(f) = &s.functions {
         all.push(Box::new(Functions::new(f)));
+    }
+    if let Some(cpus) = &s.noise_probe {
+        all.push(Box::new(Noise::new(cpus)));
     }
     if let Some(t) = &s.tasks {
         all.push(Box::new(Tasks::new(t)));

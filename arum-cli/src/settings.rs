@@ -58,6 +58,8 @@ pub struct Settings {
     pub functions: Option<functions::Settings>,
     /// `--per-task`: a record for every task of the tree.
     pub tasks: Option<tasks::Settings>,
+    /// `--noise-probe`: the CPUs to probe (empty: all).
+    pub noise_probe: Option<Vec<usize>>,
     /// How many threads the text report lists in each of its top lists (`None`: every one).
     pub top_threads: Option<usize>,
     /// Set-up warnings, already printed; every run's report repeats them.
@@ -143,6 +145,7 @@ impl Settings {
             ambient,
             functions,
             tasks,
+            noise_probe: args.noise_probe.clone().map(|c| c.0),
             top_threads,
             warnings: warnings.into_vec(),
             echo_warnings,

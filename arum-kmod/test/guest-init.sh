@@ -1,25 +1,30 @@
 #!/bin/busybox sh
-# /init of the test guest: runs every check of the module and prints one line per check, then
-# "N passed, N failed", then powers off.
+# /init of the test guest: runs the module's checks and prints one line per check, then
+# "N passed, N failed", then powers off. `arum.suite=big` on the kernel command line (the 32-CPU
+# guest) runs the checks that need many CPUs instead of the full list.
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev 2>/dev/null
 mount -t debugfs none /sys/kernel/debug
 mkdir -p /tmp && mount -t tmpfs tmp /tmp
+suite=main
+grep -q 'arum.suite=big' /proc/cmdline && suite=big
 pass=0
 fail=0
 check() {
   name=$1
   shift
+  t0=$(cut -d' ' -f1 /proc/uptime)
   if "$@" >/tmp/out 2>&1; then
-    echo "PASS $name"
+    echo "PASS $name ($(awk -v a="$t0" '{printf "%.1f s", $1 - a}' /proc/uptime))"
     pass=$((pass + 1))
   else
     echo "FAIL $name"
     sed 's/^/    /' /tmp/out
     fail=$((fail + 1))
   fi
+  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries)|.*spread)' /tmp/out | sed 's/^/    /'
 }
 leaks() {
   [ -w /sys/kernel/debug/kmemleak ] || { echo "kmemleak is not available in this kernel"; return 1; }
@@ -29,41 +34,134 @@ leaks() {
   ! grep -q "unreferenced object" /sys/kernel/debug/kmemleak || { cat /sys/kernel/debug/kmemleak; false; }
 }
 clean_dmesg() {
-  ! dmesg | grep -E "BUG:|WARNING:|Oops|Call Trace|general protection" || false
+  ! dmesg | grep -B 25 -E "BUG:|WARNING:|Oops|Call Trace|general protection|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage" || false
 }
-echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
-echo
-
-check insmod insmod /arum.ko mode=0660 group=-1
-check device-mode sh -c '[ "$(stat -c %a /dev/arum)" = 660 ] && [ -c /dev/arum ]'
-check second-open-ebusy /kmod_probe ebusy
-check read-before-write-einval /kmod_probe read-before-write
-check offline-cpu-error-code /kmod_probe offline-cpu
-check software-events-every-cpu sh -c '/arum --backend kmod --format json -o /tmp/r.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.5 && /kmod_probe counts /tmp/r.json 4'
-check hardware-event-clear-error-rusage-kept sh -c '/arum --backend kmod --format json -o /tmp/h.json -e r003c -- /bin/busybox true && grep -q "not_supported" /tmp/h.json && grep -q "refused the request" /tmp/h.json && grep -q "\"wall_ns\"" /tmp/h.json'
-check module-timer-series-sums-to-totals sh -c '/arum --backend kmod -I 100 --format json -o /tmp/i.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.6 && /kmod_probe intervals /tmp/i.json'
-check fuzz-3000-payloads /kmod_probe fuzz 3000 42
-check sigkill-holder-then-reopen sh -c '/kmod_probe hold & p=$!; sleep 0.5; kill -9 $p; wait $p; /kmod_probe open-close'
-check rmmod rmmod arum
-# group=4242: only root and members of group 4242 may open the device.
-check group-parameter-restricts-open sh -c 'insmod /arum.ko mode=0666 group=4242 &&
-  [ "$(/kmod_probe as-user 1000 1000)" = EACCES ] && [ "$(/kmod_probe as-user 1000 1000 4242)" = open ]; s=$?; rmmod arum; exit $s'
-
-# The msr back-end on the simulated PMU of each family (QEMU's emulator has no counter MSRs).
-sim() {
-  params=$1 cpu=$2 events=$3 secs=$4 rate=$5 min=$6
-  insmod /arum.ko backend=1 $params || return 1
-  /arum --backend kmod --cpu "$cpu" --format json -o /tmp/sim.json -e "$events" -- /bin/busybox sleep "$secs" || { rmmod arum; return 1; }
-  /kmod_probe sim-rate /tmp/sim.json "$rate" "$min"
+# Loads the module with PARAMS, runs the command, unloads; fails if any step does.
+with_module() {
+  params=$1
+  shift
+  insmod /arum.ko $params || return 1
+  "$@"
   status=$?
   rmmod arum || return 1
   return $status
 }
+# The msr back-end on the simulated PMU through arum itself: counts match the simulated rate.
+sim() {
+  params=$1 cpu=$2 events=$3 secs=$4 rate=$5 min=$6
+  with_module "backend=1 $params" sh -c "/arum --backend kmod --cpu $cpu --format json -o /tmp/sim.json -e $events -- /bin/busybox sleep $secs &&
+    /kmod_probe sim-rate /tmp/sim.json $rate $min"
+}
+killed_while_counting() {
+  /kmod_probe hold-counting "$1" >/tmp/hold &
+  p=$!
+  while ! grep -q counting /tmp/hold; do sleep 0.1; done
+  kill -9 $p
+  wait $p
+  /kmod_probe sim-idle
+}
+rmmod_while_open() {
+  /kmod_probe hold >/tmp/hold &
+  p=$!
+  while ! grep -q holding /tmp/hold; do sleep 0.1; done
+  rmmod arum 2>/dev/null && { echo "rmmod succeeded while /dev/arum was open"; kill -9 $p; return 1; }
+  grep -q '^arum ' /proc/modules || { echo "module gone"; return 1; }
+  kill -9 $p
+  wait $p
+  /kmod_probe open-close
+}
+paranoid() { echo "$1" >/proc/sys/kernel/perf_event_paranoid; }
+group_rules() {
+  [ "$(/kmod_probe as-user 1000 1000)" = EACCES ] &&
+    [ "$(/kmod_probe as-user 1000 1000 4242)" = open ] &&
+    [ "$(/kmod_probe caps-open 1)" = open ] &&
+    [ "$(/kmod_probe caps-open 0)" = EACCES ]
+}
+# A group member counts whole CPUs only where perf would let it.
+perf_rules() {
+  paranoid 2 &&
+    [ "$(/kmod_probe as-user 1000 1000 4242 write)" = ERR_PERMISSION ] &&
+    /kmod_probe opened-by-root 1000 &&
+    paranoid 0 &&
+    [ "$(/kmod_probe as-user 1000 1000 4242 write)" = accepted ]
+  s=$?
+  paranoid 2
+  return $s
+}
+echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
+echo
+
+if [ $suite = big ]; then
+  n=$(grep -c ^processor /proc/cpuinfo)
+  check "$n-cpus-online" [ "$n" -ge 32 ]
+  check insmod insmod /arum.ko
+  check software-events-all-cpus sh -c "/arum --backend kmod --format json -o /tmp/r.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.5 && /kmod_probe counts /tmp/r.json $n"
+  check start-spread-all-cpus /kmod_probe spread
+  check perf-cpu-offline-online /kmod_probe hotplug 17 perf
+  check rmmod rmmod arum
+  check msr-sim-all-cpus with_module "backend=1 sim=1 sim_rate=100" /kmod_probe sim-count k8 0.5 100
+  check no-oops-or-warning clean_dmesg
+  echo "$pass passed, $fail failed"
+  sync
+  reboot -f
+fi
+
+check insmod insmod /arum.ko mode=0660 group=-1
+check device-mode sh -c '[ "$(stat -c %a /dev/arum)" = 660 ] && [ -c /dev/arum ]'
+check second-open-ebusy /kmod_probe ebusy
+check read-before-write-not-configured /kmod_probe not-configured
+check offline-cpu-error-code /kmod_probe offline-cpu
+check write-while-counting-ebusy /kmod_probe write-while-counting
+check several-sessions-one-descriptor /kmod_probe sessions
+check partial-reads /kmod_probe partial-reads
+check concurrent-reads /kmod_probe concurrent-reads
+check perf-allow-list /kmod_probe allow-list
+check software-events-every-cpu sh -c '/arum --backend kmod --format json -o /tmp/r.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.5 && /kmod_probe counts /tmp/r.json 4'
+check hardware-event-clear-error-rusage-kept sh -c '/arum --backend kmod --format json -o /tmp/h.json -e r003c -- /bin/busybox true && grep -q "not_supported" /tmp/h.json && grep -q "refused the request" /tmp/h.json && grep -q "\"wall_ns\"" /tmp/h.json'
+check module-timer-series-sums-to-totals sh -c '/arum --backend kmod -I 100 --format json -o /tmp/i.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.6 && /kmod_probe intervals /tmp/i.json'
+check series-1024-plus-samples-per-cpu /kmod_probe series auto 1030
+check start-spread-reported /kmod_probe spread
+check perf-cpu-offline-online /kmod_probe hotplug 1 perf
+check failed-alloc-write-leaves-no-stale-data /kmod_probe failed-alloc-write
+check fuzz-perf-3000 /kmod_probe fuzz 3000 42 perf
+check sigkill-holder-then-reopen sh -c '/kmod_probe hold & p=$!; sleep 0.5; kill -9 $p; wait $p; /kmod_probe open-close'
+check rmmod-while-open-refused rmmod_while_open
+check rmmod rmmod arum
+check series-thinned-to-cap with_module "series_kib=16" /kmod_probe series 2 5 thinned
+# group=4242: only CAP_PERFMON and members of group 4242 may open the device, and members count
+# whole CPUs only as perf_event_paranoid allows, judged with the opener's credentials.
+check group-and-perfmon-open-rules with_module "mode=0666 group=4242" group_rules
+check group-members-get-perfs-rules with_module "mode=0666 group=4242" perf_rules
+
+# The msr back-end on the simulated PMU of each family (QEMU's emulator has no counter MSRs).
 check msr-sim-k8 sim "sim=1 sim_rate=1000" AuthenticAMD-15-41 dcache_accesses,dcache_misses,L1_DTLBmiss_L2_DTLBhit,L1_L2_DTLBmiss 0.5 1000 1
 check msr-sim-core2-general-and-fixed sim "sim=2 sim_rate=500" GenuineIntel-6-17 instructions,cycles,dcache_accesses,FP_ASSIST 0.5 500 1
 check msr-sim-netburst-escr-cccr sim "sim=3 sim_rate=250" GenuineIntel-15-3 cycles,instructions,branch_misses 0.5 250 1
-# 16-bit counters at 1 event/us wrap every 65 ms: 2 s is about 30 wraps, and nothing may be lost.
-check msr-sim-16-bit-wraps-lose-nothing sim "sim=1 sim_width=16 sim_rate=1" AuthenticAMD-15-41 dcache_accesses,dcache_misses 2 1 1000000
+# 24-bit counters at 40 events/us wrap every 420 ms: 3 s is 7 wraps, and nothing may be lost.
+check msr-sim-24-bit-wraps-lose-nothing sim "sim=1 sim_width=24 sim_rate=40" AuthenticAMD-15-41 dcache_accesses,dcache_misses 3 40 100000000
+# Each CPU's event-select writes take 100 ms: started one after another the CPUs would be at
+# least 300 ms apart; started in parallel they are not even one write apart.
+check cpus-start-in-parallel with_module "backend=1 sim=1 sim_delay_ms=100" /kmod_probe spread 100 k8
+check zen4-global-enable with_module "backend=1 sim=4" /kmod_probe sim-count zen4 0.5 1000
+check intel-global-enable-without-fixed with_module "backend=1 sim=2 sim_fixed=0" /kmod_probe sim-count core2-general 0.5 1000
+check netburst-ht-counted-per-core with_module "backend=1 sim=3 sim_ht=1 sim_rate=250" /kmod_probe ht-count 250
+check netburst-escr-pairing-refused with_module "backend=1 sim=3" /kmod_probe refuse netburst-badpair 21
+check anythread-cleared-and-reported with_module "backend=1 sim=2" /kmod_probe sim-count core2-anythread 0.3 1000 1
+check wrap-faster-than-timer-refused with_module "backend=1 sim=1 sim_width=16 sim_rate=100" /kmod_probe refuse k8 23
+check period-below-floor-refused with_module "backend=1 sim=1" /kmod_probe refuse k8 18 1
+check fixed-counter-refused-while-perf-holds-pmu with_module "backend=1 sim=2 sim_busy=1" sh -c \
+  '/kmod_probe refuse core2-fixed0 14 && /kmod_probe sim-idle 200000000 b0 200000000'
+check registers-restored-after-session with_module "backend=1 sim=2 sim_global=3" sh -c \
+  '/kmod_probe sim-count core2-general 0.3 1000 && /kmod_probe sim-idle 3 0'
+check msr-fault-keeps-errno-and-restores with_module "backend=1 sim=2 sim_fail_msr=391" sh -c \
+  '/kmod_probe refuse core2-general 22 | grep -q "errno 5, counter 1" && /kmod_probe sim-idle'
+check close-while-counting-disables with_module "backend=1 sim=2" sh -c '/kmod_probe write-close core2 && /kmod_probe sim-idle'
+check sigkill-while-counting-disables with_module "backend=1 sim=2" killed_while_counting core2
+check failed-stop-disables-and-reports with_module "backend=1 sim=2" /kmod_probe failed-alloc-stop core2
+check msr-cpu-offline-online with_module "backend=1 sim=1" /kmod_probe hotplug 2 k8 1000
+check msr-suspend-resume with_module "backend=1 sim=1" /kmod_probe suspend k8 1000
+check fuzz-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz 1000 7 msr 2 2 3
+check fuzz-msr-netburst-1000 with_module "backend=1 sim=3" /kmod_probe fuzz 1000 9 msr 3 18 0
 # arum's own peak-memory path on a cgroup v2 machine: the tree gets a group with memory.peak.
 check peak-memory-from-cgroup-v2 sh -c 'mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup &&
   echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&

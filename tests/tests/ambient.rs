@@ -243,12 +243,15 @@ fn the_sampler_reports_its_own_cost_and_notes() {
         "{n} samples, at most {expected}"
     );
     let samples = a["samples"].as_array().unwrap();
-    let slots: Vec<u64> = samples[1..samples.len() - 1]
+    let between: Vec<u64> = samples[1..samples.len() - 1]
         .iter()
-        .map(|s| s["t_ns"].as_u64().unwrap() / 50_000_000)
+        .map(|s| s["t_ns"].as_u64().unwrap())
         .collect();
-    assert!(slots.iter().all(|&k| k >= 1), "{slots:?}");
-    assert!(slots.windows(2).all(|w| w[0] < w[1]), "{slots:?}");
+    common::assert_periodic(
+        &between,
+        50_000_000,
+        u64_at(&r, "/ambient/summary/duration_ns"),
+    );
     let cost = a["sampler_cpu_ns"].as_u64().unwrap();
     assert!(
         cost > 0 && cost < 100_000_000,
@@ -312,4 +315,40 @@ fn a_neighbour_on_the_programs_cpu_is_noted_as_interference() {
             .any(|n| n.as_str().unwrap().contains("likely interference")),
         "{notes:?}"
     );
+}
+
+#[test]
+fn the_noise_probe_reports_what_took_its_cpu_beside_the_program() {
+    let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
+    let cpus = arum_camp::cpus().unwrap();
+    let cpu = cpus[cpus.len() - 1];
+    let (out, r) = run_json(&[
+        &format!("--noise-probe={cpu}"),
+        "--",
+        &helper("burn"),
+        "0.3",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = &r["noise"];
+    let probed = n["cpus"].as_array().unwrap();
+    assert_eq!(probed.len(), 1, "{n}");
+    assert_eq!(probed[0]["cpu"].as_u64(), Some(u64::from(cpu)));
+    // The probe ran only in the CPU's idle time: never longer than it existed.
+    let c = &probed[0];
+    assert!(c["probe_cpu_seconds"].as_f64().unwrap() <= c["seconds"].as_f64().unwrap() * 1.01);
+    assert!(n["lines"][0]
+        .as_str()
+        .unwrap()
+        .contains(&format!("CPU {cpu}")));
+    // A CPU the process may not use is refused with one line.
+    let bad = common::arum()
+        .args(["--noise-probe=4095", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(125));
+    assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
 }

@@ -112,3 +112,56 @@ fn threads_and_processes_of_the_tree_are_counted() {
     // The burners are children of sh and reaped by it: their CPU time is in the rusage.
     assert!(u64_at(&json, "/usage/user_ns") >= 500_000_000);
 }
+
+#[test]
+fn a_saved_calibration_turns_counts_into_labelled_time_estimates() {
+    // A calibration saved in a cache directory of the test's own, then a run that reads it.
+    let cache = common::temp_dir();
+    let saved = common::arum()
+        .env("XDG_CACHE_HOME", cache.path())
+        .args([
+            "calibrate",
+            "--quick",
+            "--save",
+            "--only",
+            "tasks.switch.process.same_cpu,memory.fault.minor",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        saved.status.success(),
+        "{}",
+        String::from_utf8_lossy(&saved.stderr)
+    );
+    let dir = common::temp_dir();
+    let path = dir.path().join("r.json");
+    let out = common::arum()
+        .env("XDG_CACHE_HOME", cache.path())
+        .args(["--format", "json", "-o"])
+        .arg(&path)
+        .args(["--", &helper("pingpong"), "100"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let estimates = r["usage"]["estimates"].as_array().expect("estimates");
+    let switches = estimates
+        .iter()
+        .find(|e| e["event"] == "context_switches")
+        .expect("an estimate for context switches");
+    let counted = u64_at(&r, "/usage/voluntary_context_switches")
+        + u64_at(&r, "/usage/involuntary_context_switches");
+    assert_eq!(switches["count"].as_u64(), Some(counted));
+    assert!(switches["label"].as_str().unwrap().contains("estimated"));
+    let cost = switches["cost_ns"].as_f64().unwrap();
+    assert!(
+        cost > 100.0 && cost < 1e6,
+        "a context switch costs {cost} ns?"
+    );
+    // Without a saved calibration: no estimates at all.
+    let (_, r) = run_json(&["--", "true"]);
+    assert!(
+        r["usage"].get("estimates").is_none() || r["usage"]["estimates"] == serde_json::json!([])
+    );
+}

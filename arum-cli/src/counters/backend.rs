@@ -42,6 +42,21 @@ pub trait Backend: Send + Sync {
     fn own_readings(&self) -> Vec<Snapshot> {
         Vec::new()
     }
+    /// What the back-end knows about how counting went, after `stop`.
+    fn facts(&self) -> BackendFacts {
+        BackendFacts::default()
+    }
+}
+
+/// How counting went, as a back-end knows it (the module measures these; perf_event_open
+/// does not say).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BackendFacts {
+    /// How far apart the CPUs started counting, and stopped.
+    pub start_spread_ns: Option<u64>,
+    pub stop_spread_ns: Option<u64>,
+    /// Things the report should say about the counts (a CPU that went offline, a late read).
+    pub notes: Vec<String>,
 }
 
 /// Per-event outcome of opening: counted, or why not.

@@ -140,6 +140,14 @@ fn lifecycle(
     facility.released();
     let started = std::time::Instant::now();
     std::thread::sleep(runs_for);
+    // A sampler starved by a busy machine may not have read yet: the "program" runs on (up to
+    // 5 s) until it has, so the test sees readings taken while it ran.
+    while runs_for > Duration::from_millis(20)
+        && fake.reads.load(Ordering::SeqCst) < 2
+        && started.elapsed() < Duration::from_secs(5)
+    {
+        std::thread::sleep(Duration::from_millis(10));
+    }
     *RAN_FOR.lock().unwrap() = started.elapsed();
     // SAFETY: rusage is plain old data; zero is a valid value of every field.
     let reaped = Reaped {

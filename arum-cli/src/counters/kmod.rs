@@ -12,11 +12,14 @@ use arum_events::resolve::EventKind;
 use arum_wire as wire;
 use arum_wire::DEVICE_PATH;
 
-use super::backend::{Backend, EventSetup, Opened, Snapshot};
+use super::backend::{Backend, BackendFacts, EventSetup, Opened, Snapshot};
 use super::opening::{Grouping, Multiplexing, Opening};
 use super::sys::Reading;
 use super::Request;
 use crate::error::ArumError;
+
+/// The module's shortest timer period (its `ERR_PERIOD` floor).
+pub const MODULE_SHORTEST_PERIOD_MS: u64 = 10;
 
 pub struct KmodBackend {
     device: Mutex<File>,
@@ -25,7 +28,7 @@ pub struct KmodBackend {
     /// Registers programmed by the module itself (a module loaded with backend=1), or why the
     /// plan cannot be expressed that way.
     msr_request: Result<wire::Request, String>,
-    ncpus: usize,
+    cpus: Vec<u32>,
     ncounters: usize,
     /// The module accepted a request: there is something to collect at `stop`.
     counting: Mutex<bool>,
@@ -39,6 +42,7 @@ pub struct Decoded {
     pub counts: Vec<Vec<Option<Reading>>>,
     /// The timer's cumulative readings, one snapshot per expiry.
     pub series: Vec<Snapshot>,
+    pub facts: BackendFacts,
 }
 
 /// Why a write failed: the module's detailed answer, or an I/O error.
@@ -90,7 +94,7 @@ impl KmodBackend {
                 device: Mutex::new(device),
                 perf_request,
                 msr_request,
-                ncpus: req.cpus.len(),
+                cpus: req.cpus.clone(),
                 ncounters: plan.events.len(),
                 counting: Mutex::new(false),
                 results: Mutex::new(None),
@@ -179,7 +183,8 @@ fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request,
         };
     }
     if let Some(ms) = req.interval_ms {
-        request.timer_period_ns = ms.max(1) * 1_000_000;
+        // The module's timer runs no faster than every 10 ms (it is a work item on every CPU).
+        request.timer_period_ns = ms.max(MODULE_SHORTEST_PERIOD_MS) * 1_000_000;
     }
     request.ncounters = plan.events.len() as u32;
     for &cpu in &req.cpus {
@@ -194,45 +199,110 @@ fn build_request(plan: &Plan, req: &Request, msr: bool) -> Result<wire::Request,
     Ok(request)
 }
 
-/// Decodes the module's response to a request of `ncounters` events on `ncpus` CPUs.
-pub fn decode(bytes: &[u8], ncounters: usize, ncpus: usize) -> Result<Decoded, String> {
-    let h = wire::ResponseHeader::decode(bytes)
-        .ok_or_else(|| format!("short response from {DEVICE_PATH}"))?;
+/// Decodes the module's response to a request of `ncounters` events on `cpus` (the report's CPU
+/// order; the module answers in CPU-number order, and only for CPUs it counted).
+pub fn decode(bytes: &[u8], ncounters: usize, cpus: &[u32]) -> Result<Decoded, String> {
+    let response = wire::Response::parse(bytes).map_err(|e| match e {
+        wire::ParseError::Version(v) => format!(
+            "{DEVICE_PATH} speaks wire format {v}, this arum {}: load the module built from the same source as arum",
+            wire::VERSION
+        ),
+        wire::ParseError::Truncated => format!("short or truncated response from {DEVICE_PATH}"),
+        other => format!("bad response from {DEVICE_PATH}: {other:?}"),
+    })?;
+    let h = response.header;
     if h.status != 0 {
         return Err(refusal(&h));
     }
-    let mut counts = vec![vec![None; ncpus]; ncounters];
-    for k in 0..(h.ncpus as usize).min(ncpus) {
-        let at = wire::HEADER_SIZE + k * wire::CPU_COUNTS_SIZE;
-        let c = wire::CpuCounts::decode(bytes.get(at..).unwrap_or(&[]))
-            .ok_or_else(|| format!("truncated response from {DEVICE_PATH}"))?;
+    let column = |cpu: u32| cpus.iter().position(|&c| c == cpu);
+    let mut counts = vec![vec![None; cpus.len()]; ncounters];
+    for c in response.cpus() {
+        let Some(k) = column(c.cpu) else { continue };
         for (e, slot) in counts.iter_mut().enumerate() {
             slot[k] = Some(Reading {
                 value: c.counts[e],
-                enabled_ns: c.time_enabled_ns,
-                running_ns: c.time_running_ns,
+                enabled_ns: c.time_enabled_ns[e],
+                running_ns: c.time_running_ns[e],
             });
         }
     }
-    // The timer's samples come CPU after CPU for each expiry.
-    let width = (h.ncpus as usize).max(1);
-    let base = wire::HEADER_SIZE + h.ncpus as usize * wire::CPU_COUNTS_SIZE;
-    let mut series = Vec::new();
-    for j in 0..h.nsamples as usize / width {
-        let mut values = vec![vec![0u64; width]; ncounters];
-        let mut t_ns = 0;
-        for k in 0..width {
-            let at = base + (j * width + k) * wire::SAMPLE_SIZE;
-            let s = wire::Sample::decode(bytes.get(at..).unwrap_or(&[]))
-                .ok_or_else(|| format!("truncated time series from {DEVICE_PATH}"))?;
-            t_ns = t_ns.max(s.time_ns);
-            for (e, row) in values.iter_mut().enumerate() {
-                row[k] = s.counts[e];
+    // The timer's samples: one per counting CPU for each recorded expiry (a CPU that was offline
+    // has none for it).
+    let mut series: Vec<Snapshot> = Vec::new();
+    let mut current = None;
+    for s in response.samples() {
+        let Some(k) = column(s.cpu) else { continue };
+        if current != Some(s.expiry) {
+            current = Some(s.expiry);
+            series.push(Snapshot {
+                t_ns: 0,
+                values: vec![vec![0u64; cpus.len()]; ncounters],
+            });
+        }
+        let snap = series.last_mut().expect("pushed above");
+        snap.t_ns = snap.t_ns.max(s.time_ns);
+        for (e, row) in snap.values.iter_mut().enumerate() {
+            row[k] = s.counts[e];
+        }
+    }
+    Ok(Decoded {
+        counts,
+        series,
+        facts: facts(&response),
+    })
+}
+
+/// What the module says about how its counting went.
+fn facts(r: &wire::Response<'_>) -> BackendFacts {
+    let h = r.header;
+    let mut notes = Vec::new();
+    for (flag, what) in [
+        (wire::RESPONSE_ANY_THREAD_CLEARED, "the module cleared the AnyThread bit of an event (it would count the sibling thread's events too)".to_string()),
+        (wire::RESPONSE_SERIES_THINNED, format!("the module's time series outgrew its buffer: one sample per {} timer expiries", h.sample_stride.max(1))),
+        (wire::RESPONSE_SUSPENDED, "the machine suspended during the run: the counters were stopped and re-armed around it".to_string()),
+    ] {
+        if h.flags & flag != 0 {
+            notes.push(what);
+        }
+    }
+    for c in r.cpus().filter(|c| c.flags != 0) {
+        let cpu = c.cpu;
+        for (flag, what) in [
+            (
+                wire::CPU_WENT_OFFLINE,
+                "went offline during the run: its counts miss that time",
+            ),
+            (
+                wire::CPU_OFFLINE_AT_END,
+                "was offline when counting stopped",
+            ),
+            (
+                wire::CPU_REARM_FAILED,
+                "came back but could not be re-armed: its counts stop where it went away",
+            ),
+            (
+                wire::CPU_COUNTED_BY_SIBLING,
+                "is counted in its core sibling's record (NetBurst threads share counters)",
+            ),
+            (
+                wire::CPU_INCLUDES_SIBLING,
+                "counts both threads of its core (NetBurst threads share counters)",
+            ),
+            (
+                wire::CPU_LATE_READ,
+                "was read later than its counters can wrap: its counts may be short by whole wraps",
+            ),
+        ] {
+            if c.flags & flag != 0 {
+                notes.push(format!("CPU {cpu} {what}"));
             }
         }
-        series.push(Snapshot { t_ns, values });
     }
-    Ok(Decoded { counts, series })
+    BackendFacts {
+        start_spread_ns: Some(h.start_spread_ns),
+        stop_spread_ns: Some(h.stop_spread_ns),
+        notes,
+    }
 }
 
 fn refusal(h: &wire::ResponseHeader) -> String {
@@ -284,7 +354,7 @@ impl Backend for KmodBackend {
     fn read(&self) -> Vec<Vec<Option<Reading>>> {
         match &*self.results.lock().expect("not poisoned") {
             Some(r) => r.counts.clone(),
-            None => vec![vec![None; self.ncpus]; self.ncounters],
+            None => vec![vec![None; self.cpus.len()]; self.ncounters],
         }
     }
 
@@ -299,7 +369,7 @@ impl Backend for KmodBackend {
             .expect("not poisoned")
             .read_to_end(&mut bytes)
             .map_err(|e| format!("reading {DEVICE_PATH}: {e}"))?;
-        let decoded = decode(&bytes, self.ncounters, self.ncpus)?;
+        let decoded = decode(&bytes, self.ncounters, &self.cpus)?;
         *self.results.lock().expect("not poisoned") = Some(decoded);
         Ok(())
     }
@@ -310,6 +380,15 @@ impl Backend for KmodBackend {
 
     fn takes_own_readings(&self) -> bool {
         true
+    }
+
+    fn facts(&self) -> BackendFacts {
+        self.results
+            .lock()
+            .expect("not poisoned")
+            .as_ref()
+            .map(|r| r.facts.clone())
+            .unwrap_or_default()
     }
 
     fn own_readings(&self) -> Vec<Snapshot> {
@@ -327,7 +406,12 @@ mod tests {
     use super::*;
 
     /// A response as the module writes it: header, per-CPU counts, then samples.
-    fn response(cpus: &[wire::CpuCounts], samples: &[wire::Sample], status: i32) -> Vec<u8> {
+    fn response(
+        cpus: &[wire::CpuCounts],
+        samples: &[wire::Sample],
+        status: i32,
+        flags: u32,
+    ) -> Vec<u8> {
         let size = wire::HEADER_SIZE
             + cpus.len() * wire::CPU_COUNTS_SIZE
             + samples.len() * wire::SAMPLE_SIZE;
@@ -343,6 +427,10 @@ mod tests {
             ncpus: cpus.len() as u32,
             ncounters: 2,
             nsamples: samples.len() as u32,
+            flags,
+            start_spread_ns: 4_000,
+            stop_spread_ns: 6_000,
+            sample_stride: 1,
             ..Default::default()
         }
         .encode(&mut out);
@@ -361,18 +449,21 @@ mod tests {
     fn counts(cpu: u32, a: u64, b: u64) -> wire::CpuCounts {
         let mut c = wire::CpuCounts {
             cpu,
-            time_enabled_ns: 1000 + u64::from(cpu),
-            time_running_ns: 900,
             ..Default::default()
         };
         c.counts[0] = a;
         c.counts[1] = b;
+        c.time_enabled_ns[0] = 1000 + u64::from(cpu);
+        c.time_enabled_ns[1] = 2000;
+        c.time_running_ns[0] = 900;
+        c.time_running_ns[1] = 2000;
         c
     }
 
-    fn sample(cpu: u32, t: u64, a: u64) -> wire::Sample {
+    fn sample(cpu: u32, expiry: u32, t: u64, a: u64) -> wire::Sample {
         let mut s = wire::Sample {
             cpu,
+            expiry,
             time_ns: t,
             ..Default::default()
         };
@@ -381,49 +472,75 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_the_time_series_are_decoded_per_cpu() {
+    fn counts_times_and_the_series_are_decoded_into_the_reports_cpu_order() {
+        // The module answers in CPU-number order; the report lists CPUs 5 then 2.
         let bytes = response(
-            &[counts(0, 10, 20), counts(1, 30, 40)],
+            &[counts(2, 30, 40), counts(5, 10, 20)],
             &[
-                sample(0, 100, 4),
-                sample(1, 105, 6),
-                sample(0, 200, 9),
-                sample(1, 190, 12),
+                sample(2, 0, 100, 4),
+                sample(5, 0, 105, 6),
+                sample(2, 1, 200, 9),
+                sample(5, 1, 190, 12),
+                // CPU 5 was offline at expiry 2: no sample from it.
+                sample(2, 2, 300, 11),
             ],
             0,
+            0,
         );
-        let d = decode(&bytes, 2, 2).unwrap();
+        let d = decode(&bytes, 2, &[5, 2]).unwrap();
+        assert_eq!(d.counts[0][0].unwrap().value, 10);
         assert_eq!(d.counts[0][1].unwrap().value, 30);
-        assert_eq!(d.counts[1][0].unwrap().value, 20);
-        assert_eq!(d.counts[1][1].unwrap().enabled_ns, 1001);
-        assert_eq!(d.series.len(), 2);
+        // Each counter's own enabled and running times.
+        assert_eq!(d.counts[0][0].unwrap().enabled_ns, 1005);
+        assert_eq!(d.counts[0][0].unwrap().running_ns, 900);
+        assert_eq!(d.counts[1][1].unwrap().enabled_ns, 2000);
+        assert_eq!(d.series.len(), 3);
         // A tick's time is its latest CPU's; values are [event][cpu].
         assert_eq!(d.series[0].t_ns, 105);
-        assert_eq!(d.series[1].values[0], [9, 12]);
+        assert_eq!(d.series[1].values[0], [12, 9]);
+        assert_eq!(d.series[2].values[0], [0, 11]);
+        assert_eq!(d.facts.start_spread_ns, Some(4_000));
+        assert!(d.facts.notes.is_empty());
+    }
+
+    #[test]
+    fn the_modules_flags_become_notes() {
+        let mut offline = counts(1, 1, 2);
+        offline.flags = wire::CPU_WENT_OFFLINE | wire::CPU_LATE_READ;
+        let bytes = response(
+            &[counts(0, 1, 2), offline],
+            &[],
+            0,
+            wire::RESPONSE_ANY_THREAD_CLEARED,
+        );
+        let d = decode(&bytes, 2, &[0, 1]).unwrap();
+        let notes = d.facts.notes.join("\n");
+        assert!(notes.contains("AnyThread"), "{notes}");
+        assert!(notes.contains("CPU 1 went offline"), "{notes}");
+        assert!(notes.contains("CPU 1 was read later"), "{notes}");
+        assert_eq!(d.facts.notes.len(), 3);
     }
 
     #[test]
     fn a_refusal_names_the_check_the_event_and_the_errno() {
-        let bytes = response(&[], &[], -libc::EINVAL);
-        let why = decode(&bytes, 2, 2).unwrap_err();
+        let bytes = response(&[], &[], -libc::EINVAL, 0);
+        let why = decode(&bytes, 2, &[0, 1]).unwrap_err();
         assert!(why.starts_with("/dev/arum refused the request: "), "{why}");
         assert!(why.contains("(event 2)"), "{why}");
         assert!(why.ends_with(": Invalid argument"), "{why}");
     }
 
     #[test]
-    fn short_and_truncated_responses_are_errors_not_panics() {
-        let full = response(&[counts(0, 1, 2)], &[sample(0, 5, 1)], 0);
-        assert!(decode(&full[..10], 2, 1)
+    fn short_and_foreign_responses_are_errors_not_panics() {
+        let full = response(&[counts(0, 1, 2)], &[sample(0, 0, 5, 1)], 0, 0);
+        assert!(decode(&full[..10], 2, &[0])
             .unwrap_err()
-            .contains("short response"));
-        let cut = wire::HEADER_SIZE + 8;
-        assert!(decode(&full[..cut], 2, 1)
+            .contains("short or truncated"));
+        assert!(decode(&full[..full.len() - 4], 2, &[0]).is_err());
+        let mut other = full.clone();
+        other[4..8].copy_from_slice(&(wire::VERSION + 1).to_le_bytes());
+        assert!(decode(&other, 2, &[0])
             .unwrap_err()
-            .contains("truncated response"));
-        let cut = full.len() - 4;
-        assert!(decode(&full[..cut], 2, 1)
-            .unwrap_err()
-            .contains("truncated time series"));
+            .contains("built from the same source"));
     }
 }

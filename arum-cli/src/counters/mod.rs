@@ -17,7 +17,7 @@ use std::time::Duration;
 use arum_events::metrics::{RunFacts, ToolValues};
 use arum_events::plan::Plan;
 
-pub use backend::{Backend, EventSetup, Opened, Snapshot};
+pub use backend::{Backend, BackendFacts, EventSetup, Opened, Snapshot};
 pub use sys::Reading;
 
 use crate::error::ArumError;
@@ -177,6 +177,7 @@ fn section(
         left_out,
     } = settings;
     let reference = opened.backend.reference();
+    let facts_of = opened.backend.facts();
     let scaling = match (opened.opening.multiplexing, &reference) {
         (Multiplexing::AgainstTaskClock, Some(r)) => Scaling::Reference(r),
         (Multiplexing::EnabledVsRunning | Multiplexing::ModuleEnabledVsRunning, _) => {
@@ -236,7 +237,9 @@ fn section(
             })
             .collect(),
         metrics,
-        notes: plan.notes.clone(),
+        notes: plan.notes.iter().chain(&facts_of.notes).cloned().collect(),
+        start_spread_ns: facts_of.start_spread_ns,
+        stop_spread_ns: facts_of.stop_spread_ns,
         ratios,
         interval_ms: series.and(req.interval_ms),
         intervals: series.map(intervals::deltas).unwrap_or_default(),

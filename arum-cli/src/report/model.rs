@@ -20,6 +20,9 @@ pub struct Report {
     /// Function-level timing, with `-F/--functions`.
     #[serde(default)]
     pub functions: Option<FunctionsReport>,
+    /// What a gap-detecting probe beside the program saw, with `--noise-probe`.
+    #[serde(default)]
+    pub noise: Option<arum_hourglass::NoiseReport>,
     /// A record for every process and thread of the tree, with `--per-task`.
     #[serde(default)]
     pub tasks: Option<TasksReport>,
@@ -40,6 +43,7 @@ impl Report {
             counters: None,
             ambient: None,
             functions: None,
+            noise: None,
             tasks: None,
             self_timing: SelfTiming::default(),
             warnings: Vec::new(),
@@ -128,6 +132,10 @@ pub struct Usage {
     /// by the launcher's memory before exec. `peak_memory` is the tree's real peak.
     pub rusage_maxrss_bytes: u64,
     pub peak_memory: Option<PeakMemory>,
+    /// Time the counts above probably cost on this machine (count × the cost `arum calibrate
+    /// --save` measured here): estimates, present when a calibration was saved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimates: Vec<arum_calibrate::saved::Estimate>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -226,9 +234,15 @@ pub struct CountersReport {
     /// Derived metrics (-M): each with its value and unit, its inputs, or why it has none.
     #[serde(default)]
     pub metrics: Vec<arum_events::metrics::MetricValue>,
-    /// Things to know about how the names were resolved (assumed PMU types, a likely typo).
+    /// Things to know about how the names were resolved (assumed PMU types, a likely typo) and
+    /// how counting went (a CPU that went offline, a late read of the module's counters).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The /dev/arum module: how far apart the CPUs started counting, and stopped.
+    #[serde(default)]
+    pub start_spread_ns: Option<u64>,
+    #[serde(default)]
+    pub stop_spread_ns: Option<u64>,
     /// Derived ratios whose inputs were all counted.
     pub ratios: Vec<Ratio>,
     /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval.

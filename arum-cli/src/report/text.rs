@@ -40,6 +40,9 @@ pub fn render_with(r: &Report, options: &super::TextOptions) -> String {
     if let Some(f) = &r.functions {
         functions(&mut out, f);
     }
+    if let Some(n) = &r.noise {
+        noise(&mut out, n, r.ambient.is_some());
+    }
     if let Some(t) = &r.tasks {
         tasks(&mut out, t, options.top_threads);
     }
@@ -170,6 +173,9 @@ fn usage_rows(u: &Usage) -> Vec<[String; 2]> {
         row("block output operations", u.block_output_ops),
         row("signals received", u.signals_received),
     ]);
+    for e in &u.estimates {
+        rows.push(row(&e.label, e.describe()));
+    }
     rows
 }
 
@@ -224,6 +230,14 @@ fn counters(out: &mut String, c: &CountersReport) {
     }
     if let Some(why) = &c.user_only_reason {
         let _ = writeln!(out, " user space only: {why}");
+    }
+    if let (Some(start), Some(stop)) = (c.start_spread_ns, c.stop_spread_ns) {
+        let _ = writeln!(
+            out,
+            " the CPUs started counting within {:.1} µs of each other, and stopped within {:.1} µs",
+            start as f64 / 1e3,
+            stop as f64 / 1e3
+        );
     }
     for note in &c.notes {
         let _ = writeln!(out, " note: {note}");
@@ -341,6 +355,25 @@ fn grouped(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+/// The noise probe's lines, one per CPU, and what its own CPU time means for the other figures.
+fn noise(out: &mut String, n: &arum_hourglass::NoiseReport, with_ambient: bool) {
+    let _ = writeln!(
+        out,
+        "\nNoise probe (a SCHED_IDLE gap detector on each CPU; gaps above {:.1} µs)",
+        n.gap_ns / 1e3
+    );
+    for line in &n.lines {
+        let _ = writeln!(out, " {line}");
+    }
+    if with_ambient {
+        let used: f64 = n.cpus.iter().map(|c| c.probe_cpu_seconds).sum();
+        let _ = writeln!(
+            out,
+            " note: the ambient CPU figures include the probe's own {used:.3} s of CPU (it runs only when a CPU would idle)"
+        );
+    }
 }
 
 /// What the machine did during the run: deltas and rates, then notes on likely interference.

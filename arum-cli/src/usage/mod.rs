@@ -53,8 +53,23 @@ impl Facility for ResourceUsage {
             usage.rusage_maxrss_bytes,
             self.inherited_rss_bytes,
         ));
+        usage.estimates = estimates(&usage);
         report.usage = usage;
     }
+}
+
+/// What the counts cost, by the figures `arum calibrate --save` keeps for this machine (host, CPU
+/// and kernel); none without a saved calibration.
+fn estimates(u: &Usage) -> Vec<arum_calibrate::saved::Estimate> {
+    let Some(costs) = arum_calibrate::saved::load_for_this_machine() else {
+        return Vec::new();
+    };
+    costs.estimate(&arum_calibrate::saved::Counts {
+        context_switches: Some(u.voluntary_context_switches + u.involuntary_context_switches),
+        minor_faults: Some(u.minor_faults),
+        major_faults: Some(u.major_faults),
+        ..Default::default()
+    })
 }
 
 fn timeval(tv: libc::timeval) -> Duration {
@@ -84,5 +99,6 @@ pub fn from_rusage(ru: &libc::rusage, wall: Duration) -> Usage {
         signals_received: ru.ru_nsignals as u64,
         rusage_maxrss_bytes: ru.ru_maxrss as u64 * 1024,
         peak_memory: None,
+        estimates: Vec::new(),
     }
 }

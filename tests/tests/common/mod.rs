@@ -74,3 +74,23 @@ pub fn u64_at(v: &Value, pointer: &str) -> u64 {
 }
 
 pub const MIB: u64 = 1 << 20;
+
+/// Readings taken every `period_ns` by a sampler that may be starved on a busy machine: it skips
+/// deadlines rather than bunching readings up, and never reads early. So there are at most
+/// `span_ns / period_ns` of them, each in a slot of its own after the first period.
+pub fn assert_periodic(times_ns: &[u64], period_ns: u64, span_ns: u64) {
+    assert!(
+        times_ns.len() as u64 <= span_ns / period_ns + 1,
+        "{} readings in {span_ns} ns at one per {period_ns} ns: {times_ns:?}",
+        times_ns.len()
+    );
+    let slots: Vec<u64> = times_ns.iter().map(|t| t / period_ns).collect();
+    assert!(
+        slots.iter().all(|&k| k >= 1),
+        "a reading before its first deadline: {times_ns:?}"
+    );
+    assert!(
+        slots.windows(2).all(|w| w[0] < w[1]),
+        "two readings in one period: {times_ns:?}"
+    );
+}

@@ -1,0 +1,260 @@
+//! The inferences Hourglass draws from its trace (the paper's §4), one per module:
+//! context-switch gaps (`switches`), gaps within a thread and the clock tick (`own_gaps`,
+//! `tick`), deadlines of periodic threads (`deadlines`), dispatch latency (`latency`), the CPU
+//! share each thread received (`share`). `switch_cost` (the paper's Figure 5 method) runs
+//! experiments of its own and lives beside the engine.
+
+pub mod deadlines;
+pub mod latency;
+pub mod own_gaps;
+pub mod share;
+pub mod stats;
+pub mod switches;
+pub mod tick;
+pub mod timeline;
+
+use serde::{Deserialize, Serialize};
+
+use crate::experiment::{Experiment, Workload};
+use crate::kernel::{HzSource, KernelFacts, TickMode};
+use crate::threads::RunResult;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Analysis {
+    pub shares: Vec<share::Share>,
+    pub switches: Vec<switches::Switches>,
+    pub own_gaps: Vec<own_gaps::OwnGaps>,
+    pub ticks: Vec<TickVerdict>,
+    pub deadlines: Vec<deadlines::Deadlines>,
+    pub latency: Vec<latency::Latency>,
+}
+
+/// The inferred tick of one thread set against what the kernel says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TickVerdict {
+    pub thread: usize,
+    /// The CPU the thread ran on most.
+    pub cpu: usize,
+    /// The source taken for the clock tick: the one matching the kernel's HZ, else the most
+    /// populated.
+    pub inferred_hz: Option<f64>,
+    /// Every periodic source found, the most populated first.
+    pub sources_hz: Vec<f64>,
+    pub kernel_hz: Option<u32>,
+    /// Whether the gaps agree with the kernel's tick behaviour on that CPU (`None`: the
+    /// kernel did not say).
+    pub agrees: Option<bool>,
+    pub statement: String,
+}
+
+pub fn analyse(exp: &Experiment, run: &RunResult) -> Analysis {
+    let t = timeline::Timeline::new(&run.records, exp.threads.len());
+    let tb = &run.timebase;
+    let windows: Vec<f64> = exp
+        .threads
+        .iter()
+        .map(|s| {
+            let (a, b) = s.window(exp.duration);
+            (b - a).as_nanos() as f64
+        })
+        .collect();
+    let own = own_gaps::analyse(&t, tb, &windows, run.kernel.hz);
+    let ticks = own
+        .iter()
+        .map(|g| {
+            let cpu = main_cpu(&t, g.thread);
+            let hz: Vec<f64> = g.ticks.iter().map(|t| t.hz).collect();
+            verdict(g.thread, cpu, &hz, g.at_kernel_hz.as_ref(), &run.kernel)
+        })
+        .collect();
+    let of = |pred: fn(&Workload) -> bool| {
+        exp.threads
+            .iter()
+            .enumerate()
+            .filter(move |(_, s)| pred(&s.workload))
+            .map(|(i, _)| i)
+    };
+    Analysis {
+        shares: share::analyse(exp, &t, tb, &run.threads),
+        switches: switches::analyse(&t, tb, exp.duration.as_secs_f64()),
+        own_gaps: own,
+        ticks,
+        deadlines: of(|w| matches!(w, Workload::Periodic { .. } | Workload::CpuPeriodic { .. }))
+            .map(|i| deadlines::analyse(&run.records, i, tb))
+            .collect(),
+        latency: of(|w| matches!(w, Workload::Lat { .. }))
+            .map(|i| latency::analyse(&run.records, i))
+            .collect(),
+    }
+}
+
+fn main_cpu(t: &timeline::Timeline, thread: usize) -> usize {
+    let mut per_cpu: std::collections::BTreeMap<u16, u64> = Default::default();
+    for i in t.by_thread.get(thread).into_iter().flatten() {
+        *per_cpu.entry(i.cpu).or_default() += i.end - i.start;
+    }
+    per_cpu
+        .into_iter()
+        .max_by_key(|&(_, ticks)| ticks)
+        .map_or(0, |(c, _)| c as usize)
+}
+
+/// Sets the periodic sources found in a thread's gaps (and the lattice at the kernel's period,
+/// if it holds) against the kernel's HZ and tick mode.
+pub fn verdict(
+    thread: usize,
+    cpu: usize,
+    sources_hz: &[f64],
+    at_kernel_hz: Option<&tick::Tick>,
+    k: &KernelFacts,
+) -> TickVerdict {
+    let source = match &k.hz_source {
+        Some(HzSource::Config(path)) => format!("CONFIG_HZ from {path}"),
+        Some(HzSource::Jiffies) => "jiffies counted over the run".into(),
+        None => String::new(),
+    };
+    let busy_ticks = k.ticks_while_busy(cpu);
+    let mode = match k.tick_mode {
+        Some(TickMode::Periodic) => "the tick never stops (HZ_PERIODIC)",
+        Some(TickMode::NohzIdle) => "NO_HZ_IDLE stops the tick only on idle CPUs",
+        Some(TickMode::NohzFull) if busy_ticks => {
+            "NO_HZ_FULL, but this CPU is not nohz_full, so it ticks while busy"
+        }
+        Some(TickMode::NohzFull) => "this CPU is nohz_full: tickless while one task runs",
+        None => "tick mode unknown",
+    };
+    let every = |hz: f64| format!("every {:.3} ms ({hz:.1} Hz)", 1e3 / hz);
+    let near_khz = |hz: f64| k.hz.is_some_and(|khz| (hz / khz as f64 - 1.0).abs() < 0.02);
+    let found = sources_hz.iter().copied().find(|&hz| near_khz(hz));
+    // Not among the strongest sources, but the gaps hold to the kernel's period.
+    let checked = at_kernel_hz.map(|t| t.hz).filter(|&hz| near_khz(hz));
+    let matching = found.or(checked);
+    let how = match (found, at_kernel_hz) {
+        (None, Some(t)) => format!(
+            " ({} gaps on that lattice, {:.0}% of the ticks expected while the thread ran; \
+             not the most frequent period)",
+            t.on_lattice,
+            t.coverage * 100.0
+        ),
+        _ => String::new(),
+    };
+    let others: Vec<String> = sources_hz
+        .iter()
+        .copied()
+        .filter(|&hz| Some(hz) != matching)
+        .map(every)
+        .collect();
+    let also = if others.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; gaps also recur {}: other periodic sources (the hypervisor's tick, a timer of \
+             another task, another Hourglass thread's period)",
+            others.join(" and ")
+        )
+    };
+    let (agrees, statement) = match (matching, sources_hz.first(), k.hz) {
+        (Some(hz), _, Some(khz)) if !busy_ticks => (
+            Some(false),
+            format!(
+                "gaps recur {} at HZ={khz} although {mode}: another task shared the CPU, or \
+                 the kernel kept the tick{also}",
+                every(hz)
+            ),
+        ),
+        (Some(hz), _, Some(khz)) => (
+            Some(true),
+            format!(
+                "gaps recur {}{how}: the clock tick, matching HZ={khz} ({source}); {mode}{also}",
+                every(hz)
+            ),
+        ),
+        (None, Some(_), Some(khz)) if !busy_ticks => (
+            Some(true),
+            format!("no gaps at HZ={khz}: tickless, as expected ({mode}){also}"),
+        ),
+        (None, Some(_), Some(khz)) => (
+            Some(false),
+            format!("no gaps recur at HZ={khz} ({source}; {mode}){also}"),
+        ),
+        (None, Some(&hz), None) => (
+            None,
+            format!(
+                "gaps recur {}: a clock tick at about {hz:.0} Hz (the kernel's HZ is not \
+                 readable here){also}",
+                every(hz)
+            ),
+        ),
+        (None, None, _) if !busy_ticks => (
+            Some(true),
+            format!("no periodic gaps: tickless, as expected ({mode})"),
+        ),
+        (None, None, Some(khz)) => (
+            Some(false),
+            format!(
+                "no periodic gaps, although the kernel ticks at HZ={khz} ({mode}): the tick's \
+                 gaps were shorter than GAP, or the thread ran too little (run longer)"
+            ),
+        ),
+        (None, None, None) => (
+            None,
+            "no periodic gaps (and the kernel's HZ is not readable here)".into(),
+        ),
+        (Some(_), _, None) => unreachable!("a match needs the kernel's HZ"),
+    };
+    TickVerdict {
+        thread,
+        cpu,
+        inferred_hz: matching.or(sources_hz.first().copied()),
+        sources_hz: sources_hz.to_vec(),
+        kernel_hz: k.hz,
+        agrees,
+        statement,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(hz: Option<u32>, mode: TickMode, nohz_full: Vec<usize>) -> KernelFacts {
+        KernelFacts {
+            release: "x".into(),
+            hz,
+            hz_source: hz.map(|_| HzSource::Config("/proc/config.gz".into())),
+            tick_mode: Some(mode),
+            nohz_full,
+            preempt: None,
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let k = kernel(Some(250), TickMode::NohzIdle, vec![]);
+        let v = verdict(0, 1, &[1000.2, 250.4], None, &k);
+        assert_eq!(v.agrees, Some(true));
+        assert_eq!(v.inferred_hz, Some(250.4));
+        assert!(v.statement.contains("HZ=250"), "{}", v.statement);
+        assert!(v.statement.contains("1.000 ms"), "{}", v.statement);
+        assert_eq!(verdict(0, 1, &[1000.0], None, &k).agrees, Some(false));
+        assert_eq!(verdict(0, 1, &[], None, &k).agrees, Some(false));
+        let full = kernel(Some(1000), TickMode::NohzFull, vec![1]);
+        assert_eq!(verdict(0, 1, &[], None, &full).agrees, Some(true));
+        assert_eq!(verdict(0, 1, &[1000.0], None, &full).agrees, Some(false));
+        assert_eq!(verdict(0, 1, &[250.0], None, &full).agrees, Some(true));
+        assert_eq!(verdict(0, 0, &[], None, &full).agrees, Some(false));
+        let unknown = kernel(None, TickMode::NohzIdle, vec![]);
+        assert_eq!(verdict(0, 0, &[99.0], None, &unknown).agrees, None);
+        // Not the strongest source, but the lattice at the kernel's period holds.
+        let at = tick::Tick {
+            period_ns: 4e6,
+            hz: 250.0,
+            on_lattice: 300,
+            gaps: 2000,
+            coverage: 0.6,
+        };
+        let v = verdict(0, 1, &[1000.0], Some(&at), &k);
+        assert_eq!(v.agrees, Some(true));
+        assert!(v.statement.contains("60%"), "{}", v.statement);
+    }
+}

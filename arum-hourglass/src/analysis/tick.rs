@@ -1,0 +1,371 @@
+//! Inferring the clock-interrupt period from when gaps happen (the paper's Figure 3 shows the
+//! 10 ms tick of its Linux as regular gaps). Other interrupts add gaps at other times, so a
+//! period is the spacing that recurs most among all nearby pairs of gaps, and its gaps are those
+//! that fall on one lattice of that spacing. A machine can have several periodic sources (under
+//! a hypervisor, the host's tick shows through as well as the guest's), so once a lattice is
+//! found its gaps are set aside and the rest searched again.
+
+use serde::{Deserialize, Serialize};
+
+/// A periodic source of gaps.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Tick {
+    pub period_ns: f64,
+    pub hz: f64,
+    /// Gaps on the lattice, of all gaps.
+    pub on_lattice: usize,
+    pub gaps: usize,
+    /// Lattice gaps seen over lattice gaps expected while the thread ran (at most 1): near 1
+    /// when every tick left a gap.
+    pub coverage: f64,
+}
+
+/// Spacings considered: 200 µs (5 kHz) to 50 ms (20 Hz).
+const MIN_NS: f64 = 200e3;
+const MAX_NS: f64 = 50e6;
+const BIN_NS: f64 = 10e3;
+
+/// Periodic sources found, the most populated first.
+const MAX_SOURCES: usize = 3;
+
+/// What the gaps' timing says.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Sources {
+    /// Periodic sources found without a hint, the most populated first.
+    pub found: Vec<Tick>,
+    /// The lattice at a given period (the kernel's tick), if the gaps hold to it beyond chance
+    /// once the sources found were set aside: a source found at that period, or one too weak
+    /// to stand out.
+    pub at_hint: Option<Tick>,
+}
+
+/// Infers the periodic sources among gap times (ns, ascending), given the time the thread was
+/// running (ns), over which a source's gaps are expected; and checks the gaps against
+/// `hint_ns` (a period the kernel says it ticks at), if given.
+pub fn infer(times: &[f64], running_ns: f64, hint_ns: Option<f64>) -> Sources {
+    let mut rest = times.to_vec();
+    let mut found: Vec<(Tick, Vec<f64>)> = Vec::new();
+    for _ in 0..MAX_SOURCES + 3 {
+        let Some((tick, members)) = one(&rest, times.len(), running_ns) else {
+            break;
+        };
+        rest.retain(|t| members.binary_search_by(|m| m.total_cmp(t)).is_err());
+        // What one pass missed of a source may turn up again, at its period or at a multiple
+        // of it and in step with it: count it with the first.
+        let room = found.len() < MAX_SOURCES;
+        match found
+            .iter_mut()
+            .find(|(f, fm)| in_step(fm, f.period_ns, &members, tick.period_ns))
+        {
+            Some((f, fm)) => {
+                f.on_lattice += tick.on_lattice;
+                f.coverage = (f.coverage + tick.coverage).min(1.0);
+                fm.extend(members);
+                fm.sort_by(f64::total_cmp);
+            }
+            None if room => found.push((tick, members)),
+            None => {}
+        }
+    }
+    let mut found: Vec<Tick> = found.into_iter().map(|(t, _)| t).collect();
+    found.sort_by_key(|t| std::cmp::Reverse(t.on_lattice));
+    let at_hint = hint_ns.and_then(|p| {
+        found
+            .iter()
+            .find(|t| (t.period_ns / p - 1.0).abs() < 0.02)
+            .copied()
+            .or_else(|| {
+                (rest.len() >= 8)
+                    .then(|| accept(&rest, times.len(), running_ns, p))
+                    .flatten()
+                    .map(|(t, _)| t)
+            })
+    });
+    Sources { found, at_hint }
+}
+
+/// Whether a lattice (`members`, `period`) is part of another (`of`, `of_period`): its period is
+/// a multiple of the other's and most of its gaps fall on the other's lattice.
+fn in_step(of: &[f64], of_period: f64, members: &[f64], period: f64) -> bool {
+    let m = (period / of_period).round();
+    if m < 1.0 || (period / (m * of_period) - 1.0).abs() > 0.02 || of.is_empty() {
+        return false;
+    }
+    let tol = (of_period * 0.01).max(30e3);
+    let on = members
+        .iter()
+        .filter(|&&t| {
+            let i = of.partition_point(|&e| e < t).min(of.len() - 1);
+            let d = t - of[i];
+            (d - (d / of_period).round() * of_period).abs() <= tol
+        })
+        .count();
+    on * 2 >= members.len()
+}
+
+/// The strongest lattice among `times`, and its members.
+fn one(times: &[f64], all: usize, running_ns: f64) -> Option<(Tick, Vec<f64>)> {
+    if times.len() < 8 {
+        return None;
+    }
+    candidates(times)
+        .into_iter()
+        .find_map(|rough| accept(times, all, running_ns, rough))
+}
+
+/// The lattice near `rough`, if it holds: enough members, a fair share of the gaps expected
+/// while the thread ran, and well above what chance coincidences would give.
+fn accept(times: &[f64], all: usize, running_ns: f64, rough: f64) -> Option<(Tick, Vec<f64>)> {
+    let (period, tol, members) = lattice(times, rough)?;
+    let expected = running_ns / period;
+    // Gaps at a tick just before the thread ran again can add to the count: at most 1.
+    let coverage = (members.len() as f64 / expected.max(1.0)).min(1.0);
+    let span = (times[times.len() - 1] - times[0]).max(1.0);
+    let density = times.len() as f64 / span;
+    let chance = times.len() as f64 * (1.0 - (-density * 2.0 * tol * 4.0).exp());
+    // A clock's gaps come at (nearly) every period the thread runs through; chance lattices
+    // among other gaps cover few.
+    if members.len() < 8 || coverage < 0.5 || (members.len() as f64) < 3.0 * chance {
+        return None;
+    }
+    let tick = Tick {
+        period_ns: period,
+        hz: 1e9 / period,
+        on_lattice: members.len(),
+        gaps: all,
+        coverage,
+    };
+    Some((tick, members))
+}
+
+/// Candidate periods, most likely first: the fundamental under the highest peak of the
+/// histogram of differences between nearby gaps, then every other strong peak.
+fn candidates(times: &[f64]) -> Vec<f64> {
+    let bins = (MAX_NS / BIN_NS) as usize + 1;
+    let mut hist = vec![0u32; bins];
+    for (i, &a) in times.iter().enumerate() {
+        for &b in times[i + 1..].iter().take(64) {
+            let d = b - a;
+            if d > MAX_NS {
+                break;
+            }
+            if d >= MIN_NS {
+                hist[(d / BIN_NS) as usize] += 1;
+            }
+        }
+    }
+    // Smooth over ±2 bins (±25 µs): a tick's timing jitters by a few µs, more under a
+    // hypervisor.
+    let smooth: Vec<u32> = (0..bins)
+        .map(|i| hist[i.saturating_sub(2)..(i + 3).min(bins)].iter().sum())
+        .collect();
+    let Some(&max) = smooth.iter().max() else {
+        return Vec::new();
+    };
+    // The level of chance coincidences: the mean over the range searched.
+    let first = (MIN_NS / BIN_NS) as usize;
+    let background = smooth[first..].iter().map(|&c| c as f64).sum::<f64>() / (bins - first) as f64;
+    if max < 8 || (max as f64) < 4.0 * background {
+        return Vec::new();
+    }
+    let is_peak = |i: usize, floor: f64| {
+        i > 0
+            && i + 1 < bins
+            && smooth[i] as f64 >= floor.max(4.0 * background)
+            && smooth[i] >= smooth[i - 1]
+            && smooth[i] >= smooth[i + 1]
+    };
+    // The weighted centre of a peak's raw bins.
+    let centre = |peak: usize| {
+        let (w, s) =
+            (peak.saturating_sub(2)..(peak + 3).min(bins)).fold((0.0, 0.0), |(w, s), i| {
+                (
+                    w + hist[i] as f64,
+                    s + hist[i] as f64 * (i as f64 + 0.5) * BIN_NS,
+                )
+            });
+        (w > 0.0).then(|| s / w)
+    };
+    // A source whose gaps are seen only every other time (the thread was elsewhere) peaks at a
+    // multiple of its period, with a weaker peak at the period itself: look for the fundamental
+    // under the highest peak first.
+    let Some(highest) = (0..bins).max_by_key(|&i| smooth[i]).and_then(centre) else {
+        return Vec::new();
+    };
+    let divides_highest = |i: usize| {
+        centre(i).is_some_and(|c| {
+            let m = (highest / c).round();
+            m >= 1.0 && (highest - m * c).abs() <= (0.005 * highest).max(30e3)
+        })
+    };
+    let mut out: Vec<f64> = (first..bins)
+        .find(|&i| is_peak(i, 0.15 * max as f64) && divides_highest(i))
+        .and_then(centre)
+        .into_iter()
+        .collect();
+    for i in first..bins {
+        if is_peak(i, 0.15 * max as f64) {
+            if let Some(c) = centre(i) {
+                if out.iter().all(|o| (o - c).abs() > 3.0 * BIN_NS) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The gaps with a neighbour one or two periods away (so one unseen tick does not break the
+/// lattice), and the period refined as the median spacing of adjacent gaps; with the tolerance
+/// used. Membership is
+/// local: a source whose phase jumps now and then (a host's tick seen through a migrating
+/// virtual CPU) keeps its members on either side of the jump.
+fn lattice(times: &[f64], rough: f64) -> Option<(f64, f64, Vec<f64>)> {
+    let next_within = |t: f64, target: f64, tol: f64| {
+        let i = times.partition_point(|&u| u < target - tol);
+        times
+            .get(i)
+            .copied()
+            .filter(|&u| u <= target + tol && u > t)
+    };
+    // How tightly the source keeps time: the spread of spacings near the rough period sets
+    // the tolerance, so chance gaps rarely join a sharp lattice.
+    let wide = (rough * 0.01).max(25e3);
+    let spacings: Vec<f64> = times
+        .iter()
+        .filter_map(|&t| next_within(t, t + rough, wide).map(|u| u - t))
+        .collect();
+    if spacings.is_empty() {
+        return None;
+    }
+    let mut period = super::stats::median(&spacings);
+    let deviations: Vec<f64> = spacings.iter().map(|s| (s - period).abs()).collect();
+    let mut tol = (4.0 * super::stats::median(&deviations)).clamp(3e3, wide);
+    let mut members = Vec::new();
+    // Twice: the members of a rough lattice give the period over long baselines (up to 16
+    // periods apart, where one gap's jitter weighs little and other gaps nearby cannot pose as
+    // the next tick) and the spread that sets the tolerance; then the members again.
+    for _ in 0..2 {
+        let near = |target: f64| {
+            let i = times.partition_point(|&u| u < target - tol);
+            times.get(i).is_some_and(|&u| u <= target + tol)
+        };
+        members = times
+            .iter()
+            .copied()
+            .filter(|&t| [-2.0, -1.0, 1.0, 2.0].iter().any(|k| near(t + k * period)))
+            .collect();
+        let mut estimates = Vec::new();
+        let mut misfits = Vec::new();
+        for (i, &t) in members.iter().enumerate() {
+            for &u in members[i + 1..].iter().take(64) {
+                let k = ((u - t) / period).round();
+                if k > 16.0 {
+                    break;
+                }
+                if k >= 1.0 && (u - t - k * period).abs() <= tol {
+                    estimates.push((u - t) / k);
+                    misfits.push((u - t - k * period).abs());
+                }
+            }
+        }
+        if estimates.is_empty() {
+            break;
+        }
+        period = super::stats::median(&estimates);
+        tol = (4.0 * super::stats::median(&misfits)).clamp(3e3, wide);
+    }
+    Some((period, tol, members))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tick every `p` ns over `n` periods with ±`jitter` ns, plus `extra` other gaps at
+    /// pseudo-random times.
+    fn gaps(p: f64, n: usize, jitter: f64, extra: usize, skip_every: usize) -> Vec<f64> {
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut v: Vec<f64> = (0..n)
+            .filter(|i| skip_every == 0 || i % skip_every != 0)
+            .map(|i| 1e6 + i as f64 * p + (rnd() - 0.5) * 2.0 * jitter)
+            .collect();
+        for _ in 0..extra {
+            v.push(rnd() * p * n as f64);
+        }
+        v.sort_by(f64::total_cmp);
+        v
+    }
+
+    #[test]
+    fn a_clean_250_hz_tick() {
+        let t = infer(&gaps(4e6, 1250, 2e3, 0, 0), 5e9, None).found[0];
+        assert!((t.hz - 250.0).abs() < 0.05, "{t:?}");
+        assert!(t.coverage > 0.95, "{t:?}");
+    }
+
+    #[test]
+    fn the_tick_stands_out_among_random_interrupts() {
+        // 1000 Hz tick, 3000 random gaps, 10% of ticks unseen.
+        let t = infer(&gaps(1e6, 5000, 5e3, 3000, 10), 5e9, None).found[0];
+        assert!((t.hz - 1000.0).abs() < 0.5, "{t:?}");
+        assert!((0.8..=1.0).contains(&t.coverage), "{t:?}");
+    }
+
+    #[test]
+    fn a_100_hz_tick_is_not_taken_for_a_multiple() {
+        let t = infer(&gaps(10e6, 500, 3e3, 50, 0), 5e9, None).found[0];
+        assert!((t.period_ns - 10e6).abs() < 5e3, "{t:?}");
+    }
+
+    #[test]
+    fn random_gaps_have_no_period() {
+        // 800 gaps at random over 5 s (the helper spreads its extra gaps over n periods).
+        let v: Vec<f64> = gaps(5e9, 1, 0.0, 800, 0).into_iter().skip(1).collect();
+        assert!(
+            infer(&v, 5e9, None).found.is_empty(),
+            "{:?}",
+            infer(&v, 5e9, None).found
+        );
+    }
+
+    #[test]
+    fn too_few_gaps_say_nothing() {
+        assert!(infer(&[1e6, 5e6, 9e6], 1e9, None).found.is_empty());
+    }
+
+    #[test]
+    fn a_host_tick_and_a_guest_tick_are_both_found() {
+        // 1000 Hz at phase 0.35 ms and 250 Hz at phase 0.75 ms, as under a hypervisor.
+        let mut v = gaps(1e6, 3000, 3e3, 500, 0);
+        v.extend(
+            gaps(4e6, 750, 3e3, 0, 0)
+                .into_iter()
+                .map(|t| t - 1e6 + 0.4e6),
+        );
+        v.sort_by(f64::total_cmp);
+        let found = infer(&v, 3e9, None).found;
+        let hz: Vec<f64> = found.iter().map(|t| t.hz.round()).collect();
+        assert_eq!(hz, vec![1000.0, 250.0], "{found:?}");
+    }
+
+    #[test]
+    fn a_sparse_remainder_of_a_lattice_is_not_a_source_of_its_own() {
+        // A 250 Hz lattice, and the same lattice's every third tick again (as a remainder
+        // seen at 12 ms after the first pass): one source.
+        let mut v = gaps(4e6, 750, 1e3, 0, 0);
+        let again: Vec<f64> = v.iter().step_by(3).map(|t| t + 4e6 * 750.0).collect();
+        let (a, b) = (v.clone(), again.clone());
+        assert!(in_step(&a, 4e6, &b, 12e6));
+        v.extend(again);
+        let found = infer(&v, 6e9, None).found;
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found.iter().all(|t| t.coverage > 0.9), "{found:?}");
+    }
+}

@@ -1,0 +1,540 @@
+//! The command line of `arum hourglass`, as the original's: global options, then per-thread
+//! options that apply to the thread chosen by the latest `-t I` (or to all after `-a`, or
+//! before any `-t`). The order matters, so the per-thread options are read with their
+//! positions (clap's indices) and replayed in order.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Arg, ArgAction, ArgMatches, ValueEnum};
+
+use crate::error::Error;
+use crate::experiment::{Experiment, GapChoice, Priority, ThreadSpec, TimerKind, Workload};
+use crate::kernel::parse_cpu_list;
+use crate::span::{parse_size, parse_time, show};
+use crate::switch_cost::Plan;
+
+const AFTER_HELP: &str = "\
+Per-thread options apply to the thread chosen by the latest -t, to all threads after -a (until
+the next -t), and to all threads when they come before any -t.
+
+Models (-w): CPU | CPU_SCAN SIZE | CPU_YIELD AMOUNT | CPU_SCAN_YIELD SIZE AMOUNT |
+  PERIODIC AMOUNT PERIOD | CPU_PERIODIC AMOUNT PERIOD | LAT PERIOD
+Priorities (-p): IDLE (SCHED_IDLE), LOW, NORMAL, HIGH, HIGHEST (nice 10, 0, -10, -20),
+  RTLOW, RTMED, RTHIGH (SCHED_FIFO 10, 50, 90), NICE:N, FIFO:N
+Timers (-i): NANOSLEEP (absolute clock_nanosleep, the default), TIMERFD, BUSY
+Times: 3m, 1.5s, 1020ms, 87.0us. Sizes: 32K, 1.5M (a bare number is KiB).
+
+Examples:
+  arum hourglass -n 3 -d 5s -t 0 -p LOW -t 1 -p NORMAL -t 2 -p HIGH
+  arum hourglass -n 1 -d 20s -t 0 -p RTHIGH -w PERIODIC 4ms 5ms --svg trace.svg
+  arum hourglass -n 1 -d 6m -t 0 -p RTHIGH -w LAT 5.3ms
+  arum hourglass --switch-cost 8K,64K,1M --trials 15 -d 2s";
+
+/// `arum hourglass`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct Args {
+    /// Number of threads to create.
+    #[arg(
+        short = 'n',
+        long = "threads",
+        value_name = "N",
+        required_unless_present = "switch_cost"
+    )]
+    pub threads: Option<usize>,
+
+    /// Length of the run (with --switch-cost: of each run).
+    #[arg(short = 'd', long, value_name = "TIME", default_value = "10s", value_parser = parse_time)]
+    pub duration: Duration,
+
+    /// Records the trace buffer holds (32 bytes each, allocated and locked before the run).
+    #[arg(short = 'e', long, value_name = "N", default_value_t = 1_000_000)]
+    pub records: usize,
+
+    /// The shortest interruption recorded as a gap [default: --gap-factor times the slowest
+    /// thread's loop iteration, measured at start].
+    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    pub gap: Option<Duration>,
+
+    /// GAP in loop iterations, when --gap is not given.
+    #[arg(long, value_name = "X", default_value_t = 10.0)]
+    pub gap_factor: f64,
+
+    /// Also print every interval ("trace:" lines: thread, start, end, length, gap before it,
+    /// all in ms from the start, then CPU and why it ended) and latency sample ("latlate:", µs).
+    #[arg(long)]
+    pub trace: bool,
+
+    /// Also print the raw trace in TSC cycles, not based at zero ("raw:" lines).
+    #[arg(short = 'c', long)]
+    pub raw: bool,
+
+    /// Output format: tagged text lines, or one JSON document with everything.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+
+    /// Write the output to FILE instead of stdout.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Draw the execution trace of a window as SVG into FILE (one row per thread).
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
+    /// Start of the SVG window, from the start of the run.
+    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = parse_time)]
+    pub svg_from: Duration,
+
+    /// Length of the SVG window.
+    #[arg(long, value_name = "TIME", default_value = "100ms", value_parser = parse_time)]
+    pub svg_span: Duration,
+
+    /// Measure the cost of a context switch for these working-set sizes instead (the paper's
+    /// Figure 5 method: one thread against --switch-cost-threads threads, --trials times).
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_size, conflicts_with = "threads")]
+    pub switch_cost: Vec<usize>,
+
+    /// Trials per working-set size for --switch-cost.
+    #[arg(long, value_name = "N", default_value_t = 15)]
+    pub trials: usize,
+
+    /// Threads of the many-thread run of --switch-cost.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub switch_cost_threads: usize,
+
+    /// The CPU every --switch-cost thread runs on [default: the last CPU this process may use].
+    #[arg(long, value_name = "CPU")]
+    pub switch_cost_cpu: Option<usize>,
+
+    #[command(flatten)]
+    pub per_thread: PerThread,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+/// One per-thread option, in command-line order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Directive {
+    Select(usize),
+    All,
+    Workload(Vec<String>),
+    Priority(Priority),
+    Timer(TimerKind),
+    Affinity(Vec<usize>),
+    Start(Duration),
+    Finish(Duration),
+}
+
+/// The per-thread options, in order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PerThread {
+    pub directives: Vec<Directive>,
+}
+
+const HEADING: &str = "Per-thread options";
+
+impl clap::Args for PerThread {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let append = |id: &'static str, short: char, long: &'static str| {
+            Arg::new(id)
+                .short(short)
+                .long(long)
+                .action(ArgAction::Append)
+                .help_heading(HEADING)
+        };
+        cmd.arg(
+            append("thread", 't', "thread")
+                .value_name("I")
+                .value_parser(clap::value_parser!(usize))
+                .help("Choose thread I (0-based) for the per-thread options that follow"),
+        )
+        .arg(
+            append("all", 'a', "all")
+                .num_args(0)
+                .default_missing_value("all")
+                .help("The per-thread options that follow apply to all threads (until -t)"),
+        )
+        .arg(
+            append("workload", 'w', "workload")
+                .value_names(["MODEL", "ARG"])
+                .num_args(1..=3)
+                .help("Execution model and its arguments [default: CPU]"),
+        )
+        .arg(
+            append("priority", 'p', "priority")
+                .value_name("PRIORITY")
+                .value_parser(Priority::parse)
+                .help("Scheduling priority [default: NORMAL]"),
+        )
+        .arg(
+            append("timer", 'i', "timer")
+                .value_name("TIMER")
+                .value_parser(TimerKind::parse)
+                .help("Timer that blocking models wait on [default: NANOSLEEP]"),
+        )
+        .arg(
+            append("affinity", 'A', "affinity")
+                .value_name("CPUS")
+                .value_parser(|s: &str| {
+                    parse_cpu_list(s)
+                        .filter(|v| !v.is_empty())
+                        .ok_or_else(|| format!("{s:?} is not a CPU list: write e.g. 1 or 0-3,8"))
+                })
+                .help("CPUs the thread may run on (a Linux CPU list) [default: the process's]"),
+        )
+        .arg(
+            append("start", 's', "start")
+                .value_name("TIME")
+                .value_parser(parse_time)
+                .help("Start the thread TIME into the run"),
+        )
+        .arg(
+            append("finish", 'f', "finish")
+                .value_name("TIME")
+                .value_parser(parse_time)
+                .help("Stop the thread TIME into the run [default: the end]"),
+        )
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
+impl clap::FromArgMatches for PerThread {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut at: Vec<(usize, Directive)> = Vec::new();
+        collect(m, "thread", &mut at, |v: Vec<usize>| {
+            Directive::Select(v[0])
+        });
+        collect(m, "all", &mut at, |_: Vec<String>| Directive::All);
+        collect(m, "workload", &mut at, Directive::Workload);
+        collect(m, "priority", &mut at, |v: Vec<Priority>| {
+            Directive::Priority(v[0])
+        });
+        collect(m, "timer", &mut at, |v: Vec<TimerKind>| {
+            Directive::Timer(v[0])
+        });
+        collect(m, "affinity", &mut at, |mut v: Vec<Vec<usize>>| {
+            Directive::Affinity(v.remove(0))
+        });
+        collect(m, "start", &mut at, |v: Vec<Duration>| {
+            Directive::Start(v[0])
+        });
+        collect(m, "finish", &mut at, |v: Vec<Duration>| {
+            Directive::Finish(v[0])
+        });
+        at.sort_by_key(|(i, _)| *i);
+        Ok(PerThread {
+            directives: at.into_iter().map(|(_, d)| d).collect(),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+/// Each occurrence of `id`, with the position of its first value.
+fn collect<T: Clone + Send + Sync + 'static>(
+    m: &ArgMatches,
+    id: &str,
+    out: &mut Vec<(usize, Directive)>,
+    make: impl Fn(Vec<T>) -> Directive,
+) {
+    let (Some(occurrences), Some(indices)) = (m.get_occurrences::<T>(id), m.indices_of(id)) else {
+        return;
+    };
+    let mut indices = indices;
+    for occurrence in occurrences {
+        let values: Vec<T> = occurrence.cloned().collect();
+        let first = indices.next().unwrap_or(usize::MAX);
+        for _ in 1..values.len() {
+            indices.next();
+        }
+        out.push((first, make(values)));
+    }
+}
+
+/// Parses `-w MODEL ARGS...`.
+pub fn parse_workload(words: &[String]) -> Result<Workload, String> {
+    let name = words
+        .first()
+        .map(|w| w.to_ascii_uppercase())
+        .unwrap_or_default();
+    let args = &words[1.min(words.len())..];
+    let usage = |form: &str| format!("-w {name} needs {form}, e.g. -w {}", example(&name));
+    let want = |n: usize, form: &str| {
+        if args.len() == n {
+            Ok(())
+        } else {
+            Err(usage(form))
+        }
+    };
+    let time = |s: &String| parse_time(s);
+    let positive = |d: Duration, what: &str| {
+        if d.is_zero() {
+            Err(format!("-w {name}: {what} must be more than zero"))
+        } else {
+            Ok(d)
+        }
+    };
+    match name.as_str() {
+        "CPU" => want(0, "no arguments").map(|_| Workload::Cpu),
+        "CPU_SCAN" => {
+            want(1, "SIZE")?;
+            Ok(Workload::CpuScan {
+                bytes: parse_size(&args[0])?,
+            })
+        }
+        "CPU_YIELD" => {
+            want(1, "AMOUNT")?;
+            Ok(Workload::CpuYield {
+                amount: positive(time(&args[0])?, "AMOUNT")?,
+            })
+        }
+        "CPU_SCAN_YIELD" => {
+            want(2, "SIZE AMOUNT")?;
+            Ok(Workload::CpuScanYield {
+                bytes: parse_size(&args[0])?,
+                amount: positive(time(&args[1])?, "AMOUNT")?,
+            })
+        }
+        "PERIODIC" | "CPU_PERIODIC" => {
+            want(2, "AMOUNT PERIOD")?;
+            let amount = positive(time(&args[0])?, "AMOUNT")?;
+            let period = positive(time(&args[1])?, "PERIOD")?;
+            if amount > period {
+                return Err(format!(
+                    "-w {name}: AMOUNT {} exceeds PERIOD {}: every deadline would be missed",
+                    show(amount),
+                    show(period)
+                ));
+            }
+            Ok(if name == "PERIODIC" {
+                Workload::Periodic { amount, period }
+            } else {
+                Workload::CpuPeriodic { amount, period }
+            })
+        }
+        "LAT" => {
+            want(1, "PERIOD")?;
+            Ok(Workload::Lat {
+                period: positive(time(&args[0])?, "PERIOD")?,
+            })
+        }
+        _ => Err(format!(
+            "unknown model {name:?}: use CPU, CPU_SCAN, CPU_YIELD, CPU_SCAN_YIELD, PERIODIC, \
+             CPU_PERIODIC or LAT"
+        )),
+    }
+}
+
+fn example(name: &str) -> &'static str {
+    match name {
+        "CPU_SCAN" => "CPU_SCAN 64K",
+        "CPU_YIELD" => "CPU_YIELD 0.9ms",
+        "CPU_SCAN_YIELD" => "CPU_SCAN_YIELD 64K 0.9ms",
+        "PERIODIC" => "PERIODIC 4ms 5ms",
+        "CPU_PERIODIC" => "CPU_PERIODIC 10ms 50ms",
+        "LAT" => "LAT 5.3ms",
+        _ => "CPU",
+    }
+}
+
+impl Args {
+    /// The experiment these options describe.
+    pub fn experiment(&self) -> Result<Experiment, Error> {
+        let n = self.threads.unwrap_or(0);
+        if n == 0 || n > 4096 {
+            return Err(Error::Options(format!(
+                "-n {n}: give between 1 and 4096 threads"
+            )));
+        }
+        if self.duration.is_zero() {
+            return Err(Error::Options(
+                "-d: the run needs a length above zero".into(),
+            ));
+        }
+        let mut threads = vec![ThreadSpec::default(); n];
+        let mut chosen: Option<usize> = None;
+        for d in &self.per_thread.directives {
+            let targets: Vec<usize> = match chosen {
+                Some(i) => vec![i],
+                None => (0..n).collect(),
+            };
+            let mut each = |f: &dyn Fn(&mut ThreadSpec)| {
+                for &i in &targets {
+                    f(&mut threads[i]);
+                }
+            };
+            match d {
+                Directive::Select(i) if *i >= n => {
+                    return Err(Error::Options(format!(
+                        "-t {i}: threads are numbered 0 to {} (-n {n})",
+                        n - 1
+                    )))
+                }
+                Directive::Select(i) => chosen = Some(*i),
+                Directive::All => chosen = None,
+                Directive::Workload(words) => {
+                    let w = parse_workload(words).map_err(Error::Options)?;
+                    each(&|t| t.workload = w);
+                }
+                Directive::Priority(p) => each(&|t| t.priority = *p),
+                Directive::Timer(k) => each(&|t| t.timer = *k),
+                Directive::Affinity(c) => each(&|t| t.affinity = Some(c.clone())),
+                Directive::Start(s) => each(&|t| t.start = *s),
+                Directive::Finish(f) => each(&|t| t.finish = Some(*f)),
+            }
+        }
+        for (i, t) in threads.iter().enumerate() {
+            let finish = t.finish.unwrap_or(self.duration);
+            if t.start >= finish.min(self.duration) {
+                return Err(Error::Options(format!(
+                    "thread {i}: starts at {} but stops at {} (-d {}): give -s before -f and -d",
+                    show(t.start),
+                    show(finish.min(self.duration)),
+                    show(self.duration)
+                )));
+            }
+        }
+        if self.records == 0 {
+            return Err(Error::Options(
+                "-e: the trace needs room for records".into(),
+            ));
+        }
+        Ok(Experiment {
+            duration: self.duration,
+            threads,
+            records: self.records,
+            gap: self.gap_choice()?,
+        })
+    }
+
+    fn gap_choice(&self) -> Result<GapChoice, Error> {
+        match self.gap {
+            Some(gap) if gap.is_zero() => Err(Error::Options(
+                "--gap 0 would make every loop iteration a gap".into(),
+            )),
+            Some(gap) => Ok(GapChoice::Fixed { gap }),
+            None if self.gap_factor >= 1.0 => Ok(GapChoice::Auto {
+                factor: self.gap_factor,
+            }),
+            None => Err(Error::Options(format!(
+                "--gap-factor {}: GAP must be at least one loop iteration",
+                self.gap_factor
+            ))),
+        }
+    }
+
+    /// The --switch-cost plan.
+    pub fn switch_cost_plan(&self) -> Result<Plan, Error> {
+        let cpu = match self.switch_cost_cpu {
+            Some(c) => c,
+            None => *crate::priority::allowed_cpus()
+                .last()
+                .ok_or_else(|| Error::Machine("no CPU is available to this process".into()))?,
+        };
+        Ok(Plan {
+            sizes: self.switch_cost.clone(),
+            trials: self.trials,
+            threads: self.switch_cost_threads,
+            duration: self.duration,
+            cpu,
+            gap: self.gap_choice()?,
+            records: self.records,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(line: &str) -> Result<Experiment, String> {
+        let argv = std::iter::once("hourglass").chain(line.split_whitespace());
+        let cli = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
+        cli.args.experiment().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_papers_command_lines() {
+        let e = parse("-n 3 -d 5s -t 0 -p LOW -t 1 -p NORMAL -t 2 -p HIGH").unwrap();
+        let p: Vec<Priority> = e.threads.iter().map(|t| t.priority).collect();
+        assert_eq!(p, [Priority::LOW, Priority::NORMAL, Priority::HIGH]);
+        assert_eq!(e.duration, Duration::from_secs(5));
+
+        let e = parse("-n 2 -t 0 -p RTMED -w PERIODIC 3ms 8ms -i TIMERFD -t 1 -p RTLOW -w PERIODIC 17ms 33ms -i NATIVE")
+            .unwrap();
+        assert_eq!(
+            e.threads[0].workload,
+            Workload::Periodic {
+                amount: Duration::from_millis(3),
+                period: Duration::from_millis(8)
+            }
+        );
+        assert_eq!(e.threads[0].timer, TimerKind::Timerfd);
+        assert_eq!(e.threads[1].timer, TimerKind::Nanosleep);
+        assert_eq!(e.threads[1].priority, Priority::RTLOW);
+
+        let e = parse("-d 60s -n 10 -a -p NORMAL -w CPU_YIELD 0.9ms").unwrap();
+        assert!(e.threads.iter().all(|t| t.workload
+            == Workload::CpuYield {
+                amount: Duration::from_micros(900)
+            }));
+    }
+
+    #[test]
+    fn order_decides_which_thread_an_option_affects() {
+        // Before any -t: all; -a returns to all; -t picks one.
+        let e =
+            parse("-n 3 -p LOW -t 1 -p HIGH -a -A 1 -t 2 -w LAT 1ms -s 1s -f 2s -d 3s").unwrap();
+        assert_eq!(e.threads[0].priority, Priority::LOW);
+        assert_eq!(e.threads[1].priority, Priority::HIGH);
+        assert!(e.threads.iter().all(|t| t.affinity == Some(vec![1])));
+        assert_eq!(
+            e.threads[2].workload,
+            Workload::Lat {
+                period: Duration::from_millis(1)
+            }
+        );
+        assert_eq!(e.threads[2].start, Duration::from_secs(1));
+        assert_eq!(e.threads[2].finish, Some(Duration::from_secs(2)));
+        assert_eq!(e.threads[0].start, Duration::ZERO);
+    }
+
+    #[test]
+    fn bad_options_name_the_fix() {
+        let cases = [
+            ("-n 2 -t 2 -p LOW", "numbered 0 to 1"),
+            ("-n 1 -w PERIODIC 6ms 5ms", "exceeds PERIOD"),
+            ("-n 1 -w PERIODIC 4ms", "PERIODIC 4ms 5ms"),
+            ("-n 1 -w SPIN", "unknown model"),
+            ("-n 1 -p URGENT", "RTHIGH"),
+            ("-n 1 -s 2s -d 1s", "starts at 2s"),
+            ("-n 0", "between 1 and 4096"),
+            ("-n 1 -A 3-1", "CPU list"),
+            ("-n 1 -w LAT 5", "unit"),
+            ("-n 1 --gap 0ns", "every loop iteration"),
+        ];
+        for (line, want) in cases {
+            let e = parse(line).unwrap_err();
+            assert!(e.contains(want), "{line}: {e}");
+        }
+        assert!(parse("-d 1s").unwrap_err().contains("--threads"));
+    }
+}
