@@ -12,6 +12,7 @@ command -v mpirun >/dev/null || need+=(openmpi-bin)
 command -v mpicc >/dev/null || need+=(libopenmpi-dev)
 command -v slurmd >/dev/null || need+=(slurm-wlm)
 command -v munged >/dev/null || need+=(munge)
+command -v g++ >/dev/null || need+=(g++)
 command -v cyclictest >/dev/null || need+=(rt-tests) # arum hourglass's peer for dispatch latency
 command -v ip >/dev/null || need+=(iproute2)          # network namespaces: hourglass's flood, calibrate's veth pair
 command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers

@@ -211,6 +211,29 @@ pub struct RunArgs {
     #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
     pub ambient: Option<std::time::Duration>,
 
+    /// Time these functions of the program (uprobes): NAME in its executable, LIB:NAME in a
+    /// library it loads (libc:malloc), PATH:NAME in a file; globs (parse_*) and demangled Rust and
+    /// C++ names (mycrate::parse, ns::Class::method) work. Comma-separated, repeatable.
+    #[arg(short = 'F', long = "functions", value_name = "LIST")]
+    pub functions: Vec<String>,
+
+    /// Read function names from FILE, one or more per line (`#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub functions_file: Option<PathBuf>,
+
+    /// Keep counting every call of a throttled function exactly (its entry probe stays; the
+    /// report states the cost) instead of sampling them.
+    #[arg(long)]
+    pub exact_counts: bool,
+
+    /// The most estimated probe overhead allowed, in percent of the program's CPU time; the
+    /// costliest functions are throttled first (default 2).
+    #[arg(long, value_name = "PCT", value_parser = crate::values::percent)]
+    pub probe_budget: Option<f64>,
+
+    /// Time every call of every function: no throttling, whatever it costs.
+    #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"])]
+    pub no_throttle: bool,
     /// Run a gap-detecting probe at the lowest priority (SCHED_IDLE) on these CPUs (a cpulist;
     /// all CPUs when none is given) beside the program: it runs only when a CPU would idle and
     /// reports the interrupts, kernel work and other tasks that took it (arum hourglass's probe).
@@ -286,6 +309,10 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
                 "--export-json",
                 "--export-csv",
                 "--export-markdown",
+                "-F",
+                "--functions",
+                "--functions-file",
+                "--probe-budget",
             ]
             .contains(&o.as_str())
     });

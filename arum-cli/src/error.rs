@@ -110,6 +110,18 @@ pub enum ArumError {
     #[error("{0}")]
     Usage(String),
 
+    /// `-F/--functions`: a name that matches nothing, a library that cannot be found, no
+    /// permission with --strict.
+    #[error("{0}")]
+    Functions(String),
+
+    #[error("cannot read --functions-file {path}: {source}; give a readable file with one function name per line")]
+    FunctionsFile {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
     /// A broken invariant of arum itself.
     #[error("internal error: {0}; please report it")]
     Internal(String),

@@ -9,11 +9,12 @@
 //! - `usage`: rusage and the tree's peak memory,
 //! - `counters`: performance-counter events (perf_event_open or /dev/arum),
 //! - `ambient`: what the rest of the machine did,
+//! - `functions`: function-level timing by uprobes, with self-throttling,
 //! - `tasks`: a record for every process and thread of the tree (`--per-task`).
 //!
 //! Shared by the facilities: `tree` (which processes are the launched tree), `periodic` (the
-//! sampler threads), `warnings`. `system` holds facts about the machine; `events` plans the
-//! events of the command line; `info` and `list` are `arum info` and `arum list`. The report model
+//! sampler threads), `warnings`, `records` (probe records from perf ring buffers, paired per
+//! thread). `system` holds facts about the machine; `events` plans the events of the command line; `info` and `list` are `arum info` and `arum list`. The report model
 //! (`report::model`) imports no facility.
 //!
 //! Around single runs: `bench` (repeated runs, parameters, several commands interleaved) with
@@ -32,6 +33,7 @@ pub mod error;
 pub mod events;
 pub mod export;
 pub mod facility;
+pub mod functions;
 pub mod info;
 pub mod launch;
 pub mod list;
@@ -41,6 +43,7 @@ pub mod metrics;
 pub mod noise;
 pub mod periodic;
 pub mod placement;
+pub mod records;
 pub mod report;
 pub mod run;
 pub mod samples;

@@ -9,6 +9,7 @@ use crate::ambient::Ambient;
 use crate::counters::Counters;
 use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
+use crate::functions::Functions;
 use crate::launch;
 use crate::noise::Noise;
 use crate::report::model::{Report, SelfTiming};
@@ -31,6 +32,9 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     }
     if let Some(interval) = s.ambient {
         all.push(Box::new(Ambient::new(interval)));
+    }
+    if let Some(f) = &s.functions {
+        all.push(Box::new(Functions::new(f)));
     }
     if let Some(cpus) = &s.noise_probe {
         all.push(Box::new(Noise::new(cpus)));

@@ -9,8 +9,9 @@ use crate::cli::{BackendChoice, PerTaskArg, ReportFormat, RunArgs, ScopeArg};
 use crate::counters;
 use crate::error::ArumError;
 use crate::events;
+use crate::functions;
 use crate::launch::Executable;
-use crate::report::model::{BackendKind, CommandInfo, LaunchHow, Scope};
+use crate::report::model::{BackendKind, CommandInfo, LaunchHow, Scope, ThrottleMode};
 use crate::report::Format;
 use crate::system;
 use crate::tasks;
@@ -53,6 +54,8 @@ pub struct Settings {
     pub counters: Option<counters::Settings>,
     /// `--ambient`: the sampling interval.
     pub ambient: Option<Duration>,
+    /// `-F/--functions`: the functions to time.
+    pub functions: Option<functions::Settings>,
     /// `--per-task`: a record for every task of the tree.
     pub tasks: Option<tasks::Settings>,
     /// `--noise-probe`: the CPUs to probe (empty: all).
@@ -91,8 +94,20 @@ impl Settings {
         let echo_warnings = args.format != ReportFormat::Text || args.output.is_some();
         let mut warnings = Warnings::new(echo_warnings);
         let planned = events::plan(args)?;
+        let functions = function_settings(args, &program)?;
+        if functions.is_none() {
+            for option in function_options(args) {
+                warnings.add(format!(
+                    "{option} has no effect without functions; name some with -F/--functions"
+                ));
+            }
+        }
         if planned.is_none() {
             for option in event_options(args) {
+                // -I and --strict also serve function timing.
+                if functions.is_some() && matches!(option, "-I/--interval" | "--strict") {
+                    continue;
+                }
                 warnings.add(format!(
                     "{option} has no effect without events; name some with -e/--events"
                 ));
@@ -132,6 +147,7 @@ impl Settings {
             show_self_timing: args.self_timing,
             counters,
             ambient,
+            functions,
             tasks,
             noise_probe: args.noise_probe.clone().map(|c| c.0),
             top_threads,
@@ -160,6 +176,55 @@ fn event_options(args: &RunArgs) -> Vec<&'static str> {
     .into_iter()
     .filter_map(|(given, name)| given.then_some(name))
     .collect()
+}
+
+/// The options given that only matter when functions are timed.
+fn function_options(args: &RunArgs) -> Vec<&'static str> {
+    [
+        (args.exact_counts, "--exact-counts"),
+        (args.probe_budget.is_some(), "--probe-budget"),
+        (args.no_throttle, "--no-throttle"),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect()
+}
+
+/// `-F` and `--functions-file`, resolved in the program (bare names) and its libraries.
+fn function_settings(
+    args: &RunArgs,
+    program: &Program,
+) -> Result<Option<functions::Settings>, ArumError> {
+    if args.functions.is_empty() && args.functions_file.is_none() {
+        return Ok(None);
+    }
+    let mut policy = functions::Policy::default();
+    if let Some(pct) = args.probe_budget {
+        policy.budget_percent = pct;
+    }
+    policy.mode = if args.no_throttle {
+        ThrottleMode::NoThrottle
+    } else if args.exact_counts {
+        ThrottleMode::ExactCounts
+    } else {
+        ThrottleMode::Throttle
+    };
+    // Bare names belong to the program; through --shell, to the first word of the line.
+    let argv0 = match (&program.how, &program.line) {
+        (LaunchHow::Shell, Some(line)) => shell_words::split(line)
+            .ok()
+            .and_then(|w| w.into_iter().find(|w| !is_assignment(w)))
+            .unwrap_or_default(),
+        _ => program.argv.first().cloned().unwrap_or_default(),
+    };
+    functions::Settings::resolve(
+        &args.functions,
+        args.functions_file.as_ref(),
+        &argv0,
+        policy,
+        args.interval,
+        args.strict,
+    )
 }
 
 /// `NAME=value` as a first word: a shell assignment, which only a shell understands.

@@ -41,6 +41,19 @@ fn duration(s: &str) -> Result<Duration, String> {
 
 /// `-I`: milliseconds as a bare number (as `perf stat -I`), or a duration with a unit; at least
 /// one millisecond.
+/// A percentage above 0 and at most 100 (`2`, `0.5`, `5%`).
+pub fn percent(s: &str) -> Result<f64, String> {
+    let t = s.trim().trim_end_matches('%');
+    let v: f64 = t
+        .parse()
+        .map_err(|_| format!("{s:?} is not a number; give a percentage such as 2 or 0.5"))?;
+    if v.is_finite() && v > 0.0 && v <= 100.0 {
+        Ok(v)
+    } else {
+        Err(format!("{s:?} is not a percentage above 0 and at most 100"))
+    }
+}
+
 pub fn interval_ms(s: &str) -> Result<u64, String> {
     let d = match s.trim().parse::<u64>() {
         Ok(ms) => Duration::from_millis(ms.min(LONGEST.as_millis() as u64 + 1)),

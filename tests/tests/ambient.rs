@@ -303,9 +303,12 @@ fn a_neighbour_on_the_programs_cpu_is_noted_as_interference() {
         .unwrap()
         .iter()
         .any(|c| c.as_u64() == cpu.parse().ok()));
+    // While the program's thread on that CPU uses its 0.3 s, a fair scheduler gives the spinning
+    // neighbour about as much again (measured 0.30-0.45 s); half of that fair share is the floor,
+    // far above what an idle machine's other processes use in a second.
     let other = a["summary"]["other_cpu_ns"].as_u64().unwrap();
     assert!(
-        other >= 400_000_000,
+        other >= 150_000_000,
         "the neighbour's CPU time on CPU {cpu}: {other} ns"
     );
     let notes = a["notes"].as_array().unwrap();

@@ -7,8 +7,9 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Modify, Style};
 
 use super::model::{
-    AmbientReport, CountersReport, EventStatus, ProcessRecord, RecordSource, Report, TaskUsage,
-    TasksReport, ThreadRecord, Usage,
+    AmbientReport, CountersReport, EventStatus, FunctionTiming, FunctionsReport, ProcessRecord,
+    RecordSource, Report, TaskUsage, TasksReport, ThreadRecord, ThrottleMode, ThrottleReason,
+    Usage,
 };
 
 /// Threads in each top list of the per-task section, unless every one is asked for.
@@ -35,6 +36,9 @@ pub fn render_with(r: &Report, options: &super::TextOptions) -> String {
     }
     if let Some(a) = &r.ambient {
         ambient(&mut out, a);
+    }
+    if let Some(f) = &r.functions {
+        functions(&mut out, f);
     }
     if let Some(n) = &r.noise {
         noise(&mut out, n, r.ambient.is_some());
@@ -813,4 +817,216 @@ fn exit_of(code: Option<i32>, signal: Option<i32>) -> String {
         (Some(c), None) => c.to_string(),
         (None, None) => "-".into(),
     }
+}
+
+/// A duration in the unit that suits it: 25 ns, 1.23 µs, 1.002 ms, 1.234 s.
+fn duration(ns: f64) -> String {
+    match ns {
+        n if n < 1e3 => format!("{n:.0} ns"),
+        n if n < 1e6 => format!("{:.2} µs", n / 1e3),
+        n if n < 1e9 => format!("{:.3} ms", n / 1e6),
+        n => format!("{:.3} s", n / 1e9),
+    }
+}
+
+/// Function timing: one row per function, largest total first, then what needs saying.
+fn functions(out: &mut String, f: &FunctionsReport) {
+    let c = &f.probe_cost;
+    let _ = writeln!(
+        out,
+        "\nFunctions (uprobes; a probed call costs {} here, an entry hit {}; calibrated on {}×{} calls)",
+        duration(c.pair_ns),
+        duration(c.entry_ns),
+        c.calibration_rounds,
+        c.calibration_calls
+    );
+    if let Some(why) = &f.off_reason {
+        let _ = writeln!(out, " not timed: {why}");
+        return;
+    }
+    let mut b = Builder::default();
+    b.push_record([
+        "Function", "Calls", "Timed", "Total", "Mean", "Min", "p50", "p90", "p99", "Max", "Self",
+    ]);
+    for t in &f.functions {
+        let i = &t.inclusive;
+        let calls = if t.calls_exact {
+            grouped(t.calls)
+        } else {
+            format!("~{}", grouped(t.calls))
+        };
+        let timed = t.timed_calls > 0;
+        let d = |v: f64| if timed { duration(v) } else { "-".into() };
+        b.push_record([
+            t.name.clone(),
+            calls,
+            grouped(t.timed_calls),
+            d(i.total_ns as f64),
+            d(i.mean_ns),
+            d(i.min_ns as f64),
+            d(i.p50_ns as f64),
+            d(i.p90_ns as f64),
+            d(i.p99_ns as f64),
+            d(i.max_ns as f64),
+            d(t.exclusive.total_ns as f64),
+        ]);
+    }
+    let mut table = b.build();
+    table
+        .with(Style::blank())
+        .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
+    indented(out, &table);
+    for t in &f.functions {
+        for line in function_notes(t, f) {
+            let _ = writeln!(out, " {}: {line}", t.name);
+        }
+    }
+    let p = &f.perturbation;
+    let _ = writeln!(
+        out,
+        " perturbation: {} probe hits, about {} of probe time, {:.2}% of the program's CPU time (budget {}%{})",
+        grouped(p.probe_hits),
+        duration(p.overhead_ns as f64),
+        p.percent_of_cpu,
+        f.policy.budget_percent,
+        match f.policy.mode {
+            ThrottleMode::Throttle => "",
+            ThrottleMode::ExactCounts => "; --exact-counts",
+            ThrottleMode::NoThrottle => "; --no-throttle: not applied",
+        }
+    );
+    let r = &f.records;
+    let _ = writeln!(
+        out,
+        " records: {} read from {} ring buffers, {} lost",
+        grouped(r.records),
+        r.ring_buffers,
+        grouped(r.lost)
+    );
+    if let Some(ms) = f.interval_ms {
+        if !f.intervals.is_empty() {
+            let mut b = Builder::default();
+            b.push_record(
+                std::iter::once("t (s)".to_string())
+                    .chain(f.functions.iter().map(|t| t.name.clone())),
+            );
+            for iv in &f.intervals {
+                b.push_record(
+                    std::iter::once(format!("{:.3}", iv.t_end_ns as f64 / 1e9)).chain(
+                        iv.calls.iter().zip(&iv.estimated).map(|(n, e)| {
+                            if *e {
+                                format!("~{}", grouped(*n))
+                            } else {
+                                grouped(*n)
+                            }
+                        }),
+                    ),
+                );
+            }
+            let _ = writeln!(
+                out,
+                " calls per {ms} ms interval (~: sampled, counts since the last window):"
+            );
+            let mut t = b.build();
+            t.with(Style::blank())
+                .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
+            indented(out, &t);
+        }
+    }
+}
+
+/// What the table cannot say about one function.
+fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
+    let mut notes = Vec::new();
+    let cost = duration(f.probe_cost.pair_ns);
+    if let Some(th) = &t.throttled {
+        let why = match th.reason {
+            ThrottleReason::TooShort => format!(
+                "too short to time reliably: mean {}, probe cost {cost}",
+                duration(th.mean_ns)
+            ),
+            ThrottleReason::Budget => format!(
+                "throttled to keep the probes within the {}% budget (mean {}, probe cost {cost})",
+                f.policy.budget_percent,
+                duration(th.mean_ns)
+            ),
+        };
+        let rest = match &t.estimate {
+            Some(e) => match (e.calls, e.high) {
+                (Some(calls), Some(high)) => format!(
+                    "about {} calls in all (sampled in {} windows; 95% interval {}–{})",
+                    grouped(calls as u64),
+                    e.windows,
+                    grouped(e.low as u64),
+                    grouped(high as u64)
+                ),
+                _ if e.saturated => format!(
+                    "at least {} calls in all: the sampled calls came as fast as probe hits, so the calls between them cannot be estimated",
+                    grouped(e.low as u64)
+                ),
+                _ => format!(
+                    "at least {} calls in all (the program ended before a sampling window)",
+                    grouped(e.low as u64)
+                ),
+            },
+            None => format!(
+                "{} calls in all, counted exactly by the entry probe (about {} a call)",
+                grouped(t.calls),
+                duration(f.probe_cost.entry_ns)
+            ),
+        };
+        notes.push(format!(
+            "{why}; timed the first {} calls; {rest}",
+            grouped(th.timed_calls)
+        ));
+    } else if t.too_short {
+        notes.push(format!(
+            "too short to time reliably: mean {}, probe cost {cost} (timed anyway: not throttled)",
+            duration(t.inclusive.mean_ns)
+        ));
+    }
+    if t.threads.len() > 1 {
+        let per: Vec<String> = t
+            .threads
+            .iter()
+            .map(|th| format!("{} ({})", grouped(th.calls), th.tid))
+            .collect();
+        notes.push(format!("calls per thread (tid): {}", per.join(", ")));
+    }
+    if t.processes.len() > 1
+        || t.processes.iter().any(|p| p.name.is_none()) && !t.processes.is_empty()
+    {
+        let per: Vec<String> = t
+            .processes
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {} ({})",
+                    p.name.as_deref().unwrap_or("?"),
+                    p.pid,
+                    grouped(p.calls)
+                )
+            })
+            .collect();
+        notes.push(format!("hit in processes: {}", per.join(", ")));
+    }
+    if t.unfinished > 0 {
+        notes.push(format!(
+            "{} calls never returned before the program ended",
+            t.unfinished
+        ));
+    }
+    if t.unwound > 0 {
+        notes.push(format!(
+            "{} calls were left without a return (longjmp, exception)",
+            t.unwound
+        ));
+    }
+    if t.lost_entries > 0 || t.orphan_returns > 0 {
+        notes.push(format!(
+            "{} entries lost, {} returns without an entry",
+            t.lost_entries, t.orphan_returns
+        ));
+    }
+    notes
 }

@@ -1,0 +1,221 @@
+//! What a probe hit costs on this machine, measured at start-up on a function of arum itself: the
+//! same loop of calls timed without probes, with entry and return probes recording as in the run,
+//! and with the entry probe alone. The differences per call are the costs; the recorded durations
+//! of the (nearly empty) function are the part of a hit that falls inside a measured call.
+//!
+//! Runs in `prepare`, before fork: arum is single-threaded and reads its own buffer directly.
+
+use std::ffi::CString;
+use std::os::fd::{AsFd, OwnedFd};
+
+use crate::counters::sys;
+use crate::records::pairing::{Costs, Paired, Pairing};
+use crate::records::parse::{parse, Record, SP_REGISTER};
+use crate::records::ring::Ring;
+
+use super::uprobe::{self, Probe, Site, Target, UprobePmu};
+
+/// Calls per timed round, and rounds per configuration.
+const CALLS: usize = 100;
+const ROUNDS: usize = 7;
+
+/// The function the probes are calibrated on: small, never inlined, kept by name.
+#[no_mangle]
+#[inline(never)]
+pub extern "C" fn arum_probe_calibration_target(x: u64) -> u64 {
+    std::hint::black_box(x).wrapping_add(1)
+}
+
+/// The calibrated costs, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ProbeCost {
+    /// A call with entry and return probes, over the same call without.
+    pub pair_ns: f64,
+    /// A call with only the entry probe.
+    pub entry_ns: f64,
+    /// The measured duration of the nearly empty function: probe time inside an interval.
+    pub inside_ns: f64,
+    /// Half the range of the per-round pair costs: how much the cost itself varies.
+    pub spread_ns: f64,
+    pub calls: usize,
+    pub rounds: usize,
+}
+
+impl ProbeCost {
+    pub fn pairing_costs(&self) -> Costs {
+        Costs {
+            inside: self.inside_ns.max(0.0) as u64,
+            pair: self.pair_ns.max(0.0) as u64,
+        }
+    }
+}
+
+/// Measures the costs; the reason when probes cannot be opened here. Also returns the
+/// calibration's events, still open (disabled or never hit again): see the end of the function.
+pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
+    let (path, offset) = own_site(arum_probe_calibration_target as *const () as usize)
+        .ok_or("cannot find arum's own code in /proc/self/maps")?;
+    let site = Site {
+        path: &path,
+        offset,
+    };
+    let target = Target::Task(0);
+    let bare = rounds(|| ());
+
+    let probe = |ret| Probe::Pmu { pmu, site, ret };
+    let entry = uprobe::open_sampling(probe(false), target, -1)
+        .map_err(|e| format!("cannot open a uprobe: {}", e.desc()))?;
+    let ret = uprobe::open_sampling(probe(true), target, -1)
+        .map_err(|e| format!("cannot open a uretprobe: {}", e.desc()))?;
+    // As in the run: a counting probe on the same entry shares its hits.
+    let counter = uprobe::open_counting(probe(false), target).ok();
+    let mut ring = Ring::map(entry.as_fd(), 16)
+        .map_err(|e| format!("cannot map a ring buffer: {}", e.desc()))?;
+    sys::set_output(ret.as_fd(), entry.as_fd())
+        .map_err(|e| format!("cannot share a ring buffer: {}", e.desc()))?;
+    let regs = SP_REGISTER.is_some();
+    let mut inside = Vec::new();
+    let mut buf = Vec::new();
+    let both = rounds(|| {
+        buf.clear();
+        ring.drain(&mut buf);
+        let mut pairing = Pairing::new(Costs::default(), SP_REGISTER.map_or(0, |r| r.1));
+        let (entry_id, ret_id) = (
+            sys::id(entry.as_fd()).unwrap_or(0),
+            sys::id(ret.as_fd()).unwrap_or(1),
+        );
+        parse(&buf, regs, |r| {
+            if let Record::Sample(s) = r {
+                if s.id == entry_id {
+                    pairing.enter(s.tid, (), s.time, s.sp);
+                } else if s.id == ret_id {
+                    pairing.leave(s.tid, (), s.time, s.sp, &mut |p| {
+                        if let Paired::Call { inclusive, .. } = p {
+                            inside.push(inclusive as f64);
+                        }
+                    });
+                }
+            }
+        });
+    });
+    drop(ring);
+    // The return probe is only disabled: closing a probe's last event waits for the kernel's
+    // grace periods (tens of milliseconds each), and this runs before the program starts. The
+    // events are handed back, to be closed together once the program runs.
+    let _ = sys::disable(ret.as_fd());
+    let entry_only = rounds(|| ());
+    let events: Vec<OwnedFd> = [Some(entry), Some(ret), counter]
+        .into_iter()
+        .flatten()
+        .collect();
+
+    let base = median(&bare);
+    let pair: Vec<f64> = both.iter().map(|t| t - base).collect();
+    let spread = (pair.iter().cloned().fold(f64::MIN, f64::max)
+        - pair.iter().cloned().fold(f64::MAX, f64::min))
+        / 2.0;
+    let cost = ProbeCost {
+        pair_ns: median(&pair).max(0.0),
+        entry_ns: (median(&entry_only) - base).max(0.0),
+        inside_ns: if inside.is_empty() {
+            0.0
+        } else {
+            median(&inside)
+        },
+        spread_ns: spread.max(0.0),
+        calls: CALLS,
+        rounds: ROUNDS,
+    };
+    Ok((cost, events))
+}
+
+/// This thread's CPU time: probe hits are handled on the thread that hits them, and unlike wall
+/// time it does not count the moments another task had the CPU (the machine may be busy).
+fn thread_cpu_ns() -> u64 {
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .expect("CLOCK_THREAD_CPUTIME_ID is always available on Linux");
+    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
+}
+
+/// Per-call CPU time of each round of CALLS calls; `between` runs after each round, untimed.
+fn rounds(mut between: impl FnMut()) -> Vec<f64> {
+    (0..ROUNDS)
+        .map(|_| {
+            let t = thread_cpu_ns();
+            let mut x = 0u64;
+            for _ in 0..CALLS {
+                x = arum_probe_calibration_target(std::hint::black_box(x));
+            }
+            std::hint::black_box(x);
+            let per_call = thread_cpu_ns().saturating_sub(t) as f64 / CALLS as f64;
+            between();
+            per_call
+        })
+        .collect()
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
+    }
+}
+
+/// The file and offset of the code at `address` in this process, from /proc/self/maps. The path
+/// given to the kernel is /proc/self/exe when the code is arum's own, which names the file even if
+/// it was replaced on disk since arum started.
+fn own_site(address: usize) -> Option<(CString, u64)> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let exe = std::fs::read_link("/proc/self/exe").ok();
+    for line in maps.lines() {
+        let mut f = line.split_whitespace();
+        let range = f.next()?;
+        let _perms = f.next()?;
+        let offset = u64::from_str_radix(f.next()?, 16).ok()?;
+        let (_dev, _inode) = (f.next()?, f.next()?);
+        let path = f.collect::<Vec<_>>().join(" ");
+        let (start, end) = range.split_once('-')?;
+        let (start, end) = (
+            usize::from_str_radix(start, 16).ok()?,
+            usize::from_str_radix(end, 16).ok()?,
+        );
+        if (start..end).contains(&address) {
+            let own = exe
+                .as_ref()
+                .is_some_and(|e| path.trim_end_matches(" (deleted)") == e.to_string_lossy());
+            let name = if own {
+                "/proc/self/exe".to_string()
+            } else {
+                path
+            };
+            return Some((CString::new(name).ok()?, (address - start) as u64 + offset));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn own_code_is_found_at_the_offset_holding_its_bytes() {
+        let (path, offset) = own_site(arum_probe_calibration_target as *const () as usize).unwrap();
+        assert_eq!(path.to_str().unwrap(), "/proc/self/exe");
+        let file = std::fs::read("/proc/self/exe").unwrap();
+        let at = offset as usize;
+        // SAFETY: the function's code is mapped readable and at least 4 bytes long.
+        let mem =
+            unsafe { std::slice::from_raw_parts(arum_probe_calibration_target as *const u8, 4) };
+        assert_eq!(&file[at..at + 4], mem);
+    }
+
+    #[test]
+    fn median_of_even_and_odd_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+    }
+}

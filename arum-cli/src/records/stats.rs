@@ -1,0 +1,83 @@
+//! Durations as a person reads them: count, total, mean, extremes and percentiles (hdrhistogram,
+//! 3 significant digits, from 1 ns to an hour).
+
+use hdrhistogram::Histogram;
+
+#[derive(Debug, Clone)]
+pub struct Durations {
+    pub count: u64,
+    pub total_ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    histogram: Histogram<u64>,
+}
+
+impl Default for Durations {
+    fn default() -> Self {
+        Durations {
+            count: 0,
+            total_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            histogram: Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
+                .expect("valid histogram bounds"),
+        }
+    }
+}
+
+impl Durations {
+    pub fn record(&mut self, ns: u64) {
+        self.count += 1;
+        self.total_ns = self.total_ns.saturating_add(ns);
+        self.min_ns = self.min_ns.min(ns);
+        self.max_ns = self.max_ns.max(ns);
+        self.histogram.saturating_record(ns.max(1));
+    }
+
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.total_ns as f64 / self.count as f64
+        }
+    }
+
+    /// The value at quantile `q` (0..=1); 0 when empty.
+    pub fn quantile_ns(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            0
+        } else {
+            self.histogram.value_at_quantile(q)
+        }
+    }
+
+    pub fn min(&self) -> u64 {
+        if self.count == 0 {
+            0
+        } else {
+            self.min_ns
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_of_a_known_series() {
+        let mut d = Durations::default();
+        for v in 1..=1000u64 {
+            d.record(v * 1000);
+        }
+        assert_eq!(d.count, 1000);
+        assert_eq!(d.min(), 1000);
+        assert_eq!(d.max_ns, 1_000_000);
+        assert!((d.mean_ns() - 500_500.0).abs() < 1e-6);
+        // Three significant digits.
+        let p50 = d.quantile_ns(0.5) as f64;
+        assert!((p50 - 500_000.0).abs() / 500_000.0 < 0.002, "{p50}");
+        let p99 = d.quantile_ns(0.99) as f64;
+        assert!((p99 - 990_000.0).abs() / 990_000.0 < 0.002, "{p99}");
+    }
+}

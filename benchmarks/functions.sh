@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Function timing: what a probe hit costs under arum against perf (perf probe + perf record) and
+# bpftrace, on the same helper function in the same run, and what throttling saves.
+#
+# 1. Per-hit cost: the helper calls a ~20 ns function N times and times its own loop; each tool
+#    probes its entry and return (arum with --no-throttle, so every call is timed). The cost of a
+#    hit is (loop time probed - loop time bare) / 2N. Tools take turns in rounds; medians.
+#    Target: arum's cost at most perf's (ratio <= 1).
+# 2. Throttling: 10 million calls of the same function with arum's default policy against the
+#    bare loop (target: at most 5% slower), and the count arum reports.
+#
+# Usage: benchmarks/functions.sh [N] [ROUNDS]   (ARUM=path/to/arum to pick a build; default release)
+# Needs root (uprobes), perf (linux-perf, from scripts/deps.sh) and bpftrace (installed here from
+# Debian's packages when missing: it pulls in LLVM, which the tests do not need).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+n=${1:-200000}
+rounds=${2:-5}
+arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
+[ -x "$arum" ] || cargo build --release -q -p arum-cli
+if ! command -v bpftrace >/dev/null; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  echo "installing bpftrace" >&2
+  $sudo apt-get install -y -qq bpftrace >/dev/null
+fi
+for tool in perf bpftrace cc; do
+  command -v $tool >/dev/null || { echo "$tool is missing: run scripts/deps.sh" >&2; exit 1; }
+done
+tmp=$(mktemp -d)
+group=arumbench$$
+cleanup() {
+  perf probe -q -d "$group:*" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+cc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Itests/native -pthread \
+  -o "$tmp/fcalls" tests/native/fcalls.c tests/native/fcalls_lib.c
+exe=$tmp/fcalls
+perf probe -q -x "$exe" -a "$group:entry=tiny"
+perf probe -q -x "$exe" -a "$group:ret=tiny%return"
+
+# The helper's own loop time, in seconds, under each tool.
+loop() {
+  local out
+  case $1 in
+    bare) out=$("$exe" tiny "$2") ;;
+    arum) out=$("$arum" -o /dev/null --no-throttle -F tiny -- "$exe" tiny "$2") ;;
+    perf) out=$(perf record -q -o "$tmp/perf.data" -e "$group:entry" -e "$group:ret__return" -- "$exe" tiny "$2" 2>/dev/null) ;;
+    bpftrace) out=$(bpftrace -q -e "uprobe:$exe:tiny { @entries = count(); } uretprobe:$exe:tiny { @returns = count(); }" -c "$exe tiny $2" 2>/dev/null) ;;
+    throttled) out=$("$arum" -o "$tmp/throttled.txt" -F tiny -- "$exe" tiny "$2") ;;
+  esac
+  awk '$1 == "seconds" { print $2 }' <<<"$out"
+}
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+tools=(bare arum perf bpftrace)
+declare -A times
+for ((r = 0; r < rounds; r++)); do
+  for t in "${tools[@]}"; do times[$t]+="$(loop "$t" "$n") "; done
+done
+declare -A med hit
+for t in "${tools[@]}"; do med[$t]=$(tr ' ' '\n' <<<"${times[$t]}" | grep . | median); done
+echo "Per-hit cost of entry + return probes on a ~20 ns function, $n calls, median of $rounds rounds:"
+printf "  %-9s %10s %12s\n" tool "loop (s)" "per hit (us)"
+for t in "${tools[@]}"; do
+  if [ "$t" = bare ]; then hit[$t]=0; else hit[$t]=$(awk -v p="${med[$t]}" -v b="${med[bare]}" -v n="$n" 'BEGIN { printf "%.3f", (p - b) / (2 * n) * 1e6 }'); fi
+  printf "  %-9s %10s %12s\n" "$t" "${med[$t]}" "${hit[$t]}"
+done
+awk -v a="${hit[arum]}" -v p="${hit[perf]}" -v b="${hit[bpftrace]}" 'BEGIN {
+  printf "  ratio arum / perf probe + perf record: %.2f (target <= 1)\n", a / p
+  printf "  ratio arum / bpftrace:                 %.2f\n", a / b }'
+
+big=10000000
+declare -a bare_t thr_t
+for ((r = 0; r < 3; r++)); do
+  bare_t+=("$(loop bare $big)")
+  thr_t+=("$(loop throttled $big)")
+done
+b=$(printf '%s\n' "${bare_t[@]}" | median)
+t=$(printf '%s\n' "${thr_t[@]}" | median)
+echo "Throttling: $big calls of the same function, arum's default policy, median of 3:"
+awk -v b="$b" -v t="$t" 'BEGIN { printf "  bare loop %.4f s, under arum -F tiny %.4f s: ratio %.3f (target <= 1.05)\n", b, t, t / b }'
+grep -E "^ tiny:|perturbation" "$tmp/throttled.txt" | sed 's/^/  /'

@@ -1,0 +1,2 @@
+/* The shared library of the function-timing helper. */
+int lib_work(int x);
