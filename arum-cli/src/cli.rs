@@ -217,6 +217,21 @@ pub struct RunArgs {
     #[arg(short = 'F', long = "functions", value_name = "LIST")]
     pub functions: Vec<String>,
 
+    /// Count and time the system calls of the tree (kernel tracepoints): per call and per
+    /// category, calls, errors by errno, durations, bytes. LIST: categories (process, network,
+    /// file, memory, all) and call names, comma-separated; all when none is given.
+    #[arg(long, value_name = "LIST", num_args = 0..=1, require_equals = true, default_missing_value = "all")]
+    pub syscalls: Option<String>,
+
+    /// With --syscalls: a task begins at this probe (a system call such as accept4); the report's
+    /// task views list the probes nested in each task.
+    #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_end"])]
+    pub task_begin: Option<String>,
+
+    /// With --syscalls: a task ends at this probe (a system call such as close).
+    #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_begin"])]
+    pub task_end: Option<String>,
+
     /// Read function names from FILE, one or more per line (`#` starts a comment).
     #[arg(long, value_name = "FILE")]
     pub functions_file: Option<PathBuf>,

@@ -14,6 +14,7 @@ use crate::launch;
 use crate::noise::Noise;
 use crate::report::model::{Report, SelfTiming};
 use crate::settings::Settings;
+use crate::syscalls::Syscalls;
 use crate::system;
 use crate::tasks::Tasks;
 use crate::tree;
@@ -38,6 +39,9 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     }
     if let Some(cpus) = &s.noise_probe {
         all.push(Box::new(Noise::new(cpus)));
+    }
+    if let Some(sc) = &s.syscalls {
+        all.push(Box::new(Syscalls::new(sc)));
     }
     if let Some(t) = &s.tasks {
         all.push(Box::new(Tasks::new(t)));

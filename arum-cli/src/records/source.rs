@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::parse::{parse, Record, Sample};
+use super::parse::{parse, Layout, Record, Sample};
 use super::ring::Ring;
 
 /// How far behind the drain's start samples are held back: far longer than a record takes to
@@ -16,7 +16,7 @@ pub const HOLD_BACK: Duration = Duration::from_millis(1);
 
 pub struct RecordSource {
     rings: Vec<Ring>,
-    regs_user: bool,
+    layout: Layout,
     scratch: Vec<u8>,
     pending: Vec<Sample>,
     /// Bytes read so far (for the report's reader statistics).
@@ -24,11 +24,11 @@ pub struct RecordSource {
 }
 
 impl RecordSource {
-    /// `regs_user`: the samples carry the stack pointer.
-    pub fn new(rings: Vec<Ring>, regs_user: bool) -> RecordSource {
+    /// `layout`: what the samples carry (a `bool`: the stack pointer).
+    pub fn new(rings: Vec<Ring>, layout: impl Into<Layout>) -> RecordSource {
         RecordSource {
             rings,
-            regs_user,
+            layout: layout.into(),
             scratch: Vec::with_capacity(1 << 16),
             pending: Vec::new(),
             bytes: 0,
@@ -44,7 +44,7 @@ impl RecordSource {
             self.scratch.clear();
             self.bytes += ring.drain(&mut self.scratch) as u64;
             let pending = &mut self.pending;
-            parse(&self.scratch, self.regs_user, |r| match r {
+            parse(&self.scratch, self.layout, |r| match r {
                 Record::Sample(s) => pending.push(s),
                 other => notice(other),
             });
@@ -87,6 +87,7 @@ mod tests {
             time,
             cpu: 0,
             sp: 0,
+            raw: [0; 2],
         }
     }
 

@@ -1,0 +1,53 @@
+//! One completed probe interval, as every probing facility hands it to the views (`views`): the
+//! compact record of ALMT's probe points (time, process, thread, probe) with its duration and the
+//! values the probe saw.
+
+use serde::{Deserialize, Serialize};
+
+/// A paired entry and exit of one probe in one thread. Times in ns of CLOCK_MONOTONIC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeEvent {
+    /// Index of the probe's name in the journal's list.
+    pub probe: u32,
+    pub pid: u32,
+    pub tid: u32,
+    pub start: u64,
+    pub duration: u64,
+    /// The first argument (a system call's), 0 when not recorded.
+    pub arg: u64,
+    /// The return value (a system call's), 0 when not recorded.
+    pub ret: i64,
+}
+
+/// The events of a run and the names of their probes.
+#[derive(Debug, Clone, Default)]
+pub struct Journal {
+    pub names: Vec<String>,
+    pub events: Vec<ProbeEvent>,
+    /// Events not kept because the journal was full (see [`Journal::LIMIT`]).
+    pub dropped: u64,
+}
+
+impl Journal {
+    /// Events kept at most (48 bytes each: 8 M events are 384 MiB).
+    pub const LIMIT: usize = 8 << 20;
+
+    /// The index of probe `name`, added on first use.
+    pub fn probe(&mut self, name: &str) -> u32 {
+        match self.names.iter().position(|n| n == name) {
+            Some(i) => i as u32,
+            None => {
+                self.names.push(name.to_string());
+                (self.names.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn push(&mut self, e: ProbeEvent) {
+        if self.events.len() < Self::LIMIT {
+            self.events.push(e);
+        } else {
+            self.dropped += 1;
+        }
+    }
+}
