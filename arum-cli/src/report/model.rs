@@ -923,8 +923,8 @@ pub struct SyscallsReport {
     pub records: u64,
     pub lost: u64,
     pub orphan_exits: u64,
-    /// Calls entered and never left before the end (exit_group, calls cut by the end).
-    pub unfinished: Vec<String>,
+    /// Calls entered and never left before the end (calls cut by the end of the run).
+    pub unfinished: Vec<CallCount>,
     /// Measured cost of one traced call (enter + exit records) on this machine, and the estimate
     /// of what tracing added to the program: calls × that cost.
     pub probe_cost_ns: Option<f64>,
@@ -952,6 +952,12 @@ pub struct SyscallStats {
     pub max_ns: u64,
     /// Bytes moved (the sum of non-negative return values), for the read/write/send/recv families.
     pub bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CallCount {
+    pub name: String,
+    pub count: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]

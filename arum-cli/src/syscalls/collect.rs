@@ -42,8 +42,8 @@ pub struct Collector {
     pub lost: u64,
     /// Exits without a recorded entry (the exec that started the program, lost records).
     pub orphans: u64,
-    /// Entries without an exit at the end (exit_group, calls cut by the end).
-    pub unfinished: Vec<String>,
+    /// Entries without an exit at the end, per call (calls cut by the end of the run).
+    pub unfinished: BTreeMap<String, u64>,
 }
 
 /// A return value in -4095..=-1 is an errno (the kernel's convention for every call).
@@ -66,7 +66,7 @@ impl Collector {
             records: 0,
             lost: 0,
             orphans: 0,
-            unfinished: Vec::new(),
+            unfinished: BTreeMap::new(),
         }
     }
 
@@ -89,12 +89,9 @@ impl Collector {
         }
         self.batch = batch;
         if last {
-            self.unfinished = self
-                .pairing
-                .open_frames()
-                .into_iter()
-                .map(|(nr, _, _)| select::name(nr))
-                .collect();
+            for (nr, _, _) in self.pairing.open_frames() {
+                *self.unfinished.entry(select::name(nr)).or_default() += 1;
+            }
         }
     }
 
@@ -105,9 +102,12 @@ impl Collector {
         self.records += 1;
         let nr = s.raw[0];
         let (probe, bytes, no_return) = self.probe(nr);
-        if enter && no_return {
-            // Its exit never comes (exit_group) or comes as the interrupted call's (rt_sigreturn).
-            self.stats.entry(nr).or_default().durations.record(0);
+        if no_return {
+            // Its exit never comes (exit_group), or comes without meaning (rt_sigreturn's carries
+            // the interrupted call's state).
+            if enter {
+                self.stats.entry(nr).or_default().durations.record(0);
+            }
             return;
         }
         if enter {

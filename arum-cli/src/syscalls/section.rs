@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use nix::errno::Errno;
 
 use crate::records::stats::Durations;
-use crate::report::model::{ErrnoCount, SyscallStats, SyscallsReport};
+use crate::report::model::{CallCount, ErrnoCount, SyscallStats, SyscallsReport};
 
 use super::collect::{CallStats, Collector};
 use super::select;
@@ -71,7 +71,14 @@ pub fn fill(report: &mut SyscallsReport, c: &Collector) {
     report.records = c.records;
     report.lost = c.lost;
     report.orphan_exits = c.orphans;
-    report.unfinished = c.unfinished.clone();
+    report.unfinished = c
+        .unfinished
+        .iter()
+        .map(|(name, &count)| CallCount {
+            name: name.clone(),
+            count,
+        })
+        .collect();
 }
 
 fn merge(into: &mut Durations, from: &Durations) {

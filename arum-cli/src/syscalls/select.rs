@@ -54,8 +54,9 @@ const RETURNS_FD: &[&str] = &[
     "epoll_create", "epoll_create1", "memfd_create", "eventfd2", "timerfd_create",
 ];
 
-/// Calls that do not return to their caller: counted at entry, with no duration.
-const NO_RETURN: &[&str] = &["exit", "exit_group", "rt_sigreturn"];
+/// Calls that do not return to their caller: counted at entry, with no duration. `uretprobe` is
+/// the kernel's own return-probe trampoline (function timing's return probes) on x86-64.
+const NO_RETURN: &[&str] = &["exit", "exit_group", "rt_sigreturn", "uretprobe"];
 
 /// Whether `name` never returns to its caller (its sys_exit never comes, or comes as another's).
 pub fn no_return(name: &str) -> bool {

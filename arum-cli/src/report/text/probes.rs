@@ -79,7 +79,7 @@ pub fn syscalls(out: &mut String, s: &SyscallsReport) {
         grouped(s.records),
         grouped(s.lost),
         grouped(s.orphan_exits),
-        s.unfinished.len()
+        s.unfinished.iter().map(|c| c.count).sum::<u64>()
     );
     if let (Some(cost), Some(total)) = (s.probe_cost_ns, s.overhead_ns) {
         let _ = writeln!(
