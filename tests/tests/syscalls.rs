@@ -10,33 +10,11 @@ mod common;
 use std::collections::HashMap;
 use std::process::Command;
 
-use common::{arum, helper, run_json, temp_dir, u64_at};
+use common::{arum, helper, run_json, temp_dir, tracing_allowed, u64_at};
 use serde_json::Value;
 
 const N: u64 = 300;
 const K: u64 = 4096;
-
-/// Whether the kernel lets this test trace system calls; says why not.
-fn tracing_allowed() -> bool {
-    let cap = |c| caps::has_cap(None, caps::CapSet::Effective, c).unwrap_or(false);
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .ok()
-        .and_then(|s| s.trim().parse::<i32>().ok());
-    let allowed = cap(caps::Capability::CAP_PERFMON)
-        || cap(caps::Capability::CAP_SYS_ADMIN)
-        || paranoid == Some(-1);
-    let events = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-        .iter()
-        .any(|d| std::path::Path::new(d).join("events/raw_syscalls").exists());
-    // Without tracefs mounted arum mounts it itself (as root): allowed covers that.
-    if !(allowed && (events || cap(caps::Capability::CAP_SYS_ADMIN))) {
-        eprintln!(
-            "system call tracing is not allowed here (capabilities, paranoid {paranoid:?}, tracepoints {events}): only the fallback is checked"
-        );
-        return false;
-    }
-    true
-}
 
 fn call<'a>(json: &'a Value, name: &str) -> &'a Value {
     json["syscalls"]["calls"]
@@ -95,11 +73,20 @@ fn counts_bytes_and_errno_match_the_helper_and_strace() {
     let mut args = vec!["--syscalls", "--"];
     args.extend(argv);
     let (out, json) = run_json(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s = &json["syscalls"];
     if !tracing_allowed() {
-        assert!(s["off_reason"].as_str().is_some_and(|w| !w.is_empty()), "{s}");
-        assert!(json["warnings"].to_string().contains("system call tracing is off"));
+        assert!(
+            s["off_reason"].as_str().is_some_and(|w| !w.is_empty()),
+            "{s}"
+        );
+        assert!(json["warnings"]
+            .to_string()
+            .contains("system call tracing is off"));
         return;
     }
     assert_eq!(s["off_reason"], Value::Null, "{s}");
@@ -123,7 +110,11 @@ fn counts_bytes_and_errno_match_the_helper_and_strace() {
     assert_eq!(call(&json, "openat")["category"], "file");
     // Durations are real: the mean is within min..max, p50 <= p99 <= max.
     for c in [write, read, openat] {
-        let (p50, p99, max) = (u64_at(c, "/p50_ns"), u64_at(c, "/p99_ns"), u64_at(c, "/max_ns"));
+        let (p50, p99, max) = (
+            u64_at(c, "/p50_ns"),
+            u64_at(c, "/p99_ns"),
+            u64_at(c, "/max_ns"),
+        );
         assert!(p50 > 0 && p50 <= p99 && p99 <= max + max / 500, "{c}");
     }
     // The categories sum their calls.
@@ -184,11 +175,19 @@ fn a_subset_is_filtered_in_the_kernel() {
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert!(names.iter().all(|n| ["write", "openat"].contains(n)), "{names:?}");
+    assert!(
+        names.iter().all(|n| ["write", "openat"].contains(n)),
+        "{names:?}"
+    );
     assert_eq!(u64_at(call(&json, "write"), "/calls"), 50);
     assert!(s["filter"].as_str().unwrap().contains("||"), "{s}");
     // Only the selected calls wrote records: two per call.
-    let calls: u64 = s["calls"].as_array().unwrap().iter().map(|c| u64_at(c, "/calls")).sum();
+    let calls: u64 = s["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| u64_at(c, "/calls"))
+        .sum();
     assert!(u64_at(s, "/records") <= 2 * calls + 2, "{s}");
 }
 
@@ -222,7 +221,10 @@ fn tasks_between_probes_nest_the_calls_on_their_descriptor() {
         .map(|n| n["share_pct"].as_f64().unwrap())
         .sum::<f64>()
         + t["unaccounted_pct"].as_f64().unwrap();
-    assert!(u64_at(t, "/tasks") == 0 || (shares - 100.0).abs() < 1e-6, "{t}");
+    assert!(
+        u64_at(t, "/tasks") == 0 || (shares - 100.0).abs() < 1e-6,
+        "{t}"
+    );
 }
 
 #[test]
@@ -233,5 +235,8 @@ fn a_bad_selection_is_one_line_and_a_usage_error() {
         .expect("arum runs");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("\"files\"") && err.lines().count() <= 2, "{err}");
+    assert!(
+        err.contains("\"files\"") && err.lines().count() <= 2,
+        "{err}"
+    );
 }

@@ -97,7 +97,8 @@ impl Facility for Syscalls<'_> {
 
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
         if let Some(why) = &self.off {
-            run.warnings.add(format!("system call tracing is off: {why}"));
+            run.warnings
+                .add(format!("system call tracing is off: {why}"));
             return Ok(());
         }
         let Some(ids) = &self.ids else { return Ok(()) };
@@ -109,11 +110,11 @@ impl Facility for Syscalls<'_> {
         }
         let cpus = crate::system::cpulist::online().unwrap_or_else(|| vec![0]);
         let filter = self.settings.selection.filter();
-        let mut events = match tracepoints::open(ids, run.pid.as_raw(), &cpus, filter.as_deref())
-        {
+        let mut events = match tracepoints::open(ids, run.pid.as_raw(), &cpus, filter.as_deref()) {
             Ok(e) => e,
             Err(why) => {
-                run.warnings.add(format!("system call tracing is off: {why}"));
+                run.warnings
+                    .add(format!("system call tracing is off: {why}"));
                 self.off = Some(why);
                 return Ok(());
             }

@@ -142,21 +142,18 @@ pub fn open(ids: &Ids, pid: i32, cpus: &[u32], filter: Option<&str>) -> Result<E
                 None,
             )
         };
-        let enter = open(ids.enter, true).map_err(fail(format!(
-            "opening raw_syscalls:sys_enter on CPU {cpu}"
-        )))?;
-        let exit = open(ids.exit, false).map_err(fail(format!(
-            "opening raw_syscalls:sys_exit on CPU {cpu}"
-        )))?;
+        let enter = open(ids.enter, true)
+            .map_err(fail(format!("opening raw_syscalls:sys_enter on CPU {cpu}")))?;
+        let exit = open(ids.exit, false)
+            .map_err(fail(format!("opening raw_syscalls:sys_exit on CPU {cpu}")))?;
         if let Some(f) = &filter {
             for fd in [&enter, &exit] {
                 sys::set_filter(fd.as_fd(), f)
                     .map_err(fail("setting the tracepoint filter".into()))?;
             }
         }
-        let ring = map_ring(&enter, pages).map_err(fail(format!(
-            "mapping the ring buffer of CPU {cpu}"
-        )))?;
+        let ring = map_ring(&enter, pages)
+            .map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
         sys::set_output(exit.as_fd(), enter.as_fd())
             .map_err(fail("sending sys_exit records to the ring buffer".into()))?;
         for (fd, is_enter) in [(&enter, true), (&exit, false)] {
@@ -218,7 +215,8 @@ pub fn calibrate(ids: &Ids) -> Result<f64, String> {
     };
     let enter = open(ids.enter, false)?;
     let exit = open(ids.exit, false)?;
-    let _ring = map_ring(&enter, 256).map_err(|e| format!("mapping a ring buffer: {}", e.desc()))?;
+    let _ring =
+        map_ring(&enter, 256).map_err(|e| format!("mapping a ring buffer: {}", e.desc()))?;
     sys::set_output(exit.as_fd(), enter.as_fd()).map_err(|e| e.desc().to_string())?;
     let traced = round();
     Ok((traced - bare).max(0.0))

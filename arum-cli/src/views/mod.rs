@@ -9,8 +9,8 @@ mod tasks;
 use std::collections::HashMap;
 
 use crate::records::event::Journal;
-use crate::report::model::{SpanSummary, ViewsReport};
 use crate::records::stats::Durations;
+use crate::report::model::{SpanSummary, ViewsReport};
 
 /// `--task-begin` / `--task-end`: the probes (by name) that delimit a task.
 #[derive(Debug, Clone, PartialEq, Eq)]

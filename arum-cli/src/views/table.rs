@@ -55,7 +55,15 @@ mod tests {
         let rows = build(&j.events, &j.names, &HashMap::new(), Some(2e9));
         let r: Vec<_> = rows
             .iter()
-            .map(|r| (r.pid, r.probe.as_str(), r.calls, r.elapsed_us, r.elapsed_cycles))
+            .map(|r| {
+                (
+                    r.pid,
+                    r.probe.as_str(),
+                    r.calls,
+                    r.elapsed_us,
+                    r.elapsed_cycles,
+                )
+            })
             .collect();
         assert_eq!(
             r,

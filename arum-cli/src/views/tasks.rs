@@ -103,8 +103,11 @@ pub fn build(events: &[ProbeEvent], probes: &[String], t: &TaskProbes) -> TasksV
             share_pct: d.total_ns as f64 * 100.0 / total,
         })
         .collect();
-    view.nested
-        .sort_by(|a, b| b.share_pct.total_cmp(&a.share_pct).then(a.probe.cmp(&b.probe)));
+    view.nested.sort_by(|a, b| {
+        b.share_pct
+            .total_cmp(&a.share_pct)
+            .then(a.probe.cmp(&b.probe))
+    });
     let in_nested: f64 = view.nested.iter().map(|n| n.share_pct).sum();
     view.unaccounted_pct = if done.is_empty() {
         0.0
@@ -181,7 +184,11 @@ mod tests {
         let shares: f64 = v.nested.iter().map(|n| n.share_pct).sum();
         assert!((shares + v.unaccounted_pct - 100.0).abs() < 1e-9);
         assert_eq!(
-            v.slowest[1].nested.iter().map(|n| n.offset_ns).collect::<Vec<_>>(),
+            v.slowest[1]
+                .nested
+                .iter()
+                .map(|n| n.offset_ns)
+                .collect::<Vec<_>>(),
             [40, 100]
         );
     }

@@ -61,11 +61,7 @@ pub fn syscalls(out: &mut String, s: &SyscallsReport) {
     }
     stats_table(out, "Category", &s.categories);
     let _ = writeln!(out);
-    stats_table(
-        out,
-        "Call",
-        &s.calls[..s.calls.len().min(CALLS_SHOWN)],
-    );
+    stats_table(out, "Call", &s.calls[..s.calls.len().min(CALLS_SHOWN)]);
     if s.calls.len() > CALLS_SHOWN {
         let _ = writeln!(
             out,
@@ -175,7 +171,14 @@ fn tasks(out: &mut String, t: &TasksView) {
         duration(d.max_ns as f64)
     );
     let mut b = Builder::default();
-    b.push_record(["Nested probe", "Tasks", "Calls/task", "Mean", "p99", "Share"]);
+    b.push_record([
+        "Nested probe",
+        "Tasks",
+        "Calls/task",
+        "Mean",
+        "p99",
+        "Share",
+    ]);
     for n in &t.nested {
         b.push_record([
             n.probe.clone(),
