@@ -241,6 +241,13 @@ fn nginx_under_wrk_matches_the_completed_requests() {
                 .find(|x| x["name"] == "ngx_http_process_request")
                 .expect("ngx_http_process_request was probed");
             assert!(u64_at(timed, "/calls") > 0, "{timed}");
+            // Its timed calls are probe events of the views too.
+            let row = json["views"]["table"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["probe"] == "ngx_http_process_request");
+            assert!(row.is_some_and(|r| u64_at(r, "/calls") > 0), "{}", json["views"]["table"]);
         } else {
             eprintln!("function timing is off: {}", f["off_reason"]);
         }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::counters::sys;
 use crate::launch::monotonic;
+use crate::records::event::{Journal, ProbeEvent};
 use crate::records::pairing::{Paired, Pairing};
 use crate::records::parse::{Record, Sample, SP_REGISTER};
 use crate::records::source::{RecordSource, HOLD_BACK};
@@ -134,6 +135,8 @@ pub struct Live {
     pub lost: u64,
     pub records: u64,
     pub names: HashMap<u32, String>,
+    /// Every timed call, when the views want them (`--syscalls`): probe `i` is function `i`.
+    pub journal: Option<Journal>,
     budget_mark: Option<(u64, Vec<u64>)>,
     batch: Vec<Sample>,
     pub sideband_open: usize,
@@ -194,6 +197,7 @@ impl Live {
             // Before exec: nothing counted, no CPU time yet.
             budget_mark: Some((0, vec![0; n])),
             batch: Vec::new(),
+            journal: None,
             sideband_open: opened.sideband.len(),
             ended_ns: 0,
             ended_axis: 0,
@@ -283,15 +287,29 @@ impl Live {
                     return;
                 }
                 let state = &mut self.state;
+                let journal = &mut self.journal;
                 self.pairing
                     .leave(s.tid, f, s.time, s.sp, &mut |p| match p {
                         Paired::Call {
                             key,
                             tid,
+                            start,
                             inclusive,
                             exclusive,
                             ..
                         } => {
+                            if let Some(j) = journal {
+                                j.push(ProbeEvent {
+                                    probe: key as u32,
+                                    pid: s.pid,
+                                    tid,
+                                    start,
+                                    duration: inclusive,
+                                    arg: 0,
+                                    ret: 0,
+                                    syscall: false,
+                                });
+                            }
                             let st = &mut state[key];
                             st.inclusive.record(inclusive);
                             st.exclusive.record(exclusive);

@@ -1022,8 +1022,9 @@ pub struct TasksView {
     /// Tasks begun and never ended.
     pub open: u64,
     pub duration: SpanSummary,
-    /// Per nested probe, aggregated over tasks; `share_pct` is the percentage view: its part of
-    /// the tasks' total time.
+    /// Per nested probe, aggregated over tasks; `share_pct` is the percentage view: the part of
+    /// the tasks' total time in its calls made directly by the task (a call inside another
+    /// nested call counts in that call's share).
     pub nested: Vec<NestedProbe>,
     /// Time of the tasks in no nested probe, as a share of their total time.
     pub unaccounted_pct: f64,

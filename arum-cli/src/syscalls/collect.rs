@@ -146,6 +146,7 @@ impl Collector {
             duration,
             arg: self.args.remove(&s.tid).unwrap_or(0),
             ret,
+            syscall: true,
         });
     }
 }

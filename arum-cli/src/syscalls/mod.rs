@@ -25,6 +25,7 @@ use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
 use crate::periodic::{Cadence, FirstTick, Sampler};
+use crate::records::event::SharedJournal;
 use crate::report::model::{Report, SyscallsReport};
 use crate::system::perms::Permissions;
 use crate::views::TaskProbes;
@@ -63,11 +64,15 @@ pub struct Syscalls<'s> {
     events: Option<Events>,
     reader: Option<Sampler<Collector>>,
     collector: Option<Collector>,
+    /// Other probes' events (function timing), added to the views.
+    others: SharedJournal,
 }
 
 impl<'s> Syscalls<'s> {
-    pub fn new(settings: &'s Settings) -> Self {
+    /// `others`: the journal other probing facilities add their events to by `stop`.
+    pub fn new(settings: &'s Settings, others: SharedJournal) -> Self {
         Syscalls {
+            others,
             settings,
             ids: None,
             cost_ns: None,
@@ -179,10 +184,17 @@ impl Facility for Syscalls<'_> {
             probe_cost_ns: self.cost_ns,
             ..SyscallsReport::default()
         };
-        if let Some(c) = &self.collector {
-            section::fill(&mut section, c);
+        if let Some(mut c) = self.collector {
+            section::fill(&mut section, &c);
             let calls: u64 = section.calls.iter().map(|s| s.calls).sum();
             section.overhead_ns = self.cost_ns.map(|ns| (ns * calls as f64) as u64);
+            let others = std::mem::take(
+                &mut *self
+                    .others
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner),
+            );
+            c.journal.append(others);
             report.views = Some(crate::views::build(
                 &c.journal,
                 &c.names,

@@ -74,6 +74,7 @@ pub(crate) mod testing {
                 duration,
                 arg,
                 ret,
+                syscall: true,
             });
         }
         j

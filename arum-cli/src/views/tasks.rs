@@ -5,7 +5,9 @@
 //! ends with the end call on that descriptor (close), and the calls nested in it are those whose
 //! first argument is that descriptor — on a server multiplexing connections in one thread, the
 //! calls of one connection. Any other begin probe starts a task in its thread, ended by the next
-//! end probe in that thread, with every probe of the thread in between nested.
+//! end probe in that thread, with every probe of the thread in between nested. The same probe as
+//! begin and end (a function such as ngx_http_process_request) makes each of its calls a task,
+//! with the probes its thread hit during the call nested.
 
 use std::collections::HashMap;
 
@@ -40,9 +42,14 @@ pub fn build(events: &[ProbeEvent], probes: &[String], t: &TaskProbes) -> TasksV
     let (Some(begin), Some(end)) = (index(&t.begin), index(&t.end)) else {
         return view;
     };
-    // Open tasks by (pid, descriptor or tid).
     let mut open: HashMap<(u32, u64), Task> = HashMap::new();
     let mut done: Vec<Task> = Vec::new();
+    if begin == end {
+        view.keyed_by = "call".into();
+        done = calls(events, begin);
+        return summarise(view, done, probes, 0);
+    }
+    // Open tasks by (pid, descriptor or tid).
     for e in events {
         let key = |v: u64| (e.pid, v);
         if e.probe == begin && (!by_fd || e.ret >= 0) {
@@ -65,19 +72,52 @@ pub fn build(events: &[ProbeEvent], probes: &[String], t: &TaskProbes) -> TasksV
                 task.end = e.start + e.duration;
                 done.push(task);
             }
-        } else {
+        } else if e.syscall || !by_fd {
             let k = key(if by_fd { e.arg } else { e.tid as u64 });
             if let Some(task) = open.get_mut(&k) {
                 task.nested.push(*e);
             }
         }
     }
-    view.open = open.len() as u64;
+    let still_open = open.len() as u64;
+    summarise(view, done, probes, still_open)
+}
+
+/// Every call of `probe` as a task, with what its thread did during it.
+fn calls(events: &[ProbeEvent], probe: u32) -> Vec<Task> {
+    let mut done = Vec::new();
+    for (i, e) in events.iter().enumerate().filter(|(_, e)| e.probe == probe) {
+        let end = e.start + e.duration;
+        let nested = events[i + 1..]
+            .iter()
+            .take_while(|n| n.start < end)
+            .filter(|n| n.tid == e.tid && n.start + n.duration <= end)
+            .copied()
+            .collect();
+        done.push(Task {
+            pid: e.pid,
+            tid: e.tid,
+            fd: None,
+            start: e.start,
+            end,
+            nested,
+        });
+    }
+    done
+}
+
+/// The aggregates and the slowest tasks of `done`.
+fn summarise(mut view: TasksView, mut done: Vec<Task>, probes: &[String], open: u64) -> TasksView {
+    view.open = open;
     let mut durations = Durations::default();
     let mut nested: Vec<(u64, Durations)> = vec![(0, Durations::default()); probes.len()];
+    // Time in direct children of the task, per probe: a call inside another nested call (writev
+    // inside ngx_http_output_filter) is part of that call's share, not counted twice.
+    let mut direct = vec![0u64; probes.len()];
     for task in &done {
         durations.record(task.end - task.start);
         let mut seen = vec![false; probes.len()];
+        let mut open_until: HashMap<u32, u64> = HashMap::new();
         for n in &task.nested {
             let p = n.probe as usize;
             if !seen[p] {
@@ -85,6 +125,11 @@ pub fn build(events: &[ProbeEvent], probes: &[String], t: &TaskProbes) -> TasksV
                 nested[p].0 += 1;
             }
             nested[p].1.record(n.duration);
+            let until = open_until.entry(n.tid).or_default();
+            if n.start >= *until {
+                direct[p] += n.duration;
+                *until = n.start + n.duration;
+            }
         }
     }
     view.tasks = done.len() as u64;
@@ -100,7 +145,7 @@ pub fn build(events: &[ProbeEvent], probes: &[String], t: &TaskProbes) -> TasksV
             calls: d.count,
             calls_per_task: d.count as f64 / done.len() as f64,
             duration: summary(d),
-            share_pct: d.total_ns as f64 * 100.0 / total,
+            share_pct: direct[i] as f64 * 100.0 / total,
         })
         .collect();
     view.nested.sort_by(|a, b| {
@@ -213,5 +258,34 @@ mod tests {
         // Unknown probes: no task, no panic.
         let none = build(&j.events, &j.names, &probes("accept4", "close"));
         assert_eq!(none.tasks, 0);
+    }
+
+    #[test]
+    fn one_probe_as_begin_and_end_makes_each_call_a_task() {
+        // handle (a function) on thread 1: 0..100 with a read and a function inside; a read on
+        // thread 2 at the same time is not its.
+        let mut j = journal(
+            &["handle", "read", "parse"],
+            &[
+                (0, 1, 1, 0, 100, 0, 0),
+                (1, 1, 1, 10, 20, 3, 5),
+                (1, 1, 2, 15, 20, 3, 5),
+                (2, 1, 1, 40, 30, 0, 0),
+                (0, 1, 1, 200, 50, 0, 0),
+            ],
+        );
+        for e in &mut j.events {
+            e.syscall = e.probe == 1;
+        }
+        let v = build(&j.events, &j.names, &probes("handle", "handle"));
+        assert_eq!((v.keyed_by.as_str(), v.tasks, v.open), ("call", 2, 0));
+        assert_eq!(v.duration.total_ns, 150);
+        let shares: Vec<(&str, u64)> = v
+            .nested
+            .iter()
+            .map(|n| (n.probe.as_str(), n.calls))
+            .collect();
+        assert_eq!(shares, [("parse", 1), ("read", 1)]);
+        assert!((v.unaccounted_pct - 100.0 * (150.0 - 50.0) / 150.0).abs() < 1e-9);
     }
 }
