@@ -247,7 +247,11 @@ fn nginx_under_wrk_matches_the_completed_requests() {
                 .unwrap()
                 .iter()
                 .find(|r| r["probe"] == "ngx_http_process_request");
-            assert!(row.is_some_and(|r| u64_at(r, "/calls") > 0), "{}", json["views"]["table"]);
+            assert!(
+                row.is_some_and(|r| u64_at(r, "/calls") > 0),
+                "{}",
+                json["views"]["table"]
+            );
         } else {
             eprintln!("function timing is off: {}", f["off_reason"]);
         }
