@@ -240,3 +240,43 @@ fn a_bad_selection_is_one_line_and_a_usage_error() {
         "{err}"
     );
 }
+
+#[test]
+fn without_the_capabilities_the_program_runs_and_the_report_says_why() {
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok());
+    // SAFETY: geteuid has no preconditions and no memory effects.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root || paranoid == Some(-1) || !std::path::Path::new("/usr/bin/setpriv").exists() {
+        eprintln!(
+            "dropping CAP_PERFMON and CAP_SYS_ADMIN needs root, setpriv and perf_event_paranoid > -1 (it is {paranoid:?}): the other tests check this machine's own case"
+        );
+        return;
+    }
+    let dir = temp_dir();
+    let report = dir.path().join("report.json");
+    let arum = common::arum_path();
+    // A root arum whose capabilities lack both: what an unprivileged user gets.
+    let out = Command::new("/usr/bin/setpriv")
+        .args(["--bounding-set=-sys_admin,-perfmon", "--"])
+        .arg(&arum)
+        .args(["--syscalls", "--format", "json", "-o"])
+        .arg(&report)
+        .args(["--", "sh", "-c", "exit 3"])
+        .output()
+        .expect("setpriv runs arum");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the program's exit status: {out:?}"
+    );
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let why = json["syscalls"]["off_reason"].as_str().expect("a reason");
+    assert!(
+        why.contains("CAP_PERFMON") && why.contains("perf_event_paranoid"),
+        "{why}"
+    );
+    assert!(json["syscalls"]["calls"].as_array().unwrap().is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("system call tracing is off"));
+}

@@ -12,7 +12,7 @@ use crate::counters::sys;
 use crate::launch::monotonic;
 use crate::records::event::{Journal, ProbeEvent};
 use crate::records::pairing::{Paired, Pairing};
-use crate::records::parse::{Record, Sample, SP_REGISTER};
+use crate::records::parse::{Sample, SP_REGISTER};
 use crate::records::source::{RecordSource, HOLD_BACK};
 use crate::records::stats::Durations;
 use crate::report::model::{ThrottleMode, ThrottleReason};
@@ -215,17 +215,11 @@ impl Live {
     /// is released). Returns how long until the next round is needed.
     pub fn tick(&mut self, last: bool) -> Duration {
         let now = now_ns();
-        let (lost, names) = (&mut self.lost, &mut self.names);
-        let read = self.source.drain(|n| match n {
-            Record::Lost { count } => *lost += count,
-            Record::Comm { pid, tid, name } if pid == tid => {
-                names.insert(pid, name);
-            }
-            _ => {}
-        });
         let watermark = (!last).then(|| now.saturating_sub(HOLD_BACK.as_nanos() as u64));
         let mut batch = std::mem::take(&mut self.batch);
-        self.source.release(watermark, |s| batch.push(s));
+        let read =
+            self.source
+                .drain_ordered(&mut self.lost, &mut self.names, watermark, &mut batch);
         for s in batch.drain(..) {
             self.on_sample(s);
         }

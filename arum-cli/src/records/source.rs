@@ -5,6 +5,7 @@
 //! itself, in the kernel with preemption off). Records of one thread are therefore released in
 //! their order, which is all pairing needs.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use super::parse::{parse, Layout, Record, Sample};
@@ -50,6 +51,27 @@ impl RecordSource {
             });
         }
         self.bytes - before
+    }
+
+    /// One reader round: drains every buffer, counting lost records into `lost` and noting the
+    /// names processes take (exec) in `names`, then moves into `out`, in time order, the samples
+    /// older than `watermark` (every sample with `None`). Returns the number of bytes read.
+    pub fn drain_ordered(
+        &mut self,
+        lost: &mut u64,
+        names: &mut HashMap<u32, String>,
+        watermark: Option<u64>,
+        out: &mut Vec<Sample>,
+    ) -> u64 {
+        let read = self.drain(|n| match n {
+            Record::Lost { count } => *lost += count,
+            Record::Comm { pid, tid, name } if pid == tid => {
+                names.insert(pid, name);
+            }
+            _ => {}
+        });
+        self.release(watermark, |s| out.push(s));
+        read
     }
 
     /// Hands out, in time order, the samples older than `watermark` (every sample with `None`).

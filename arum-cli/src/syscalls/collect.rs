@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use crate::records::event::{Journal, ProbeEvent};
 use crate::records::pairing::{Costs, Paired, Pairing};
-use crate::records::parse::{Record, Sample};
+use crate::records::parse::Sample;
 use crate::records::ring::Ring;
 use crate::records::source::{RecordSource, HOLD_BACK};
 use crate::records::stats::Durations;
@@ -72,18 +72,11 @@ impl Collector {
 
     /// Reads what the buffers hold; `last`: the program has ended, everything is in.
     pub fn tick(&mut self, last: bool) {
-        let (lost, names) = (&mut self.lost, &mut self.names);
-        self.source.drain(|r| match r {
-            Record::Lost { count } => *lost += count,
-            Record::Comm { pid, tid, name } if pid == tid => {
-                names.insert(pid, name);
-            }
-            _ => {}
-        });
         let now = arum_tsc::monotonic_ns();
         let watermark = (!last).then(|| now.saturating_sub(HOLD_BACK.as_nanos() as u64));
         let mut batch = std::mem::take(&mut self.batch);
-        self.source.release(watermark, |s| batch.push(s));
+        self.source
+            .drain_ordered(&mut self.lost, &mut self.names, watermark, &mut batch);
         for s in batch.drain(..) {
             self.on_sample(s);
         }

@@ -152,7 +152,7 @@ pub fn open(ids: &Ids, pid: i32, cpus: &[u32], filter: Option<&str>) -> Result<E
                     .map_err(fail("setting the tracepoint filter".into()))?;
             }
         }
-        let ring = map_ring(&enter, pages)
+        let ring = Ring::map_within_limit(enter.as_fd(), pages)
             .map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
         sys::set_output(exit.as_fd(), enter.as_fd())
             .map_err(fail("sending sys_exit records to the ring buffer".into()))?;
@@ -164,17 +164,6 @@ pub fn open(ids: &Ids, pid: i32, cpus: &[u32], filter: Option<&str>) -> Result<E
         out.events.push((enter, exit));
     }
     Ok(out)
-}
-
-/// Maps a ring buffer, with fewer pages where the locked-memory limit refuses the default.
-fn map_ring(owner: &OwnedFd, pages: usize) -> Result<Ring, Errno> {
-    let mut pages = pages;
-    loop {
-        match Ring::map(owner.as_fd(), pages) {
-            Err(Errno::EPERM | Errno::ENOMEM) if pages > 8 => pages /= 2,
-            other => return other,
-        }
-    }
 }
 
 /// The cost of one traced call (its enter and exit records) on this machine, in ns: getppid(2)
@@ -215,8 +204,8 @@ pub fn calibrate(ids: &Ids) -> Result<f64, String> {
     };
     let enter = open(ids.enter, false)?;
     let exit = open(ids.exit, false)?;
-    let _ring =
-        map_ring(&enter, 256).map_err(|e| format!("mapping a ring buffer: {}", e.desc()))?;
+    let _ring = Ring::map_within_limit(enter.as_fd(), 256)
+        .map_err(|e| format!("mapping a ring buffer: {}", e.desc()))?;
     sys::set_output(exit.as_fd(), enter.as_fd()).map_err(|e| e.desc().to_string())?;
     let traced = round();
     Ok((traced - bare).max(0.0))
