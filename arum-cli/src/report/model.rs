@@ -985,7 +985,7 @@ pub struct ViewsReport {
 pub struct OverviewView {
     pub duration_ns: u64,
     pub interval_ns: u64,
-    /// Probe events (completed calls) per interval.
+    /// System calls completed per interval (function probes are not counted here).
     pub rate: Vec<u64>,
     pub processes: Vec<ProcessLine>,
     /// The probes with the most time, largest first (at most 10).

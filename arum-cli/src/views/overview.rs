@@ -1,4 +1,4 @@
-//! The overview: processes, the busiest probes, and probe events per interval of the session.
+//! The overview: processes, the busiest probes, and system calls per interval of the session.
 
 use std::collections::{HashMap, HashSet};
 
@@ -29,7 +29,9 @@ pub fn build(
     for e in events {
         let at = e.start - first;
         let k = ((at / interval_ns) as usize).min(rate.len() - 1);
-        rate[k] += 1;
+        if e.syscall {
+            rate[k] += 1;
+        }
         let p = &mut per_probe[e.probe as usize];
         p.0 += 1;
         p.1 += e.duration;
