@@ -223,12 +223,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "LIST", num_args = 0..=1, require_equals = true, default_missing_value = "all")]
     pub syscalls: Option<String>,
 
-    /// With --syscalls: a task begins at this probe (a system call such as accept4); the report's
-    /// task views list the probes nested in each task.
+    /// With --syscalls: a task begins at this probe, a system call (accept4: a task per accepted
+    /// descriptor, ended by the end call on it) or a -F function; the report's task views list
+    /// the probes nested in each task. The same function as begin and end: each call is a task.
     #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_end"])]
     pub task_begin: Option<String>,
 
-    /// With --syscalls: a task ends at this probe (a system call such as close).
+    /// With --syscalls: a task ends at this probe (a system call such as close, or a -F function).
     #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_begin"])]
     pub task_end: Option<String>,
 

@@ -104,7 +104,11 @@ pub fn views(out: &mut String, v: &ViewsReport) {
             LEVELS[((n * 8).div_ceil(peak)) as usize]
         })
         .collect();
-    let _ = writeln!(out, " system calls |{bars}| peak {} per column", grouped(peak));
+    let _ = writeln!(
+        out,
+        " system calls |{bars}| peak {} per column",
+        grouped(peak)
+    );
     for p in &o.processes {
         let _ = writeln!(
             out,
