@@ -329,6 +329,8 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
                 "--functions",
                 "--functions-file",
                 "--probe-budget",
+                "--task-begin",
+                "--task-end",
             ]
             .contains(&o.as_str())
     });
