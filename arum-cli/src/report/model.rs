@@ -929,6 +929,9 @@ pub struct SyscallsReport {
     /// of what tracing added to the program: calls × that cost.
     pub probe_cost_ns: Option<f64>,
     pub overhead_ns: Option<u64>,
+    /// The part of that cost inside a call's measured interval (from its entry record to its exit
+    /// record), measured the same way and taken out of every duration.
+    pub probe_inside_ns: Option<f64>,
     /// Per call, sorted by total time, largest first.
     pub calls: Vec<SyscallStats>,
     /// Per category (process, network, file, memory, other), same figures summed.

@@ -52,11 +52,18 @@ pub fn errno_of(ret: i64) -> Option<i32> {
 }
 
 impl Collector {
-    pub fn new(rings: Vec<Ring>, ids: &[(u64, bool)]) -> Collector {
+    /// `inside_ns`: what tracing adds to a call's measured interval, taken out of each.
+    pub fn new(rings: Vec<Ring>, ids: &[(u64, bool)], inside_ns: u64) -> Collector {
         Collector {
             source: RecordSource::new(rings, LAYOUT),
             ids: ids.iter().copied().collect(),
-            pairing: Pairing::new(Costs::default(), 0),
+            pairing: Pairing::new(
+                Costs {
+                    inside: inside_ns,
+                    pair: 0,
+                },
+                0,
+            ),
             args: HashMap::new(),
             probes: HashMap::new(),
             batch: Vec::new(),

@@ -59,7 +59,7 @@ pub fn permission_problem(perms: &Permissions) -> Option<String> {
 pub struct Syscalls<'s> {
     settings: &'s Settings,
     ids: Option<Ids>,
-    cost_ns: Option<f64>,
+    cost: Option<tracepoints::Cost>,
     off: Option<String>,
     events: Option<Events>,
     reader: Option<Sampler<Collector>>,
@@ -75,7 +75,7 @@ impl<'s> Syscalls<'s> {
             others,
             settings,
             ids: None,
-            cost_ns: None,
+            cost: None,
             off: None,
             events: None,
             reader: None,
@@ -92,7 +92,7 @@ impl Facility for Syscalls<'_> {
         }
         match tracepoints::ids() {
             Ok(ids) => {
-                self.cost_ns = tracepoints::calibrate(&ids).ok();
+                self.cost = tracepoints::calibrate(&ids).ok();
                 self.ids = Some(ids);
             }
             Err(why) => self.off = Some(why),
@@ -124,7 +124,8 @@ impl Facility for Syscalls<'_> {
                 return Ok(());
             }
         };
-        let collector = Collector::new(std::mem::take(&mut events.rings), &events.ids);
+        let inside = self.cost.map_or(0, |c| c.inside_ns as u64);
+        let collector = Collector::new(std::mem::take(&mut events.rings), &events.ids, inside);
         self.events = Some(events);
         self.reader = Sampler::spawn(
             "arum-syscalls",
@@ -181,13 +182,14 @@ impl Facility for Syscalls<'_> {
                 .as_ref()
                 .and_then(|i| i.mounted.as_ref())
                 .map(|p| p.display().to_string()),
-            probe_cost_ns: self.cost_ns,
+            probe_cost_ns: self.cost.map(|c| c.pair_ns),
+            probe_inside_ns: self.cost.map(|c| c.inside_ns),
             ..SyscallsReport::default()
         };
         if let Some(mut c) = self.collector {
             section::fill(&mut section, &c);
             let calls: u64 = section.calls.iter().map(|s| s.calls).sum();
-            section.overhead_ns = self.cost_ns.map(|ns| (ns * calls as f64) as u64);
+            section.overhead_ns = self.cost.map(|c| (c.pair_ns * calls as f64) as u64);
             let others = std::mem::take(
                 &mut *self
                     .others

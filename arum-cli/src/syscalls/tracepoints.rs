@@ -3,6 +3,7 @@
 //! a sys_exit event writing into it; inherited by every thread and process of the tree, enabled
 //! by the program's exec, filtered in the kernel on the call number when a subset is asked.
 
+use std::collections::HashMap;
 use std::ffi::CString;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -12,6 +13,7 @@ use nix::errno::Errno;
 use crate::counters::sys::{self, Attr, Extra, Sampling};
 use crate::records::parse::{Layout, SAMPLE_RAW, SAMPLE_TYPE};
 use crate::records::ring::Ring;
+use crate::records::source::RecordSource;
 
 /// Where tracefs is usually mounted, in the order tried.
 const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
@@ -166,9 +168,19 @@ pub fn open(ids: &Ids, pid: i32, cpus: &[u32], filter: Option<&str>) -> Result<E
     Ok(out)
 }
 
-/// The cost of one traced call (its enter and exit records) on this machine, in ns: getppid(2)
-/// timed on arum's own thread with and without both tracepoints, the least of several rounds each.
-pub fn calibrate(ids: &Ids) -> Result<f64, String> {
+/// What tracing adds to a call on this machine, in ns.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cost {
+    /// Of a traced call as its caller sees it (both records).
+    pub pair_ns: f64,
+    /// Of the call's own measured interval (entry to exit record): taken out of every duration.
+    pub inside_ns: f64,
+}
+
+/// getppid(2) timed on arum's own thread with and without both tracepoints, the least of several
+/// rounds each; the records of the traced rounds give the measured interval of a call whose
+/// untraced time is known.
+pub fn calibrate(ids: &Ids) -> Result<Cost, String> {
     const CALLS: u32 = 2000;
     const ROUNDS: usize = 5;
     let round = || {
@@ -204,9 +216,34 @@ pub fn calibrate(ids: &Ids) -> Result<f64, String> {
     };
     let enter = open(ids.enter, false)?;
     let exit = open(ids.exit, false)?;
-    let _ring = Ring::map_within_limit(enter.as_fd(), 256)
+    let ring = Ring::map_within_limit(enter.as_fd(), 1024)
         .map_err(|e| format!("mapping a ring buffer: {}", e.desc()))?;
     sys::set_output(exit.as_fd(), enter.as_fd()).map_err(|e| e.desc().to_string())?;
+    let enter_id = sys::id(enter.as_fd()).map_err(|e| e.desc().to_string())?;
     let traced = round();
-    Ok((traced - bare).max(0.0))
+    drop((enter, exit));
+    // The measured intervals of the traced getppid calls (the ring holds the first rounds).
+    let getppid = libc::SYS_getppid as u64;
+    let mut source = RecordSource::new(vec![ring], LAYOUT);
+    let mut samples = Vec::new();
+    source.drain_ordered(&mut 0, &mut HashMap::new(), None, &mut samples);
+    let mut measured: Vec<u64> = samples
+        .windows(2)
+        .filter(|w| {
+            w[0].id == enter_id
+                && w[1].id != enter_id
+                && w[0].raw[0] == getppid
+                && w[1].raw[0] == getppid
+        })
+        .map(|w| w[1].time.saturating_sub(w[0].time))
+        .collect();
+    if measured.is_empty() {
+        return Err("no record of the calibration calls".into());
+    }
+    measured.sort_unstable();
+    let median = measured[measured.len() / 2] as f64;
+    Ok(Cost {
+        pair_ns: (traced - bare).max(0.0),
+        inside_ns: (median - bare).max(0.0),
+    })
 }
