@@ -221,3 +221,97 @@ fn tasks(out: &mut String, t: &TasksView) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{
+        ErrnoCount, NestedProbe, OverviewView, SpanSummary, TableRow, TasksView,
+    };
+
+    #[test]
+    fn the_sections_show_calls_errnos_tasks_and_the_table() {
+        let openat = SyscallStats {
+            name: "openat".into(),
+            category: "file".into(),
+            calls: 1200,
+            errors: 300,
+            errnos: vec![ErrnoCount {
+                errno: "ENOENT".into(),
+                count: 300,
+            }],
+            total_ns: 2_400_000,
+            mean_ns: 2000.0,
+            bytes: None,
+            ..SyscallStats::default()
+        };
+        let s = SyscallsReport {
+            selection: vec!["file".into()],
+            calls: vec![openat.clone()],
+            categories: vec![openat],
+            records: 2400,
+            probe_cost_ns: Some(1000.0),
+            overhead_ns: Some(1_200_000),
+            ..SyscallsReport::default()
+        };
+        let mut out = String::new();
+        syscalls(&mut out, &s);
+        assert!(
+            out.contains("System calls (raw_syscalls tracepoints; file)"),
+            "{out}"
+        );
+        assert!(out.contains("1,200") && out.contains("ENOENT 300"), "{out}");
+        assert!(out.contains("a traced call costs 1.00 µs"), "{out}");
+        let off = SyscallsReport {
+            off_reason: Some("no permission".into()),
+            ..SyscallsReport::default()
+        };
+        let mut out = String::new();
+        syscalls(&mut out, &off);
+        assert!(out.contains("not traced: no permission"), "{out}");
+
+        let v = ViewsReport {
+            overview: OverviewView {
+                duration_ns: 1000,
+                interval_ns: 50,
+                rate: vec![0, 4, 8],
+                ..OverviewView::default()
+            },
+            tasks: Some(TasksView {
+                begin: "accept4".into(),
+                end: "close".into(),
+                keyed_by: "descriptor".into(),
+                tasks: 10,
+                nested: vec![NestedProbe {
+                    probe: "sendfile".into(),
+                    tasks: 10,
+                    calls: 10,
+                    calls_per_task: 1.0,
+                    duration: SpanSummary::default(),
+                    share_pct: 12.5,
+                }],
+                unaccounted_pct: 87.5,
+                ..TasksView::default()
+            }),
+            table: vec![TableRow {
+                pid: 7,
+                process: "nginx".into(),
+                probe: "sendfile".into(),
+                calls: 10,
+                elapsed_us: 25.0,
+                elapsed_cycles: Some(60_000),
+            }],
+            tsc_hz: Some(2.4e9),
+            dropped_events: 0,
+        };
+        let mut out = String::new();
+        views(&mut out, &v);
+        assert!(out.contains("| ▄█|"), "{out}");
+        assert!(
+            out.contains("Tasks accept4 .. close (by descriptor): 10 tasks"),
+            "{out}"
+        );
+        assert!(out.contains("12.5%") && out.contains("87.5%"), "{out}");
+        assert!(out.contains("7 nginx") && out.contains("60,000"), "{out}");
+    }
+}
