@@ -16,6 +16,9 @@ command -v g++ >/dev/null || need+=(g++)
 command -v cyclictest >/dev/null || need+=(rt-tests) # arum hourglass's peer for dispatch latency
 command -v ip >/dev/null || need+=(iproute2)          # network namespaces: hourglass's flood, calibrate's veth pair
 command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers
+command -v strace >/dev/null || need+=(strace)      # --syscalls' peer (tests/tests/syscalls.rs)
+[ -x /usr/sbin/nginx ] || need+=(nginx)             # a real server under --syscalls (tests/tests/server.rs)
+command -v wrk >/dev/null || need+=(wrk)            # its load
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -267,6 +267,22 @@ pub struct RunArgs {
     #[arg(short = 'F', long = "functions", value_name = "LIST")]
     pub functions: Vec<String>,
 
+    /// Count and time the system calls of the tree (kernel tracepoints): per call and per
+    /// category, calls, errors by errno, durations, bytes. LIST: categories (process, network,
+    /// file, memory, all) and call names, comma-separated; all when none is given.
+    #[arg(long, value_name = "LIST", num_args = 0..=1, require_equals = true, default_missing_value = "all")]
+    pub syscalls: Option<String>,
+
+    /// With --syscalls: a task begins at this probe, a system call (accept4: a task per accepted
+    /// descriptor, ended by the end call on it) or a -F function; the report's task views list
+    /// the probes nested in each task. The same function as begin and end: each call is a task.
+    #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_end"])]
+    pub task_begin: Option<String>,
+
+    /// With --syscalls: a task ends at this probe (a system call such as close, or a -F function).
+    #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_begin"])]
+    pub task_end: Option<String>,
+
     /// Read function names from FILE, one or more per line (`#` starts a comment).
     #[arg(long, value_name = "FILE")]
     pub functions_file: Option<PathBuf>,
@@ -363,6 +379,8 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
                 "--functions",
                 "--functions-file",
                 "--probe-budget",
+                "--task-begin",
+                "--task-end",
             ]
             .contains(&o.as_str())
     });

@@ -10,7 +10,9 @@
 //! - `counters`: performance-counter events (perf_event_open or /dev/arum),
 //! - `ambient`: what the rest of the machine did,
 //! - `functions`: function-level timing by uprobes, with self-throttling,
-//! - `tasks`: a record for every process and thread of the tree (`--per-task`).
+//! - `tasks`: a record for every process and thread of the tree (`--per-task`),
+//! - `syscalls`: system calls of the tree through the kernel's tracepoints (`--syscalls`), with
+//!   `views` (ALMT's overview, tasks, shares and table of the probe events).
 //!
 //! Shared by the facilities: `tree` (which processes are the launched tree), `periodic` (the
 //! sampler threads), `warnings`, `records` (probe records from perf ring buffers, paired per
@@ -49,10 +51,12 @@ pub mod run;
 pub mod samples;
 pub mod settings;
 pub mod stdio;
+pub mod syscalls;
 pub mod system;
 pub mod tasks;
 pub mod tree;
 pub mod usage;
 pub mod values;
 pub mod version;
+pub mod views;
 pub mod warnings;

@@ -12,8 +12,10 @@ use crate::facility::{Armed, Facility, Stopped};
 use crate::functions::Functions;
 use crate::launch;
 use crate::noise::Noise;
+use crate::records::event::SharedJournal;
 use crate::report::model::{Report, SelfTiming};
 use crate::settings::Settings;
+use crate::syscalls::Syscalls;
 use crate::system;
 use crate::tasks::Tasks;
 use crate::tree;
@@ -27,6 +29,8 @@ pub const GRACE: Duration = Duration::from_millis(2);
 /// The facilities of a run, in the order they are armed and finished.
 fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
     let mut all: Vec<Box<dyn Facility + '_>> = vec![Box::new(ResourceUsage::default())];
+    // The views of --syscalls take the timed function calls too.
+    let journal = s.syscalls.as_ref().map(|_| SharedJournal::default());
     if let Some(c) = &s.counters {
         all.push(Box::new(Counters::new(c)));
     }
@@ -34,10 +38,13 @@ fn facilities(s: &Settings) -> Vec<Box<dyn Facility + '_>> {
         all.push(Box::new(Ambient::new(interval)));
     }
     if let Some(f) = &s.functions {
-        all.push(Box::new(Functions::new(f)));
+        all.push(Box::new(Functions::new(f, journal.clone())));
     }
     if let Some(cpus) = &s.noise_probe {
         all.push(Box::new(Noise::new(cpus)));
+    }
+    if let Some(sc) = &s.syscalls {
+        all.push(Box::new(Syscalls::new(sc, journal.unwrap_or_default())));
     }
     if let Some(t) = &s.tasks {
         all.push(Box::new(Tasks::new(t)));

@@ -60,6 +60,8 @@ pub struct Settings {
     pub tasks: Option<tasks::Settings>,
     /// `--noise-probe`: the CPUs to probe (empty: all).
     pub noise_probe: Option<Vec<usize>>,
+    /// `--syscalls`: the system calls to trace, and the task probes of the views.
+    pub syscalls: Option<crate::syscalls::Settings>,
     /// How many threads the text report lists in each of its top lists (`None`: every one).
     pub top_threads: Option<usize>,
     /// Set-up warnings, already printed; every run's report repeats them.
@@ -150,6 +152,7 @@ impl Settings {
             functions,
             tasks,
             noise_probe: args.noise_probe.clone().map(|c| c.0),
+            syscalls: syscall_settings(args)?,
             top_threads,
             warnings: warnings.into_vec(),
             echo_warnings,
@@ -159,6 +162,22 @@ impl Settings {
             },
         })
     }
+}
+
+/// `--syscalls` and the task probes.
+fn syscall_settings(args: &RunArgs) -> Result<Option<crate::syscalls::Settings>, ArumError> {
+    let Some(spec) = &args.syscalls else {
+        return Ok(None);
+    };
+    let selection = crate::syscalls::Selection::parse(spec).map_err(ArumError::Usage)?;
+    let tasks = match (&args.task_begin, &args.task_end) {
+        (Some(begin), Some(end)) => Some(crate::views::TaskProbes {
+            begin: begin.clone(),
+            end: end.clone(),
+        }),
+        _ => None,
+    };
+    Ok(Some(crate::syscalls::Settings { selection, tasks }))
 }
 
 /// The options given that only matter when events are counted.

@@ -170,3 +170,12 @@ pub fn set_output(fd: BorrowedFd<'_>, target: BorrowedFd<'_>) -> Result<(), Errn
     // SAFETY: SET_OUTPUT takes a descriptor number; a wrong one only makes the call fail.
     Errno::result(unsafe { sys::ioctls::SET_OUTPUT(fd.as_raw_fd(), target.as_raw_fd()) }).map(drop)
 }
+
+/// Sets a tracepoint event's filter (ftrace's syntax on the tracepoint's fields, e.g.
+/// `id == 0 || id == 1`): records the filter rejects are never written.
+pub fn set_filter(fd: BorrowedFd<'_>, filter: &CStr) -> Result<(), Errno> {
+    // SAFETY: SET_FILTER reads a NUL-terminated string through the pointer, which points into
+    // `filter`, borrowed for the call; the kernel copies it and does not keep the pointer.
+    Errno::result(unsafe { sys::ioctls::SET_FILTER(fd.as_raw_fd(), filter.as_ptr().cast_mut()) })
+        .map(drop)
+}

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use crate::counters::sys;
 use crate::launch::monotonic;
+use crate::records::event::{Journal, ProbeEvent};
 use crate::records::pairing::{Paired, Pairing};
-use crate::records::parse::{Record, Sample, SP_REGISTER};
+use crate::records::parse::{Sample, SP_REGISTER};
 use crate::records::source::{RecordSource, HOLD_BACK};
 use crate::records::stats::Durations;
 use crate::report::model::{ThrottleMode, ThrottleReason};
@@ -134,6 +135,8 @@ pub struct Live {
     pub lost: u64,
     pub records: u64,
     pub names: HashMap<u32, String>,
+    /// Every timed call, when the views want them (`--syscalls`): probe `i` is function `i`.
+    pub journal: Option<Journal>,
     budget_mark: Option<(u64, Vec<u64>)>,
     batch: Vec<Sample>,
     pub sideband_open: usize,
@@ -194,6 +197,7 @@ impl Live {
             // Before exec: nothing counted, no CPU time yet.
             budget_mark: Some((0, vec![0; n])),
             batch: Vec::new(),
+            journal: None,
             sideband_open: opened.sideband.len(),
             ended_ns: 0,
             ended_axis: 0,
@@ -211,17 +215,11 @@ impl Live {
     /// is released). Returns how long until the next round is needed.
     pub fn tick(&mut self, last: bool) -> Duration {
         let now = now_ns();
-        let (lost, names) = (&mut self.lost, &mut self.names);
-        let read = self.source.drain(|n| match n {
-            Record::Lost { count } => *lost += count,
-            Record::Comm { pid, tid, name } if pid == tid => {
-                names.insert(pid, name);
-            }
-            _ => {}
-        });
         let watermark = (!last).then(|| now.saturating_sub(HOLD_BACK.as_nanos() as u64));
         let mut batch = std::mem::take(&mut self.batch);
-        self.source.release(watermark, |s| batch.push(s));
+        let read =
+            self.source
+                .drain_ordered(&mut self.lost, &mut self.names, watermark, &mut batch);
         for s in batch.drain(..) {
             self.on_sample(s);
         }
@@ -283,15 +281,29 @@ impl Live {
                     return;
                 }
                 let state = &mut self.state;
+                let journal = &mut self.journal;
                 self.pairing
                     .leave(s.tid, f, s.time, s.sp, &mut |p| match p {
                         Paired::Call {
                             key,
                             tid,
+                            start,
                             inclusive,
                             exclusive,
                             ..
                         } => {
+                            if let Some(j) = journal {
+                                j.push(ProbeEvent {
+                                    probe: key as u32,
+                                    pid: s.pid,
+                                    tid,
+                                    start,
+                                    duration: inclusive,
+                                    arg: 0,
+                                    ret: 0,
+                                    syscall: false,
+                                });
+                            }
                             let st = &mut state[key];
                             st.inclusive.record(inclusive);
                             st.exclusive.record(exclusive);

@@ -35,6 +35,7 @@ use crate::error::ArumError;
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
 use crate::periodic::{Cadence, FirstTick, Sampler};
+use crate::records::event::{Journal, SharedJournal};
 use crate::report::model::{Report, ThrottleMode, ThrottlePolicy};
 use crate::system::perms::Permissions;
 
@@ -105,11 +106,15 @@ pub struct Functions<'s> {
     /// The calibration's events, closed with the run's (see `calibrate`).
     calibration: Vec<OwnedFd>,
     program_cpu_ns: Option<u64>,
+    /// Where the timed calls go for the views (`--syscalls`), if anywhere.
+    journal: Option<SharedJournal>,
 }
 
 impl<'s> Functions<'s> {
-    pub fn new(settings: &'s Settings) -> Self {
+    /// `journal`: where every timed call goes for the views, when they are built.
+    pub fn new(settings: &'s Settings, journal: Option<SharedJournal>) -> Self {
         Functions {
+            journal,
             settings,
             cost: None,
             off: None,
@@ -196,7 +201,7 @@ impl Facility for Functions<'_> {
                 return Ok(());
             }
         };
-        let live = Live::new(
+        let mut live = Live::new(
             self.settings.targets.clone(),
             opened,
             std::mem::take(&mut self.calibration),
@@ -206,6 +211,17 @@ impl Facility for Functions<'_> {
             Arc::clone(run.tree),
             self.settings.interval_ms.map(|ms| ms * 1_000_000),
         );
+        if self.journal.is_some() {
+            live.journal = Some(Journal {
+                names: self
+                    .settings
+                    .targets
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect(),
+                ..Journal::default()
+            });
+        }
         // The reader starts now, not after the launch's grace: a short function called back to
         // back costs a probe hit per call until the reader throttles it.
         // Ticks on a 1 ms grid; each tick says how long it can wait (windows need 1 ms).
@@ -243,6 +259,12 @@ impl Facility for Functions<'_> {
         let Some(live) = &mut self.live else { return };
         live.tick(true);
         self.program_cpu_ns = live.final_counts();
+        if let (Some(shared), Some(mine)) = (&self.journal, live.journal.take()) {
+            shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .append(mine);
+        }
         if live.lost > 0 {
             run.warnings.add(format!(
                 "{} probe records were lost (a ring buffer was full): some calls are counted but not timed",

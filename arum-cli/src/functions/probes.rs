@@ -108,7 +108,7 @@ pub fn open(
     for &cpu in cpus {
         let owner = uprobe::open_sideband(pid, cpu as i32)
             .map_err(fail(format!("the ring buffer of CPU {cpu}")))?;
-        let ring = map_ring(&owner, ring_pages(cpus.len()))
+        let ring = Ring::map_within_limit(owner.as_fd(), ring_pages(cpus.len()))
             .map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
         probes.rings.push(ring);
         probes.sideband.push(owner);
@@ -163,15 +163,4 @@ pub fn open(
         probes.functions.push(f);
     }
     Ok(probes)
-}
-
-/// Maps a ring buffer, with fewer pages where the locked-memory limit refuses the default.
-fn map_ring(owner: &OwnedFd, pages: usize) -> Result<Ring, Errno> {
-    let mut pages = pages;
-    loop {
-        match Ring::map(owner.as_fd(), pages) {
-            Err(Errno::EPERM | Errno::ENOMEM) if pages > 8 => pages /= 2,
-            other => return other,
-        }
-    }
 }

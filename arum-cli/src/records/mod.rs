@@ -9,6 +9,7 @@
 //! - `pairing`: entries and returns paired per thread on a stack (recursion, unwinding, threads),
 //! - `stats`: durations as counts, totals and percentiles.
 
+pub mod event;
 pub mod pairing;
 pub mod parse;
 pub mod ring;

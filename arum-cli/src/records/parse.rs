@@ -12,6 +12,31 @@ pub const SAMPLE_TYPE: u64 =
 /// Added to [`SAMPLE_TYPE`] when the stack pointer is recorded.
 pub const SAMPLE_REGS_USER: u64 = b::PERF_SAMPLE_REGS_USER as u64;
 
+/// Added to [`SAMPLE_TYPE`] when a tracepoint's fields are recorded (PERF_SAMPLE_RAW).
+pub const SAMPLE_RAW: u64 = b::PERF_SAMPLE_RAW as u64;
+
+/// What samples carry beyond [`SAMPLE_TYPE`]; a `bool` is the stack pointer alone.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// PERF_SAMPLE_REGS_USER with the stack pointer only.
+    pub regs_user: bool,
+    /// PERF_SAMPLE_RAW: a tracepoint's record; its first two fields after the common header are
+    /// kept (see [`Sample::raw`]).
+    pub raw: bool,
+}
+
+impl From<bool> for Layout {
+    fn from(regs_user: bool) -> Layout {
+        Layout {
+            regs_user,
+            raw: false,
+        }
+    }
+}
+
+/// Bytes of the common header of every tracepoint record (type, flags, preemption count, pid).
+const TRACE_COMMON: usize = 8;
+
 /// The perf register number of the stack pointer, and how far a return moves it: x86-64's `ret`
 /// pops the return address, aarch64's leaves SP alone.
 #[cfg(target_arch = "x86_64")]
@@ -33,6 +58,10 @@ pub struct Sample {
     pub cpu: u32,
     /// User stack pointer at the probe, when recorded (0 otherwise).
     pub sp: u64,
+    /// The first two 8-byte fields of a tracepoint's record after its common header, when
+    /// recorded (0 otherwise): raw_syscalls' syscall number, and the first argument (sys_enter) or
+    /// the return value (sys_exit).
+    pub raw: [u64; 2],
 }
 
 /// A record of a buffer.
@@ -63,9 +92,10 @@ pub enum Record {
 }
 
 /// Parses the records in `bytes` (whole records, as [`super::ring::Ring::drain`] gives them).
-/// `regs_user`: samples carry PERF_SAMPLE_REGS_USER with the stack pointer only. Unknown record
-/// types are skipped; a truncated record ends the walk.
-pub fn parse(bytes: &[u8], regs_user: bool, mut f: impl FnMut(Record)) {
+/// `layout`: what samples carry beyond [`SAMPLE_TYPE`]. Unknown record types are skipped; a
+/// truncated record ends the walk.
+pub fn parse(bytes: &[u8], layout: impl Into<Layout>, mut f: impl FnMut(Record)) {
+    let layout = layout.into();
     let mut at = 0;
     while at + 8 <= bytes.len() {
         let kind = u32_at(bytes, at);
@@ -74,14 +104,14 @@ pub fn parse(bytes: &[u8], regs_user: bool, mut f: impl FnMut(Record)) {
             break;
         }
         let body = &bytes[at + 8..at + size];
-        if let Some(r) = record(kind, body, regs_user) {
+        if let Some(r) = record(kind, body, layout) {
             f(r);
         }
         at += size;
     }
 }
 
-fn record(kind: u32, body: &[u8], regs_user: bool) -> Option<Record> {
+fn record(kind: u32, body: &[u8], layout: Layout) -> Option<Record> {
     let u64_at = |i: usize| -> Option<u64> {
         Some(u64::from_ne_bytes(body.get(i..i + 8)?.try_into().ok()?))
     };
@@ -90,11 +120,20 @@ fn record(kind: u32, body: &[u8], regs_user: bool) -> Option<Record> {
     };
     match kind {
         b::PERF_RECORD_SAMPLE => {
-            let mut sp = 0;
-            if regs_user {
+            let (mut sp, mut raw, mut at) = (0, [0; 2], 32);
+            if layout.raw {
+                // A u32 size, then the record; the pair is padded to 8 bytes.
+                let size = u32_at(at)? as usize;
+                let fields = at + 4 + TRACE_COMMON;
+                if size >= TRACE_COMMON + 16 {
+                    raw = [u64_at(fields)?, u64_at(fields + 8)?];
+                }
+                at += 4 + size;
+            }
+            if layout.regs_user {
                 // abi (0 = no registers: a kernel thread), then the one register.
-                if u64_at(32)? != 0 {
-                    sp = u64_at(40)?;
+                if u64_at(at)? != 0 {
+                    sp = u64_at(at + 8)?;
                 }
             }
             Some(Record::Sample(Sample {
@@ -104,6 +143,7 @@ fn record(kind: u32, body: &[u8], regs_user: bool) -> Option<Record> {
                 time: u64_at(16)?,
                 cpu: u32_at(24)?,
                 sp,
+                raw,
             }))
         }
         b::PERF_RECORD_LOST => Some(Record::Lost { count: u64_at(8)? }),
@@ -141,7 +181,8 @@ pub mod tests {
     use super::*;
 
     /// A sample record as the kernel lays it out for [`SAMPLE_TYPE`] (+ REGS_USER with SP).
-    pub fn sample_bytes(s: &Sample, regs_user: bool) -> Vec<u8> {
+    pub fn sample_bytes(s: &Sample, layout: impl Into<Layout>) -> Vec<u8> {
+        let layout = layout.into();
         let mut body = Vec::new();
         body.extend_from_slice(&s.id.to_ne_bytes());
         body.extend_from_slice(&s.pid.to_ne_bytes());
@@ -149,7 +190,15 @@ pub mod tests {
         body.extend_from_slice(&s.time.to_ne_bytes());
         body.extend_from_slice(&s.cpu.to_ne_bytes());
         body.extend_from_slice(&0u32.to_ne_bytes());
-        if regs_user {
+        if layout.raw {
+            // A raw_syscalls record: common header, then the two fields; 4 + 28 = 32 bytes.
+            body.extend_from_slice(&28u32.to_ne_bytes());
+            body.extend_from_slice(&[0xab; TRACE_COMMON]);
+            body.extend_from_slice(&s.raw[0].to_ne_bytes());
+            body.extend_from_slice(&s.raw[1].to_ne_bytes());
+            body.extend_from_slice(&[0; 4]);
+        }
+        if layout.regs_user {
             body.extend_from_slice(&2u64.to_ne_bytes());
             body.extend_from_slice(&s.sp.to_ne_bytes());
         }
@@ -174,6 +223,7 @@ pub mod tests {
             time: 123_456,
             cpu: 1,
             sp: 0x7ffd_0000,
+            raw: [0; 2],
         };
         let mut bytes = sample_bytes(&s, true);
         let mut lost = Vec::new();
@@ -210,11 +260,33 @@ pub mod tests {
             time: 4,
             cpu: 0,
             sp: 0,
+            raw: [0; 2],
         };
         let mut bytes = sample_bytes(&s, false);
         bytes.truncate(bytes.len() - 3);
         let mut n = 0;
         parse(&bytes, false, |_| n += 1);
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn a_tracepoint_record_and_the_stack_pointer_after_it_are_read() {
+        let s = Sample {
+            id: 9,
+            pid: 10,
+            tid: 11,
+            time: 12,
+            cpu: 1,
+            sp: 0x7ffc_1000,
+            raw: [257, (-2i64) as u64],
+        };
+        let layout = Layout {
+            regs_user: true,
+            raw: true,
+        };
+        let bytes = sample_bytes(&s, layout);
+        let mut seen = Vec::new();
+        parse(&bytes, layout, |r| seen.push(r));
+        assert_eq!(seen, [Record::Sample(s)]);
     }
 }

@@ -21,6 +21,17 @@ pub struct Ring {
 unsafe impl Send for Ring {}
 
 impl Ring {
+    /// [`Ring::map`] with fewer pages where the locked-memory limit refuses `data_pages`.
+    pub fn map_within_limit(fd: BorrowedFd<'_>, data_pages: usize) -> Result<Ring, Errno> {
+        let mut pages = data_pages;
+        loop {
+            match Ring::map(fd, pages) {
+                Err(Errno::EPERM | Errno::ENOMEM) if pages > 8 => pages /= 2,
+                other => return other,
+            }
+        }
+    }
+
     /// Maps the buffer of event `fd`: one header page and `data_pages` (a power of two) pages.
     pub fn map(fd: BorrowedFd<'_>, data_pages: usize) -> Result<Ring, Errno> {
         debug_assert!(data_pages.is_power_of_two());

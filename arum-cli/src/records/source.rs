@@ -5,9 +5,10 @@
 //! itself, in the kernel with preemption off). Records of one thread are therefore released in
 //! their order, which is all pairing needs.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
-use super::parse::{parse, Record, Sample};
+use super::parse::{parse, Layout, Record, Sample};
 use super::ring::Ring;
 
 /// How far behind the drain's start samples are held back: far longer than a record takes to
@@ -16,7 +17,7 @@ pub const HOLD_BACK: Duration = Duration::from_millis(1);
 
 pub struct RecordSource {
     rings: Vec<Ring>,
-    regs_user: bool,
+    layout: Layout,
     scratch: Vec<u8>,
     pending: Vec<Sample>,
     /// Bytes read so far (for the report's reader statistics).
@@ -24,11 +25,11 @@ pub struct RecordSource {
 }
 
 impl RecordSource {
-    /// `regs_user`: the samples carry the stack pointer.
-    pub fn new(rings: Vec<Ring>, regs_user: bool) -> RecordSource {
+    /// `layout`: what the samples carry (a `bool`: the stack pointer).
+    pub fn new(rings: Vec<Ring>, layout: impl Into<Layout>) -> RecordSource {
         RecordSource {
             rings,
-            regs_user,
+            layout: layout.into(),
             scratch: Vec::with_capacity(1 << 16),
             pending: Vec::new(),
             bytes: 0,
@@ -44,12 +45,33 @@ impl RecordSource {
             self.scratch.clear();
             self.bytes += ring.drain(&mut self.scratch) as u64;
             let pending = &mut self.pending;
-            parse(&self.scratch, self.regs_user, |r| match r {
+            parse(&self.scratch, self.layout, |r| match r {
                 Record::Sample(s) => pending.push(s),
                 other => notice(other),
             });
         }
         self.bytes - before
+    }
+
+    /// One reader round: drains every buffer, counting lost records into `lost` and noting the
+    /// names processes take (exec) in `names`, then moves into `out`, in time order, the samples
+    /// older than `watermark` (every sample with `None`). Returns the number of bytes read.
+    pub fn drain_ordered(
+        &mut self,
+        lost: &mut u64,
+        names: &mut HashMap<u32, String>,
+        watermark: Option<u64>,
+        out: &mut Vec<Sample>,
+    ) -> u64 {
+        let read = self.drain(|n| match n {
+            Record::Lost { count } => *lost += count,
+            Record::Comm { pid, tid, name } if pid == tid => {
+                names.insert(pid, name);
+            }
+            _ => {}
+        });
+        self.release(watermark, |s| out.push(s));
+        read
     }
 
     /// Hands out, in time order, the samples older than `watermark` (every sample with `None`).
@@ -87,6 +109,7 @@ mod tests {
             time,
             cpu: 0,
             sp: 0,
+            raw: [0; 2],
         }
     }
 

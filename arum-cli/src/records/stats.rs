@@ -34,6 +34,17 @@ impl Durations {
         self.histogram.saturating_record(ns.max(1));
     }
 
+    /// Adds every duration of `other` (a category's calls from its members').
+    pub fn add(&mut self, other: &Durations) {
+        self.count += other.count;
+        self.total_ns = self.total_ns.saturating_add(other.total_ns);
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.histogram
+            .add(&other.histogram)
+            .expect("histograms of the same bounds");
+    }
+
     pub fn mean_ns(&self) -> f64 {
         if self.count == 0 {
             0.0

@@ -26,6 +26,12 @@ pub struct Report {
     /// A record for every process and thread of the tree, with `--per-task`.
     #[serde(default)]
     pub tasks: Option<TasksReport>,
+    /// System calls of the tree through the kernel's tracepoints, with `--syscalls`.
+    #[serde(default)]
+    pub syscalls: Option<SyscallsReport>,
+    /// The ALMT views of the probe records (overview, tasks, shares, table), with `--syscalls`.
+    #[serde(default)]
+    pub views: Option<ViewsReport>,
     pub self_timing: SelfTiming,
     /// Things the user should know about how the values were obtained, one line each.
     pub warnings: Vec<String>,
@@ -48,6 +54,8 @@ impl Report {
             functions: None,
             noise: None,
             tasks: None,
+            syscalls: None,
+            views: None,
             self_timing: SelfTiming::default(),
             warnings: Vec::new(),
             rank: None,
@@ -906,4 +914,183 @@ pub struct ThreadCounts {
     pub pid: u32,
     pub tid: u32,
     pub counts: Vec<u64>,
+}
+
+/// System calls of the launched tree, from raw_syscalls:sys_enter/sys_exit.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SyscallsReport {
+    /// What `--syscalls` asked for: categories or call names (`all`).
+    pub selection: Vec<String>,
+    /// Why no call was traced (permissions, no tracepoints), when none was.
+    pub off_reason: Option<String>,
+    /// The tracepoint filter set in the kernel (ftrace syntax), when a subset was asked.
+    pub filter: Option<String>,
+    /// Where arum mounted tracefs because it was not mounted, if it did.
+    pub mounted_tracefs: Option<String>,
+    /// Records read, lost by the kernel (full buffers), exits without an entry.
+    pub records: u64,
+    pub lost: u64,
+    pub orphan_exits: u64,
+    /// Calls entered and never left before the end (calls cut by the end of the run).
+    pub unfinished: Vec<CallCount>,
+    /// Measured cost of one traced call (enter + exit records) on this machine, and the estimate
+    /// of what tracing added to the program: calls × that cost.
+    pub probe_cost_ns: Option<f64>,
+    pub overhead_ns: Option<u64>,
+    /// The part of that cost inside a call's measured interval (from its entry record to its exit
+    /// record), measured the same way and taken out of every duration.
+    pub probe_inside_ns: Option<f64>,
+    /// Per call, sorted by total time, largest first.
+    pub calls: Vec<SyscallStats>,
+    /// Per category (process, network, file, memory, other), same figures summed.
+    pub categories: Vec<SyscallStats>,
+}
+
+/// One system call's (or category's) figures. Durations from entry to exit, in ns.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SyscallStats {
+    pub name: String,
+    pub category: String,
+    pub calls: u64,
+    /// Calls that returned an error.
+    pub errors: u64,
+    /// Errors by errno name (ENOENT...), most frequent first.
+    pub errnos: Vec<ErrnoCount>,
+    pub total_ns: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+    /// Bytes moved (the sum of non-negative return values), for the read/write/send/recv families.
+    pub bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CallCount {
+    pub name: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ErrnoCount {
+    pub errno: String,
+    pub count: u64,
+}
+
+/// ALMT's views of the probe records of a run. Times in ns from the first record unless named.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ViewsReport {
+    pub overview: OverviewView,
+    /// Tasks delimited by `--task-begin`/`--task-end` (hierarchical and percentage views).
+    pub tasks: Option<TasksView>,
+    /// Elapsed time per process and probe.
+    pub table: Vec<TableRow>,
+    /// TSC ticks per second used for the cycle column (none where the TSC is not a clock).
+    pub tsc_hz: Option<f64>,
+    /// Probe events not kept in memory (the journal's limit), so not in the views.
+    pub dropped_events: u64,
+}
+
+/// The session on a time line.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct OverviewView {
+    pub duration_ns: u64,
+    pub interval_ns: u64,
+    /// System calls completed per interval (function probes are not counted here).
+    pub rate: Vec<u64>,
+    pub processes: Vec<ProcessLine>,
+    /// The probes with the most time, largest first (at most 10).
+    pub busiest: Vec<ProbeLine>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ProcessLine {
+    pub pid: u32,
+    pub name: String,
+    pub threads: u64,
+    pub events: u64,
+    pub first_ns: u64,
+    pub last_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ProbeLine {
+    pub probe: String,
+    pub calls: u64,
+    pub total_ns: u64,
+}
+
+/// Tasks between a begin and an end probe, and the probes nested in them.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TasksView {
+    pub begin: String,
+    pub end: String,
+    /// `descriptor`: a task is the life of the descriptor the begin call returned (accept4 →
+    /// close of it), nested calls are those on it; `thread`: from begin to the next end in the
+    /// same thread, every call of the thread nested.
+    pub keyed_by: String,
+    pub tasks: u64,
+    /// Tasks begun and never ended.
+    pub open: u64,
+    pub duration: SpanSummary,
+    /// Per nested probe, aggregated over tasks; `share_pct` is the percentage view: the part of
+    /// the tasks' total time in its calls made directly by the task (a call inside another
+    /// nested call counts in that call's share).
+    pub nested: Vec<NestedProbe>,
+    /// Time of the tasks in no nested probe, as a share of their total time.
+    pub unaccounted_pct: f64,
+    /// The slowest tasks, slowest first (at most 5), with their nested calls.
+    pub slowest: Vec<TaskLine>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct SpanSummary {
+    pub count: u64,
+    pub total_ns: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NestedProbe {
+    pub probe: String,
+    /// Tasks that called it at least once.
+    pub tasks: u64,
+    pub calls: u64,
+    pub calls_per_task: f64,
+    pub duration: SpanSummary,
+    pub share_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TaskLine {
+    pub pid: u32,
+    pub tid: u32,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    /// The descriptor, for tasks keyed by one.
+    pub fd: Option<i64>,
+    pub nested: Vec<NestedCall>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NestedCall {
+    pub probe: String,
+    /// From the task's start.
+    pub offset_ns: u64,
+    pub duration_ns: u64,
+}
+
+/// Elapsed time of one probe in one process.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TableRow {
+    pub pid: u32,
+    pub process: String,
+    pub probe: String,
+    pub calls: u64,
+    pub elapsed_us: f64,
+    /// The same in TSC cycles, where the TSC is a clock.
+    pub elapsed_cycles: Option<u64>,
 }

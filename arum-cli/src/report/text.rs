@@ -1,5 +1,7 @@
 //! The human report: "ARUM REPORT", then one aligned section per facility.
 
+mod probes;
+
 use std::fmt::Write;
 
 use tabled::builder::Builder;
@@ -45,6 +47,12 @@ pub fn render_with(r: &Report, options: &super::TextOptions) -> String {
     }
     if let Some(t) = &r.tasks {
         tasks(&mut out, t, options.top_threads);
+    }
+    if let Some(s) = &r.syscalls {
+        probes::syscalls(&mut out, s);
+    }
+    if let Some(v) = &r.views {
+        probes::views(&mut out, v);
     }
     if show_self_timing {
         let t = &r.self_timing;

@@ -94,3 +94,25 @@ pub fn assert_periodic(times_ns: &[u64], period_ns: u64, span_ns: u64) {
         "two readings in one period: {times_ns:?}"
     );
 }
+
+/// Whether the kernel lets this test trace system calls; says why not.
+pub fn tracing_allowed() -> bool {
+    let cap = |c| caps::has_cap(None, caps::CapSet::Effective, c).unwrap_or(false);
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok());
+    let allowed = cap(caps::Capability::CAP_PERFMON)
+        || cap(caps::Capability::CAP_SYS_ADMIN)
+        || paranoid == Some(-1);
+    let events = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
+        .iter()
+        .any(|d| std::path::Path::new(d).join("events/raw_syscalls").exists());
+    // Without tracefs mounted arum mounts it itself (as root): allowed covers that.
+    if !(allowed && (events || cap(caps::Capability::CAP_SYS_ADMIN))) {
+        eprintln!(
+            "system call tracing is not allowed here (capabilities, paranoid {paranoid:?}, tracepoints {events}): only the fallback is checked"
+        );
+        return false;
+    }
+    true
+}

@@ -1,0 +1,259 @@
+//! A real server under load: Debian's nginx (one process, a configuration of the test's own in a
+//! temporary directory, a free port on 127.0.0.1, a static file) under `arum --syscalls -F
+//! 'ngx_http_*' --task-begin accept4 --task-end close`, driven by wrk for a bounded time with
+//! `Connection: close` (every request is a connection: a task from accept4 to close), stopped
+//! with SIGTERM through arum. The report's calls must agree with wrk's completed requests, the
+//! per-request hierarchy must be there, and the probe overhead is estimated.
+//!
+//! Needs nginx and wrk (scripts/deps.sh) and system call tracing (root); without them it says
+//! which is missing and checks nothing more.
+
+mod common;
+
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{arum, temp_dir, tracing_allowed, u64_at};
+use serde_json::Value;
+
+const NGINX: &str = "/usr/sbin/nginx";
+const CONNECTIONS: u64 = 4;
+const FILE_BYTES: usize = 4096;
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port on 127.0.0.1")
+        .port()
+}
+
+fn config(dir: &Path, port: u16) -> String {
+    let d = dir.display();
+    format!(
+        "daemon off;\nmaster_process off;\nworker_processes 1;\npid {d}/nginx.pid;\n\
+         error_log {d}/error.log;\nevents {{ worker_connections 256; }}\n\
+         http {{\n  access_log off;\n  sendfile on;\n  client_body_temp_path {d}/body;\n\
+         proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n\
+         scgi_temp_path {d}/scgi;\n  server {{ listen 127.0.0.1:{port}; root {d}/www; }}\n}}\n"
+    )
+}
+
+/// Whether nginx exports its HTTP functions (Debian's binary is stripped of .symtab but keeps
+/// them in .dynsym for modules): then -F can probe them.
+fn exports_http_functions() -> bool {
+    let out = Command::new("nm").args(["-D", NGINX]).output();
+    match out {
+        Ok(o) => String::from_utf8_lossy(&o.stdout).contains(" ngx_http_process_request"),
+        Err(_) => false,
+    }
+}
+
+fn call<'a>(json: &'a Value, name: &str) -> Option<&'a Value> {
+    json["syscalls"]["calls"]
+        .as_array()?
+        .iter()
+        .find(|c| c["name"] == name)
+}
+
+/// Successful calls of `name` (0 when it was never called).
+fn ok_calls(json: &Value, name: &str) -> u64 {
+    call(json, name).map_or(0, |c| u64_at(c, "/calls") - u64_at(c, "/errors"))
+}
+
+#[test]
+fn nginx_under_wrk_matches_the_completed_requests() {
+    let missing: Vec<&str> = [(NGINX, "nginx"), ("/usr/bin/wrk", "wrk")]
+        .iter()
+        .filter(|(p, _)| !Path::new(p).exists())
+        .map(|(_, n)| *n)
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "{} not installed (scripts/deps.sh installs them): the server test cannot run",
+            missing.join(" and ")
+        );
+        return;
+    }
+    if !tracing_allowed() {
+        return;
+    }
+    let dir = temp_dir();
+    let www = dir.path().join("www");
+    std::fs::create_dir(&www).unwrap();
+    std::fs::write(www.join("index.html"), vec![b'a'; FILE_BYTES]).unwrap();
+    let port = free_port();
+    let conf = dir.path().join("nginx.conf");
+    std::fs::write(&conf, config(dir.path(), port)).unwrap();
+    let report = dir.path().join("report.json");
+    let functions = exports_http_functions();
+    if !functions {
+        eprintln!("nginx exports no ngx_http_* functions here (or nm is missing): tasks are delimited by system calls only, no -F");
+    }
+    let mut cmd = arum();
+    cmd.args([
+        "--syscalls",
+        "--task-begin",
+        "accept4",
+        "--task-end",
+        "close",
+    ]);
+    if functions {
+        cmd.args(["-F", "ngx_http_*"]);
+    }
+    cmd.args(["--format", "json", "-o"])
+        .arg(&report)
+        .args(["--", NGINX, "-p"])
+        .arg(dir.path())
+        .arg("-c")
+        .arg(&conf)
+        .arg("-e")
+        .arg(dir.path().join("error.log"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut server = cmd.spawn().expect("arum starts nginx");
+    // Ready when it accepts (bounded wait); that connection is one accept more.
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            started.elapsed() < Duration::from_secs(20) && server.try_wait().unwrap().is_none(),
+            "nginx did not listen on {port}: {}",
+            std::fs::read_to_string(dir.path().join("error.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let url = format!("http://127.0.0.1:{port}/index.html");
+    let wrk = Command::new("wrk")
+        .args([
+            "-t1",
+            &format!("-c{CONNECTIONS}"),
+            "-d2s",
+            "-H",
+            "Connection: close",
+            &url,
+        ])
+        .output()
+        .expect("wrk runs");
+    let said = String::from_utf8_lossy(&wrk.stdout).to_string();
+    // SAFETY: kill(2) on our own child (arum forwards SIGTERM to nginx); no memory effects.
+    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+    let out = server.wait_with_output().expect("arum ends");
+    assert!(
+        out.status.success() || out.status.code().is_some(),
+        "{out:?}"
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap_or_else(|e| {
+            panic!("no report: {e}; {}", String::from_utf8_lossy(&out.stderr))
+        }))
+        .expect("JSON");
+    assert!(!said.contains("Non-2xx"), "{said}");
+    let requests: u64 = said
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .split_once(" requests in")
+                .map(|(n, _)| n.trim().parse().ok())
+        })
+        .flatten()
+        .unwrap_or_else(|| panic!("wrk's completed requests in {said}"));
+    assert!(requests > 0, "{said}");
+    eprintln!(
+        "wrk: {requests} requests; arum: {}",
+        json["syscalls"]["records"]
+    );
+
+    let s = &json["syscalls"];
+    assert_eq!(s["off_reason"], Value::Null, "{s}");
+    let lost = u64_at(s, "/lost");
+    // Every request: a connection accepted, its request received, the response sent (headers by
+    // writev, the file by sendfile), the connection closed. Connections in flight when wrk
+    // stopped, and the readiness probe's, come on top.
+    let slack = CONNECTIONS + 2 + lost;
+    let accepted = ok_calls(&json, "accept4");
+    assert!(
+        accepted + lost >= requests && accepted <= requests + slack,
+        "accept4 {accepted}, requests {requests}, lost {lost}"
+    );
+    let received = ok_calls(&json, "recvfrom") + ok_calls(&json, "read");
+    assert!(
+        received + lost >= requests,
+        "received {received} < {requests}"
+    );
+    let sent = ok_calls(&json, "sendfile");
+    assert!(
+        sent + lost >= requests && sent <= requests + slack,
+        "sendfile {sent}"
+    );
+    assert!(ok_calls(&json, "writev") + ok_calls(&json, "write") + lost >= requests);
+    let file_bytes = call(&json, "sendfile").map_or(0, |c| u64_at(c, "/bytes"));
+    assert!(
+        file_bytes >= requests.saturating_sub(lost) * FILE_BYTES as u64,
+        "{file_bytes}"
+    );
+    assert!(ok_calls(&json, "close") + lost >= requests);
+
+    // The per-request hierarchy: a task per connection, with its receive and send nested.
+    let t = &json["views"]["tasks"];
+    assert_eq!(t["keyed_by"], "descriptor", "{t}");
+    let tasks = u64_at(t, "/tasks");
+    assert!(
+        tasks + slack >= requests && tasks <= requests + slack,
+        "{tasks} tasks for {requests} requests"
+    );
+    let nested = |p: &str| {
+        t["nested"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["probe"] == p)
+            .unwrap_or_else(|| panic!("{p} is not nested in the tasks: {t}"))
+    };
+    assert!(u64_at(nested("sendfile"), "/tasks") + slack >= tasks);
+    assert!(u64_at(nested("recvfrom"), "/tasks") + slack >= tasks);
+    assert!(!t["slowest"].as_array().unwrap().is_empty());
+    assert_eq!(
+        json["views"]["overview"]["processes"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+
+    // The probe overhead, estimated from the calibrated cost of a traced call.
+    let cost = s["probe_cost_ns"].as_f64().expect("a calibrated cost");
+    let overhead = u64_at(s, "/overhead_ns");
+    let cpu = u64_at(&json, "/usage/user_ns") + u64_at(&json, "/usage/system_ns");
+    assert!(cost > 0.0 && overhead > 0, "{s}");
+    eprintln!(
+        "probe overhead: {cost:.0} ns per traced call, {:.1} ms in all, {:.1}% of nginx's CPU time",
+        overhead as f64 / 1e6,
+        overhead as f64 * 100.0 / cpu.max(1) as f64
+    );
+    if functions {
+        let f = &json["functions"];
+        if f["off_reason"].is_null() {
+            let timed = f["functions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|x| x["name"] == "ngx_http_process_request")
+                .expect("ngx_http_process_request was probed");
+            assert!(u64_at(timed, "/calls") > 0, "{timed}");
+            // Its timed calls are probe events of the views too.
+            let row = json["views"]["table"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["probe"] == "ngx_http_process_request");
+            assert!(
+                row.is_some_and(|r| u64_at(r, "/calls") > 0),
+                "{}",
+                json["views"]["table"]
+            );
+        } else {
+            eprintln!("function timing is off: {}", f["off_reason"]);
+        }
+    }
+}

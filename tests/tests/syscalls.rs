@@ -1,0 +1,282 @@
+//! `--syscalls`: a helper doing a known number of calls (N writes and N reads of K bytes, N
+//! failed opens) under arum, checked against what it did and against `strace -c -f` counting the
+//! same helper in the same test: exact counts, bytes, errno.
+//!
+//! Tracing needs CAP_PERFMON/CAP_SYS_ADMIN or perf_event_paranoid = -1 and the raw_syscalls
+//! tracepoints. Without them the test checks the fallback: the program runs, the report says why.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::Command;
+
+use common::{arum, helper, run_json, temp_dir, tracing_allowed, u64_at};
+use serde_json::Value;
+
+const N: u64 = 300;
+const K: u64 = 4096;
+
+fn call<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["syscalls"]["calls"]
+        .as_array()
+        .expect("a calls list")
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no call {name} in {}", json["syscalls"]))
+}
+
+fn errno_count(c: &Value, errno: &str) -> u64 {
+    c["errnos"]
+        .as_array()
+        .expect("errnos")
+        .iter()
+        .find(|e| e["errno"] == errno)
+        .map_or(0, |e| e["count"].as_u64().expect("count"))
+}
+
+/// strace -c -f's table: call → (calls, errors). `None` when strace is missing.
+fn strace_counts(argv: &[&str]) -> Option<HashMap<String, (u64, u64)>> {
+    let dir = temp_dir();
+    let out = dir.path().join("strace.txt");
+    let status = Command::new("strace")
+        .args(["-c", "-f", "-o"])
+        .arg(&out)
+        .args(argv)
+        .status();
+    let Ok(status) = status else {
+        eprintln!("strace is not installed (scripts/deps.sh installs it): compared with the helper's own counts only");
+        return None;
+    };
+    assert!(status.success(), "strace ran the helper");
+    let text = std::fs::read_to_string(&out).expect("strace's table");
+    let mut calls = HashMap::new();
+    for line in text.lines() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        // "% time seconds usecs/call calls [errors] syscall"; the total line says "total".
+        let (calls_at, errors) = match w.len() {
+            5 => (3, 0),
+            6 => (3, w[4].parse().unwrap_or(0)),
+            _ => continue,
+        };
+        if let Ok(n) = w[calls_at].parse::<u64>() {
+            calls.insert(w[w.len() - 1].to_string(), (n, errors));
+        }
+    }
+    Some(calls)
+}
+
+#[test]
+fn counts_bytes_and_errno_match_the_helper_and_strace() {
+    let mix = helper("syscall_mix");
+    let (n, k) = (N.to_string(), K.to_string());
+    let argv = [mix.as_str(), n.as_str(), k.as_str()];
+    let mut args = vec!["--syscalls", "--"];
+    args.extend(argv);
+    let (out, json) = run_json(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = &json["syscalls"];
+    if !tracing_allowed() {
+        assert!(
+            s["off_reason"].as_str().is_some_and(|w| !w.is_empty()),
+            "{s}"
+        );
+        assert!(json["warnings"]
+            .to_string()
+            .contains("system call tracing is off"));
+        return;
+    }
+    assert_eq!(s["off_reason"], Value::Null, "{s}");
+    assert_eq!(u64_at(s, "/lost"), 0, "no record may be lost at this rate");
+    let write = call(&json, "write");
+    let read = call(&json, "read");
+    // The helper prints nothing: its writes are exactly the loop's. Its reads are the loop's and
+    // the dynamic loader's (a library's ELF header each, less than K bytes).
+    assert_eq!(u64_at(write, "/calls"), N, "{write}");
+    assert_eq!(u64_at(write, "/bytes"), N * K, "{write}");
+    let extra = u64_at(read, "/calls") - N;
+    assert!(extra <= 8, "{read}");
+    let bytes = u64_at(read, "/bytes");
+    assert!(bytes >= N * K && bytes - N * K <= extra * K, "{read}");
+    assert_eq!(u64_at(write, "/errors"), 0);
+    // Its failed opens (openat through the C library), and any of the loader's.
+    let openat = call(&json, "openat");
+    let enoent = errno_count(openat, "ENOENT");
+    assert!(enoent >= N, "{openat}");
+    assert_eq!(u64_at(openat, "/errors"), enoent, "{openat}");
+    assert_eq!(call(&json, "openat")["category"], "file");
+    // Durations are real: the mean is within min..max, p50 <= p99 <= max.
+    for c in [write, read, openat] {
+        let (p50, p99, max) = (
+            u64_at(c, "/p50_ns"),
+            u64_at(c, "/p99_ns"),
+            u64_at(c, "/max_ns"),
+        );
+        assert!(p50 > 0 && p50 <= p99 && p99 <= max + max / 500, "{c}");
+    }
+    // The categories sum their calls.
+    let file = json["syscalls"]["categories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "file")
+        .expect("a file category");
+    assert!(u64_at(file, "/calls") >= 3 * N, "{file}");
+    // The peer, counting the same helper.
+    if let Some(peer) = strace_counts(&argv) {
+        for name in ["write", "read", "openat", "close", "mmap"] {
+            let ours = json["syscalls"]["calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["name"] == name)
+                .map(|c| (u64_at(c, "/calls"), u64_at(c, "/errors")));
+            assert_eq!(
+                ours,
+                peer.get(name).copied(),
+                "{name}: arum (calls, errors) vs strace -c -f"
+            );
+        }
+    }
+    // The views: one process, busiest probes, a table with TSC cycles where the TSC is a clock.
+    let v = &json["views"];
+    assert_eq!(v["overview"]["processes"].as_array().unwrap().len(), 1);
+    let rate: u64 = v["overview"]["rate"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .sum();
+    assert!(rate >= 3 * N, "{v}");
+    let row = v["table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["probe"] == "write")
+        .expect("a write row");
+    assert_eq!(u64_at(row, "/calls"), N);
+}
+
+#[test]
+fn a_subset_is_filtered_in_the_kernel() {
+    let mix = helper("syscall_mix");
+    let (out, json) = run_json(&["--syscalls=write,openat", "--", &mix, "50", "16"]);
+    assert!(out.status.success());
+    if !tracing_allowed() {
+        return;
+    }
+    let s = &json["syscalls"];
+    let names: Vec<&str> = s["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.iter().all(|n| ["write", "openat"].contains(n)),
+        "{names:?}"
+    );
+    assert_eq!(u64_at(call(&json, "write"), "/calls"), 50);
+    assert!(s["filter"].as_str().unwrap().contains("||"), "{s}");
+    // Only the selected calls wrote records: two per call.
+    let calls: u64 = s["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| u64_at(c, "/calls"))
+        .sum();
+    assert!(u64_at(s, "/records") <= 2 * calls + 2, "{s}");
+}
+
+#[test]
+fn tasks_between_probes_nest_the_calls_on_their_descriptor() {
+    let mix = helper("syscall_mix");
+    let (out, json) = run_json(&[
+        "--syscalls",
+        "--task-begin",
+        "openat",
+        "--task-end",
+        "close",
+        "--",
+        &mix,
+        "20",
+        "64",
+    ]);
+    assert!(out.status.success());
+    if !tracing_allowed() {
+        return;
+    }
+    let t = &json["views"]["tasks"];
+    assert_eq!(t["keyed_by"], "descriptor");
+    // /dev/null and /dev/zero stay open to the end: open tasks, their writes and reads nested
+    // in no ended task. Every failed open begins no task.
+    assert!(u64_at(t, "/open") >= 2, "{t}");
+    let shares: f64 = t["nested"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["share_pct"].as_f64().unwrap())
+        .sum::<f64>()
+        + t["unaccounted_pct"].as_f64().unwrap();
+    assert!(
+        u64_at(t, "/tasks") == 0 || (shares - 100.0).abs() < 1e-6,
+        "{t}"
+    );
+}
+
+#[test]
+fn a_bad_selection_is_one_line_and_a_usage_error() {
+    let out = arum()
+        .args(["--syscalls=files", "--", "true"])
+        .output()
+        .expect("arum runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("\"files\"") && err.lines().count() <= 2,
+        "{err}"
+    );
+}
+
+#[test]
+fn without_the_capabilities_the_program_runs_and_the_report_says_why() {
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok());
+    // SAFETY: geteuid has no preconditions and no memory effects.
+    let root = unsafe { libc::geteuid() } == 0;
+    if !root || paranoid == Some(-1) || !std::path::Path::new("/usr/bin/setpriv").exists() {
+        eprintln!(
+            "dropping CAP_PERFMON and CAP_SYS_ADMIN needs root, setpriv and perf_event_paranoid > -1 (it is {paranoid:?}): the other tests check this machine's own case"
+        );
+        return;
+    }
+    let dir = temp_dir();
+    let report = dir.path().join("report.json");
+    let arum = common::arum_path();
+    // A root arum whose capabilities lack both: what an unprivileged user gets.
+    let out = Command::new("/usr/bin/setpriv")
+        .args(["--bounding-set=-sys_admin,-perfmon", "--"])
+        .arg(&arum)
+        .args(["--syscalls", "--format", "json", "-o"])
+        .arg(&report)
+        .args(["--", "sh", "-c", "exit 3"])
+        .output()
+        .expect("setpriv runs arum");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "the program's exit status: {out:?}"
+    );
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let why = json["syscalls"]["off_reason"].as_str().expect("a reason");
+    assert!(
+        why.contains("CAP_PERFMON") && why.contains("perf_event_paranoid"),
+        "{why}"
+    );
+    assert!(json["syscalls"]["calls"].as_array().unwrap().is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("system call tracing is off"));
+}
