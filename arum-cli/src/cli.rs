@@ -158,6 +158,11 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
 
+    /// Also write the report as one self-contained HTML page (plots, collapsible sections; a
+    /// series of runs: summaries, distributions, comparisons) to FILE, as -o writes.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
     /// Show arum's own set-up and post-processing phases (always recorded in JSON).
     #[arg(long)]
     pub self_timing: bool,
@@ -285,6 +290,7 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
                 "--events",
                 "--events-file",
                 "--format",
+                "--html",
                 "--cpu",
                 "--event-tables",
                 "--scope",
