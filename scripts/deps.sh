@@ -16,6 +16,7 @@ command -v g++ >/dev/null || need+=(g++)
 command -v cyclictest >/dev/null || need+=(rt-tests) # arum hourglass's peer for dispatch latency
 command -v ip >/dev/null || need+=(iproute2)          # network namespaces: hourglass's flood, calibrate's veth pair
 command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers
+command -v chromium >/dev/null || need+=(chromium)  # tests/tests/html.rs: the --html page in a real browser
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -16,7 +16,11 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     let settings = Settings::from_args(args, started)?;
     // Opened before the program runs, so an unwritable destination stops arum early.
     let sink = Sink::open(settings.output.as_deref())?;
-    let html = settings.html.as_deref().map(|p| Sink::open(Some(p))).transpose()?;
+    let html = settings
+        .html
+        .as_deref()
+        .map(|p| Sink::open(Some(p)))
+        .transpose()?;
     let report = measure_once(&settings)?;
     let options = report::TextOptions {
         show_self_timing: settings.show_self_timing,

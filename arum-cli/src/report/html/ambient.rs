@@ -123,17 +123,26 @@ pub fn render(r: &Report) -> Option<String> {
         .iter()
         .map(|c| {
             let p = &c.percent;
-            [p.busy, p.user, p.system, p.iowait, p.irq, p.softirq, p.steal]
-                .iter()
-                .fold(vec![format!("CPU {}", c.cpu)], |mut row, v| {
-                    row.push(format!("{v:.1}"));
-                    row
-                })
+            [
+                p.busy, p.user, p.system, p.iowait, p.irq, p.softirq, p.steal,
+            ]
+            .iter()
+            .fold(vec![format!("CPU {}", c.cpu)], |mut row, v| {
+                row.push(format!("{v:.1}"));
+                row
+            })
         })
         .collect();
     body.push_str(&table(
         &[
-            "CPU", "% busy", "% user", "% system", "% iowait", "% irq", "% softirq", "% steal",
+            "CPU",
+            "% busy",
+            "% user",
+            "% system",
+            "% iowait",
+            "% irq",
+            "% softirq",
+            "% steal",
         ],
         &rows,
     ));

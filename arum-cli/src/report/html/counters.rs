@@ -17,7 +17,10 @@ pub fn render(r: &Report) -> Option<String> {
                 None => c.cpu_key.clone(),
             },
         ),
-        ("event table", c.table.clone().unwrap_or_else(|| "none".into())),
+        (
+            "event table",
+            c.table.clone().unwrap_or_else(|| "none".into()),
+        ),
         (
             "hardware counting",
             match (&c.hardware_counting, &c.hardware_off_reason) {
@@ -32,7 +35,9 @@ pub fn render(r: &Report) -> Option<String> {
     if c.user_only {
         body.push_str(&para(&format!(
             "User space only: {}",
-            c.user_only_reason.as_deref().unwrap_or("kernel counting not allowed")
+            c.user_only_reason
+                .as_deref()
+                .unwrap_or("kernel counting not allowed")
         )));
     }
     let rows: Vec<Vec<String>> = c
@@ -52,7 +57,13 @@ pub fn render(r: &Report) -> Option<String> {
         .collect();
     body.push_str(&table(
         &[
-            "event", "status", "total", "raw", "% running", "multiplexed", "encoding",
+            "event",
+            "status",
+            "total",
+            "raw",
+            "% running",
+            "multiplexed",
+            "encoding",
         ],
         &rows,
     ));

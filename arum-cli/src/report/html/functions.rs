@@ -16,7 +16,11 @@ pub fn render(r: &Report) -> Option<String> {
     body.push_str(&facts(&[
         (
             "probe cost (entry and return)",
-            format!("{} ± {}", ns(f.probe_cost.pair_ns), ns(f.probe_cost.spread_ns)),
+            format!(
+                "{} ± {}",
+                ns(f.probe_cost.pair_ns),
+                ns(f.probe_cost.spread_ns)
+            ),
         ),
         ("throttling", format!("{:?}", f.policy.mode)),
         (
@@ -38,8 +42,18 @@ pub fn render(r: &Report) -> Option<String> {
     let rows: Vec<Vec<String>> = f.functions.iter().map(row).collect();
     body.push_str(&table(
         &[
-            "function", "calls", "timed", "total", "mean", "min", "median", "p90", "p99", "max",
-            "exclusive total", "state",
+            "function",
+            "calls",
+            "timed",
+            "total",
+            "mean",
+            "min",
+            "median",
+            "p90",
+            "p99",
+            "max",
+            "exclusive total",
+            "state",
         ],
         &rows,
     ));

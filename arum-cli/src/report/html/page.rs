@@ -133,13 +133,19 @@ mod tests {
 
     #[test]
     fn escapes_markup_and_quotes() {
-        assert_eq!(esc("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(
+            esc("<a href=\"x\">&'"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
+        );
     }
 
     #[test]
     fn tables_escape_their_cells() {
         let t = table(&["name", "n"], &[vec!["<b>", "1"]]);
-        assert!(t.contains("<td class=\"l\">&lt;b&gt;</td><td>1</td>"), "{t}");
+        assert!(
+            t.contains("<td class=\"l\">&lt;b&gt;</td><td>1</td>"),
+            "{t}"
+        );
         let f = facts(&[("wall", "1 s".into())]);
         assert!(!f.contains("<th"), "{f}");
         assert!(f.contains("<td class=\"l\">wall</td><td>1 s</td>"), "{f}");

@@ -68,10 +68,9 @@ pub fn lines(
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(e)?;
         let label_of = |x: &f64| match x_labels {
-            Some(names) if (x - x.round()).abs() < 1e-9 && *x >= 0.0 => names
-                .get(x.round() as usize)
-                .cloned()
-                .unwrap_or_default(),
+            Some(names) if (x - x.round()).abs() < 1e-9 && *x >= 0.0 => {
+                names.get(x.round() as usize).cloned().unwrap_or_default()
+            }
             Some(_) => String::new(),
             None => format!("{}", Short(*x)),
         };
@@ -100,11 +99,7 @@ pub fn lines(
             }
             if s.points.len() <= 40 {
                 chart
-                    .draw_series(
-                        s.points
-                            .iter()
-                            .map(|&p| Circle::new(p, 3, colour.filled())),
-                    )
+                    .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
                     .map_err(e)?;
             }
         }
@@ -232,7 +227,11 @@ pub fn heatmap(title: &str, rows: &[String], cols: &[String], values: &[Vec<f64>
             let top = row.iter().copied().fold(0.0, f64::max);
             chart
                 .draw_series(row.iter().enumerate().map(|(c, &v)| {
-                    let share = if top > 0.0 { (v / top).clamp(0.0, 1.0) } else { 0.0 };
+                    let share = if top > 0.0 {
+                        (v / top).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    };
                     let colour = RGBColor(
                         (255.0 - 225.0 * share) as u8,
                         (255.0 - 170.0 * share) as u8,

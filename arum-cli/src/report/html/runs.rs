@@ -84,7 +84,11 @@ fn describe(b: &Benchmark) -> String {
         .iter()
         .map(|p| format!("parameter {} = {}", p.name, p.value))
         .collect();
-    lines.extend(b.env.iter().map(|e| format!("{}={} in the environment", e.name, e.value)));
+    lines.extend(
+        b.env
+            .iter()
+            .map(|e| format!("{}={} in the environment", e.name, e.value)),
+    );
     let failed = b.runs.iter().filter(|r| r.exit_status != 0).count();
     if failed > 0 {
         lines.push(format!("{failed} run(s) ended with a non-zero status"));
@@ -244,13 +248,23 @@ fn comparisons(set: &RunSet) -> Option<String> {
         ));
         inner.push_str(&table(
             &[
-                "metric", "base mean", "new mean", "change", "ratio interval", "p", "verdict",
+                "metric",
+                "base mean",
+                "new mean",
+                "change",
+                "ratio interval",
+                "p",
+                "verdict",
             ],
             &rows,
         ));
         body.push_str(&format!("<h3>{}</h3>\n{inner}", esc(&c.new)));
     }
-    Some(section("comparisons", "Comparisons with the first benchmark", &body))
+    Some(section(
+        "comparisons",
+        "Comparisons with the first benchmark",
+        &body,
+    ))
 }
 
 fn outliers(set: &RunSet) -> Option<String> {

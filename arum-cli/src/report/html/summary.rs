@@ -85,7 +85,10 @@ pub fn render(r: &Report) -> Option<String> {
                 ]
             })
             .collect();
-        body.push_str(&table(&["estimate", "count", "time", "interval", "cost from"], &rows));
+        body.push_str(&table(
+            &["estimate", "count", "time", "interval", "cost from"],
+            &rows,
+        ));
     }
     let s = &r.self_timing;
     body.push_str(&para(&format!(

@@ -37,8 +37,19 @@ pub fn render(r: &Report) -> Option<String> {
         .collect();
     body.push_str(&table(
         &[
-            "process", "parent", "threads", "CPU", "user", "system", "minor faults",
-            "vol. switches", "invol. switches", "read", "written", "peak memory", "imbalance",
+            "process",
+            "parent",
+            "threads",
+            "CPU",
+            "user",
+            "system",
+            "minor faults",
+            "vol. switches",
+            "invol. switches",
+            "read",
+            "written",
+            "peak memory",
+            "imbalance",
         ],
         &processes,
     ));
@@ -49,14 +60,27 @@ pub fn render(r: &Report) -> Option<String> {
         .map(|x| {
             let mut row = vec![format!("{} {}", x.tid, x.comm), x.pid.to_string()];
             row.extend(usage_cells(&x.usage));
-            row.push(x.cpu_wait_share.map_or(String::new(), |w| format!("{:.1}", w * 100.0)));
+            row.push(
+                x.cpu_wait_share
+                    .map_or(String::new(), |w| format!("{:.1}", w * 100.0)),
+            );
             row
         })
         .collect();
     body.push_str(&table(
         &[
-            "thread", "process", "CPU", "user", "system", "minor faults", "vol. switches",
-            "invol. switches", "read", "written", "peak memory", "% waiting for a CPU",
+            "thread",
+            "process",
+            "CPU",
+            "user",
+            "system",
+            "minor faults",
+            "vol. switches",
+            "invol. switches",
+            "read",
+            "written",
+            "peak memory",
+            "% waiting for a CPU",
         ],
         &rows,
     ));
@@ -117,7 +141,11 @@ pub fn render(r: &Report) -> Option<String> {
             .collect();
         body.push_str(&table(&headers, &rows));
     }
-    Some(section("tasks", "Processes and threads (--per-task)", &body))
+    Some(section(
+        "tasks",
+        "Processes and threads (--per-task)",
+        &body,
+    ))
 }
 
 fn usage_cells(u: &TaskUsage) -> Vec<String> {
