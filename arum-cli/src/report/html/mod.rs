@@ -44,3 +44,25 @@ pub fn render(report: &Report) -> String {
     let body: String = SECTIONS.iter().filter_map(|s| s(report)).collect();
     page::document(&title, &lead, &body)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::testing::report;
+
+    #[test]
+    fn a_bare_run_has_its_usage_and_notes_and_no_facility_sections() {
+        let mut r = report(1_500_000_000, 0);
+        r.warnings.push("a <warning> & more".into());
+        let page = render(&r);
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        assert!(page.contains("id=\"usage\""));
+        assert!(page.contains("id=\"notes\""));
+        assert!(page.contains("1.500 s"), "wall time");
+        assert!(page.contains("a &lt;warning&gt; &amp; more"), "escaped warning");
+        for absent in ["counters", "intervals", "ambient", "functions", "tasks", "noise"] {
+            assert!(!page.contains(&format!("id=\"{absent}\"")), "{absent}");
+        }
+        assert!(!page.contains("<svg"), "no facility, no plot");
+    }
+}
