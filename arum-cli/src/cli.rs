@@ -52,6 +52,8 @@ pub enum Command {
     Hourglass(arum_hourglass::Args),
     /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
     Calibrate(arum_calibrate::Args),
+    /// Run a test suite (server, client, parameters, netem network conditions) from a TOML file.
+    Suite(crate::suite::SuiteArgs),
 }
 
 #[derive(Debug, Args)]

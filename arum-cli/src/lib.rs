@@ -49,6 +49,7 @@ pub mod run;
 pub mod samples;
 pub mod settings;
 pub mod stdio;
+pub mod suite;
 pub mod system;
 pub mod tasks;
 pub mod tree;

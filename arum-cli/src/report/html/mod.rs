@@ -59,8 +59,18 @@ mod tests {
         assert!(page.contains("id=\"usage\""));
         assert!(page.contains("id=\"notes\""));
         assert!(page.contains("1.500 s"), "wall time");
-        assert!(page.contains("a &lt;warning&gt; &amp; more"), "escaped warning");
-        for absent in ["counters", "intervals", "ambient", "functions", "tasks", "noise"] {
+        assert!(
+            page.contains("a &lt;warning&gt; &amp; more"),
+            "escaped warning"
+        );
+        for absent in [
+            "counters",
+            "intervals",
+            "ambient",
+            "functions",
+            "tasks",
+            "noise",
+        ] {
             assert!(!page.contains(&format!("id=\"{absent}\"")), "{absent}");
         }
         assert!(!page.contains("<svg"), "no facility, no plot");
