@@ -70,12 +70,74 @@ fn benchmarks(set: &RunSet) -> Option<String> {
             ],
             &rows,
         ));
-        body.push_str(&format!(
-            "<h3>{}</h3>\n{inner}",
-            esc(&format!("{} ({} runs)", b.label, b.runs.len()))
+        body.push_str(&item(
+            &format!("{} ({} runs)", b.label, b.runs.len()),
+            &inner,
         ));
     }
-    Some(section("benchmarks", "Benchmarks", &body))
+    Some(section(
+        "benchmarks",
+        "Benchmarks",
+        &(overview(set) + &body),
+    ))
+}
+
+/// One row per benchmark: its parameters and the headline metrics' means with their intervals.
+fn overview(set: &RunSet) -> String {
+    const HEADLINE: [&str; 4] = [
+        "usage.wall_ns",
+        "usage.user_ns",
+        "usage.system_ns",
+        "usage.peak_memory.peak_rss_bytes",
+    ];
+    let names: Vec<String> = set
+        .benchmarks
+        .first()
+        .map(|b| b.parameters.iter().map(|p| p.name.clone()).collect())
+        .unwrap_or_default();
+    let rows: Vec<Vec<String>> = set
+        .benchmarks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut row = vec![format!("#{}", i + 1)];
+            row.extend(b.parameters.iter().map(|p| p.value.clone()));
+            row.push(b.runs.len().to_string());
+            for h in HEADLINE {
+                let u = Unit::of(h);
+                row.push(
+                    b.metrics
+                        .iter()
+                        .find(|m| m.metric == h)
+                        .map_or(String::new(), |m| match &m.stats.ci {
+                            Some(ci) => format!(
+                                "{} ± {}",
+                                u.format(m.stats.mean),
+                                u.format((ci.high - ci.low) / 2.0)
+                            ),
+                            None => u.format(m.stats.mean),
+                        }),
+                );
+            }
+            row
+        })
+        .collect();
+    let mut headers = vec!["benchmark"];
+    headers.extend(names.iter().map(String::as_str));
+    headers.extend([
+        "runs",
+        "wall time",
+        "user time",
+        "system time",
+        "peak memory",
+    ]);
+    let commands: Vec<String> = set
+        .benchmarks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| format!("#{}: {}", i + 1, b.label))
+        .collect();
+    table(&headers, &rows) + &list("notes", &commands)
 }
 
 fn describe(b: &Benchmark) -> String {
@@ -181,7 +243,26 @@ fn sweep(set: &RunSet) -> Option<String> {
             let Some(wall) = b.metrics.iter().find(|m| m.metric == "usage.wall_ns") else {
                 continue;
             };
-            let command = b.command.first().cloned().unwrap_or_default();
+            // One line per command and values of the other parameters.
+            let others: Vec<String> = b
+                .parameters
+                .iter()
+                .filter(|q| q.name != p.name)
+                .map(|q| format!("{}={}", q.name, q.value))
+                .collect();
+            let programs = set
+                .benchmarks
+                .iter()
+                .any(|o| o.command.first() != b.command.first());
+            let command = match (programs, others) {
+                (_, o) if o.is_empty() => b.command.first().cloned().unwrap_or_default(),
+                (false, o) => o.join(" "),
+                (true, o) => format!(
+                    "{} {}",
+                    b.command.first().cloned().unwrap_or_default(),
+                    o.join(" ")
+                ),
+            };
             let point = (x, wall.stats.mean / 1e6);
             match by_command.iter_mut().find(|(c, _)| *c == command) {
                 Some((_, pts)) => pts.push(point),
