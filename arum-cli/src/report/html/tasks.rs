@@ -36,21 +36,7 @@ pub fn render(r: &Report) -> Option<String> {
         })
         .collect();
     body.push_str(&table(
-        &[
-            "process",
-            "parent",
-            "threads",
-            "CPU",
-            "user",
-            "system",
-            "minor faults",
-            "vol. switches",
-            "invol. switches",
-            "read",
-            "written",
-            "peak memory",
-            "imbalance",
-        ],
+        &headers(&["process", "parent", "threads"], "imbalance"),
         &processes,
     ));
     let mut threads: Vec<_> = t.threads.iter().collect();
@@ -68,20 +54,7 @@ pub fn render(r: &Report) -> Option<String> {
         })
         .collect();
     body.push_str(&table(
-        &[
-            "thread",
-            "process",
-            "CPU",
-            "user",
-            "system",
-            "minor faults",
-            "vol. switches",
-            "invol. switches",
-            "read",
-            "written",
-            "peak memory",
-            "% waiting for a CPU",
-        ],
+        &headers(&["thread", "process"], "% waiting for a CPU"),
         &rows,
     ));
     // The threads' lives on the run's time line, longest CPU users first.
@@ -146,6 +119,24 @@ pub fn render(r: &Report) -> Option<String> {
         "Processes and threads (--per-task)",
         &body,
     ))
+}
+
+/// The columns of `usage_cells`, after `first` and before `last`.
+fn headers<'a>(first: &[&'a str], last: &'a str) -> Vec<&'a str> {
+    let mut h = first.to_vec();
+    h.extend([
+        "CPU",
+        "user",
+        "system",
+        "minor faults",
+        "vol. switches",
+        "invol. switches",
+        "read",
+        "written",
+        "peak memory",
+        last,
+    ]);
+    h
 }
 
 fn usage_cells(u: &TaskUsage) -> Vec<String> {
