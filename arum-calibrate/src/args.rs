@@ -15,7 +15,7 @@ pub enum Format {
 /// TCP, file reads), each repeated until its median is known to ±2% (90% confidence) or a time
 /// limit, with mean, sd, min, max and a histogram.
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_long_help = crate::suite::methods_help())]
+#[command(after_long_help = "The measurements and how each is taken: arum calibrate --list.")]
 pub struct Args {
     /// Measure only these: groups (timing, cpu, tasks, memory, network, files), measurement
     /// names, or dotted prefixes (tasks.switch); comma- or space-separated, repeatable.

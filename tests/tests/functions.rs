@@ -71,14 +71,28 @@ fn fallback_is_a_warning(args: &[&str]) {
     );
 }
 
+/// Runs arum with `args` where probes can be opened, and checks that the program succeeded; where
+/// they cannot, checks the fallback instead and gives None.
+fn probed(args: &[&str]) -> Option<(std::process::Output, Value)> {
+    if !probes_allowed() {
+        fallback_is_a_warning(args);
+        return None;
+    }
+    let (out, json) = run_json(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some((out, json))
+}
+
 #[test]
 fn a_1ms_function_called_1000_times() {
     let args = ["-F", "spin_ms", "--", &native("fcalls"), "ms", "1000"];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((out, json)) = probed(&args) else {
+        return;
+    };
     let f = function(&json, "spin_ms");
     assert_eq!(u64_at(f, "/calls"), 1000);
     assert_eq!(f["calls_exact"], true);
@@ -108,11 +122,9 @@ fn recursive_fib_is_counted_exactly_and_nests_consistently() {
         "fib",
         "20",
     ];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
     let f = function(&json, "fib");
     assert_eq!(u64_at(f, "/calls"), 21891);
     assert_eq!(u64_at(f, "/timed_calls"), 21891);
@@ -141,11 +153,9 @@ fn recursive_fib_is_counted_exactly_and_nests_consistently() {
 fn recursive_fib_is_throttled_without_no_throttle() {
     // fib(20) 30 times: long enough for sampling windows after the throttling.
     let args = ["-F", "fib", "--", &native("fcalls"), "fib", "20", "30"];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
     let f = function(&json, "fib");
     // Too short to time, or over the probe budget: whichever the reader saw first.
     assert!(!f["throttled"].is_null(), "{f}");
@@ -180,11 +190,9 @@ fn four_threads_with_exact_counts() {
         "10000",
         "4",
     ];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((out, json)) = probed(&args) else {
+        return;
+    };
     let f = function(&json, "work");
     assert_eq!(u64_at(f, "/calls"), 40_000);
     assert_eq!(f["calls_exact"], true);
@@ -237,11 +245,9 @@ fn a_shared_library_function_and_libc_malloc() {
         "lib",
         "300",
     ];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((out, json)) = probed(&args) else {
+        return;
+    };
     let own = said(&out.stdout);
     let lib = function(&json, "libfcalls:lib_work");
     assert_eq!(u64_at(lib, "/calls").to_string(), own["lib_calls"]);
@@ -279,11 +285,9 @@ fn pie_non_pie_stripped_cpp_and_rust_names() {
 #[test]
 fn ten_million_calls_of_a_20ns_function_are_throttled() {
     let args = ["-F", "tiny", "--", &native("fcalls"), "tiny", "10000000"];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
     let f = function(&json, "tiny");
     assert!(!f["throttled"].is_null(), "{f}");
     assert_eq!(f["calls_exact"], false);
@@ -317,11 +321,9 @@ fn exact_counts_and_no_throttle_count_every_call_and_state_the_cost() {
             "tiny",
             "200000",
         ];
-        if !probes_allowed() {
-            return fallback_is_a_warning(&args);
-        }
-        let (out, json) = run_json(&args);
-        assert!(out.status.success());
+        let Some((_, json)) = probed(&args) else {
+            return;
+        };
         let f = function(&json, "tiny");
         assert_eq!(u64_at(f, "/calls"), 200_000, "{mode}");
         assert_eq!(f["calls_exact"], true);
@@ -347,11 +349,9 @@ fn sparse_calls_of_a_short_function_are_estimated_from_windows() {
         "10000",
         "100",
     ];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
     let f = function(&json, "tiny");
     assert!(!f["throttled"].is_null(), "{f}");
     let e = &f["estimate"];
@@ -401,11 +401,9 @@ fn records_in_flight_when_the_program_exits_are_not_lost() {
         "exit",
         "3000",
     ];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
     let work = function(&json, "work");
     assert_eq!(u64_at(work, "/calls"), 3000);
     assert_eq!(u64_at(work, "/timed_calls"), 3000);
@@ -430,11 +428,9 @@ fn longjmp_out_of_recursion_unwinds_frames_instead_of_pairing_them() {
         "longjmp",
         "50",
     ];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((out, json)) = probed(&args) else {
+        return;
+    };
     let own = said(&out.stdout);
     let catcher = function(&json, "catcher");
     assert_eq!(u64_at(catcher, "/timed_calls"), 50);
@@ -449,11 +445,9 @@ fn longjmp_out_of_recursion_unwinds_frames_instead_of_pairing_them() {
 fn a_shell_line_probes_every_process_that_runs_the_program() {
     let line = format!("{0} tiny 200; {0} tiny 100", native("fcalls"));
     let args = ["--no-throttle", "-F", "tiny", "--shell", "-l", &line];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
     let f = function(&json, "tiny");
     assert_eq!(u64_at(f, "/calls"), 300);
     let procs = f["processes"].as_array().unwrap();
@@ -592,11 +586,9 @@ fn per_interval_call_counts_with_dash_i() {
         "ms",
         "300",
     ];
-    if !probes_allowed() {
-        return fallback_is_a_warning(&args);
-    }
-    let (out, json) = run_json(&args);
-    assert!(out.status.success());
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
     assert!(
         json["warnings"]
             .as_array()

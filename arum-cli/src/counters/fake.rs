@@ -155,6 +155,7 @@ fn lifecycle(
         wall: runs_for,
         released_at: std::time::Duration::ZERO,
         rusage: unsafe { std::mem::zeroed() },
+        pre_exec_maxrss_bytes: 0,
     };
     facility.stop(&mut Stopped {
         reaped: &reaped,

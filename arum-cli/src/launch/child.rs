@@ -94,6 +94,19 @@ fn child_main(
         }
     }
 
+    // Tell the parent this process's resident high-water mark just before exec: exec carries it
+    // into the program's ru_maxrss, so the parent can tell arum's inherited copy from the
+    // program's own peak. Read here rather than by the parent from /proc while the child waited,
+    // because the child still touches pages on its way here (and khugepaged may fill a huge
+    // page in it meanwhile).
+    // SAFETY: getrusage fills a plain-data struct; write sends 8 bytes from a valid buffer.
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+        let kib = (ru.ru_maxrss.max(0) as u64).to_ne_bytes();
+        libc::write(exec_err, kib.as_ptr().cast(), kib.len());
+    }
+
     // Try each PATH candidate as execvp does: skip names that do not exist, remember EACCES, and
     // run a file without a `#!` line (ENOEXEC) through /bin/sh.
     let mut errno = Errno::ENOENT;
@@ -150,9 +163,18 @@ fn exec(
     }
 }
 
-/// Parent side: EOF means exec succeeded (the pipe closed on exec); four bytes are the errno.
-pub(super) fn read_exec_error(fd: BorrowedFd<'_>) -> Option<Errno> {
-    let mut buf = [0u8; 4];
+/// What the child said on the exec-error pipe.
+pub(super) struct ExecOutcome {
+    /// The child's ru_maxrss just before exec, in bytes (0 if it died before saying it).
+    pub pre_exec_maxrss_bytes: u64,
+    /// None when exec succeeded (the pipe closed on exec), else its errno.
+    pub error: Option<Errno>,
+}
+
+/// Parent side: eight bytes of the child's high-water mark in KiB, then EOF when exec succeeded
+/// or four bytes of errno when it failed.
+pub(super) fn read_exec_outcome(fd: BorrowedFd<'_>) -> ExecOutcome {
+    let mut buf = [0u8; 12];
     let mut got = 0;
     while got < buf.len() {
         match nix::unistd::read(fd, &mut buf[got..]) {
@@ -162,5 +184,16 @@ pub(super) fn read_exec_error(fd: BorrowedFd<'_>) -> Option<Errno> {
             Err(_) => break,
         }
     }
-    (got == buf.len()).then(|| Errno::from_raw(i32::from_ne_bytes(buf)))
+    let mut kib = [0u8; 8];
+    let mut errno = [0u8; 4];
+    kib.copy_from_slice(&buf[..8]);
+    errno.copy_from_slice(&buf[8..]);
+    ExecOutcome {
+        pre_exec_maxrss_bytes: if got >= 8 {
+            u64::from_ne_bytes(kib).saturating_mul(1024)
+        } else {
+            0
+        },
+        error: (got == buf.len()).then(|| Errno::from_raw(i32::from_ne_bytes(errno))),
+    }
 }

@@ -7,8 +7,9 @@
 //!            (facilities arm counters,        read(start)  ... waits ...
 //!             cgroups, samplers here)
 //!  release(): t0 = CLOCK_MONOTONIC
-//!            write(start) ──────────────────► execve()  ──ok──► err pipe closes (CLOEXEC)
-//!            read(err): EOF = running                    └fail─► write(errno), _exit(126/127)
+//!            write(start) ──────────────────► write(err, own ru_maxrss)
+//!                                              execve()  ──ok──► err pipe closes (CLOEXEC)
+//!            read(err): maxrss, EOF = running            └fail─► write(errno), _exit(126/127)
 //!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on)
 //!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC
 //! ```
@@ -178,13 +179,15 @@ impl Pending {
                 source: e,
             });
         }
-        match child::read_exec_error(self.exec_error.as_fd()) {
+        let outcome = child::read_exec_outcome(self.exec_error.as_fd());
+        match outcome.error {
             None => {
                 let pid = std::mem::replace(&mut self.pid, Pid::from_raw(0));
                 signals::track_child(pid);
                 Ok(Running {
                     pid,
                     t0,
+                    pre_exec_maxrss_bytes: outcome.pre_exec_maxrss_bytes,
                     signals: std::mem::replace(&mut self.signals, SignalGuard::inert()),
                 })
             }
@@ -215,6 +218,7 @@ impl Drop for Pending {
 pub struct Running {
     pid: Pid,
     t0: Duration,
+    pre_exec_maxrss_bytes: u64,
     signals: SignalGuard,
 }
 
@@ -228,7 +232,7 @@ impl Running {
 
     /// Waits for the program to end, then reaps it with its resource usage.
     pub fn wait(self) -> Result<Reaped, ArumError> {
-        let reaped = reap::reap(self.pid, self.t0)?;
+        let reaped = reap::reap(self.pid, self.t0, self.pre_exec_maxrss_bytes)?;
         drop(self.signals);
         Ok(reaped)
     }

@@ -61,6 +61,9 @@ pub struct Reaped {
     /// CLOCK_MONOTONIC when the program was released (the origin of the report's times).
     pub released_at: Duration,
     pub rusage: libc::rusage,
+    /// The child's ru_maxrss just before exec (arum's memory as the child inherited it and
+    /// touched it), which the kernel's ru_maxrss of the program includes.
+    pub pre_exec_maxrss_bytes: u64,
 }
 
 /// Whether `pid` exits within `grace`, told by polling a pidfd (readable once the process has
@@ -91,7 +94,11 @@ pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
     }
 }
 
-pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
+pub(super) fn reap(
+    pid: Pid,
+    t0: Duration,
+    pre_exec_maxrss_bytes: u64,
+) -> Result<Reaped, ArumError> {
     // Wait for the exit without reaping, so the pid cannot be reused while signals are forwarded.
     loop {
         match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
@@ -127,6 +134,7 @@ pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
                 wall,
                 released_at: t0,
                 rusage,
+                pre_exec_maxrss_bytes,
             });
         }
         match Errno::last() {

@@ -17,9 +17,6 @@ use peak::TreeStats;
 /// The resource-usage facility.
 #[derive(Default)]
 pub struct ResourceUsage {
-    /// The held child's resident high-water mark before exec: arum's memory as the child
-    /// inherited it, which the kernel's ru_maxrss of the program includes.
-    inherited_rss_bytes: u64,
     tree: Option<Arc<Tree>>,
     sampler: Option<Sampler<TreeStats>>,
     stats: TreeStats,
@@ -27,7 +24,6 @@ pub struct ResourceUsage {
 
 impl Facility for ResourceUsage {
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), crate::error::ArumError> {
-        self.inherited_rss_bytes = peak::hwm_bytes(run.pid);
         self.tree = Some(run.tree.clone());
         Ok(())
     }
@@ -51,7 +47,7 @@ impl Facility for ResourceUsage {
             &self.stats,
             exact,
             usage.rusage_maxrss_bytes,
-            self.inherited_rss_bytes,
+            reaped.pre_exec_maxrss_bytes,
         ));
         usage.estimates = estimates(&usage);
         report.usage = usage;

@@ -6,8 +6,8 @@
 //! controller, `memory.peak` is exact. Otherwise a sampler thread, once the program has run past
 //! the launch grace, adds up the proportional set size (PSS, from smaps_rollup) of the tree's
 //! processes, so pages shared between them (a compiler's text under `make -j`) count once; and
-//! `ru_maxrss` counts when it exceeds the held child's resident memory before exec (measured, not
-//! guessed), since then it is the program's own. The kernel walks every page of a process to
+//! `ru_maxrss` counts when it exceeds the child's own high-water mark just before exec (measured,
+//! not guessed), since then it is the program's own. The kernel walks every page of a process to
 //! give its PSS (25 ms for 1 GiB here), so the sampler spaces its samples to stay within a
 //! small share of one CPU.
 
@@ -24,11 +24,12 @@ const MAX_INTERVAL: Duration = Duration::from_millis(50);
 /// The sampler's CPU time stays under 1/BUDGET of the time between samples.
 const BUDGET: u32 = 50;
 
-/// Pages the held child may still touch between its high-water mark being read and its exec:
-/// the child may not have run at all yet when arm() reads the mark, and its code up to exec
-/// (libc's exec path among it) is faulted in afterwards. 80 pages were seen here with a static
-/// debug build; the margin is three times that.
-const EXEC_PATH_MARGIN: u64 = 1024 * 1024;
+/// What the child may still map between reporting its high-water mark and exec replacing its
+/// memory: its code on the way to execve is faulted in from the binary, 64 KiB per fault (the
+/// kernel's fault-around). The same code path each time: 0.8-0.9 MiB measured with a debug
+/// build (`ARUM_TEST_BALLAST_MIB=300 arum --format json -- true`: rusage_maxrss_bytes less
+/// launcher_rss_at_fork_bytes), less in release; the margin is twice that.
+const EXEC_PATH_MARGIN: u64 = 2 * 1024 * 1024;
 
 #[derive(Debug, Default, Clone, Copy)]
 pub struct TreeStats {
@@ -145,16 +146,4 @@ pub fn peak_memory(
         peak_processes: stats.processes.max(1),
         launcher_rss_at_fork_bytes: inherited_rss_bytes,
     }
-}
-
-/// The high-water mark of process `pid`'s resident memory (VmHWM): for the held child, exactly
-/// what exec will carry into its ru_maxrss.
-pub fn hwm_bytes(pid: nix::unistd::Pid) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            let kb = s.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
-            kb.trim().trim_end_matches(" kB").parse::<u64>().ok()
-        })
-        .map_or(0, |kb| kb * 1024)
 }
