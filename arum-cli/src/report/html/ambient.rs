@@ -49,6 +49,7 @@ pub fn render(r: &Report) -> Option<String> {
             "% busy",
             &busy_series(a),
             None,
+            plot::YAxis::Linear,
         )));
         let per_s = |f: fn(&crate::report::model::AmbientSample) -> u64, name: &str| Series {
             name: name.into(),
@@ -75,6 +76,7 @@ pub fn render(r: &Report) -> Option<String> {
                 per_s(|x| x.softirqs, "softirqs"),
             ],
             None,
+            plot::YAxis::Linear,
         )));
     }
     if a.tree.len() >= 2 {
@@ -92,6 +94,7 @@ pub fn render(r: &Report) -> Option<String> {
                     .collect(),
             }],
             None,
+            plot::YAxis::Linear,
         )));
         body.push_str(&figure(plot::lines(
             "The launched tree's tasks",
@@ -116,6 +119,7 @@ pub fn render(r: &Report) -> Option<String> {
                 },
             ],
             None,
+            plot::YAxis::Linear,
         )));
     }
     let rows: Vec<Vec<String>> = s

@@ -4,7 +4,7 @@
 use super::page::{facts, figure, item, para, section, table};
 use super::plot::{self, Series};
 use crate::metrics::Unit;
-use crate::report::model::{DurationSummary, FunctionTiming, Report};
+use crate::report::model::{DurationSummary, FunctionTiming, Report, ThrottleReason};
 
 pub fn render(r: &Report) -> Option<String> {
     let f = r.functions.as_ref()?;
@@ -70,16 +70,17 @@ pub fn render(r: &Report) -> Option<String> {
                 points: profile(&x.inclusive)
                     .into_iter()
                     .enumerate()
-                    .map(|(i, v)| (i as f64, v / 1e3))
+                    .map(|(i, v)| (i as f64, v))
                     .collect(),
             })
             .collect();
         body.push_str(&figure(plot::lines(
-            "Distribution of inclusive durations (quantiles)",
+            "Distribution of inclusive durations (quantiles, log scale)",
             "quantile",
-            "µs",
+            "ns",
             &series,
             Some(&quantiles),
+            plot::YAxis::Log,
         )));
     }
     for x in &f.functions {
@@ -120,7 +121,10 @@ fn row(x: &FunctionTiming) -> Vec<String> {
     let ns = |v: f64| Unit::Nanoseconds.format(v);
     let i = &x.inclusive;
     let state = match (&x.throttled, x.too_short) {
-        (Some(t), _) => format!("throttled ({:?})", t.reason),
+        (Some(t), _) => match t.reason {
+            ThrottleReason::TooShort => "throttled: too short".into(),
+            ThrottleReason::Budget => "throttled: probe budget".into(),
+        },
         (None, true) => "too short to time".into(),
         (None, false) => String::new(),
     };

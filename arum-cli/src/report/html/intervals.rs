@@ -26,6 +26,7 @@ pub fn render(r: &Report) -> Option<String> {
             "per second",
             &series,
             None,
+            plot::YAxis::Linear,
         )));
     }
     if let Some(f) = r.functions.as_ref().filter(|f| !f.intervals.is_empty()) {
@@ -48,6 +49,7 @@ pub fn render(r: &Report) -> Option<String> {
             "calls per second",
             &series,
             None,
+            plot::YAxis::Linear,
         )));
     }
     if body.is_empty() {

@@ -33,6 +33,14 @@ fn span(lo: f64, hi: f64, from_zero: bool) -> (f64, f64) {
     }
 }
 
+/// How the y axis maps values.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum YAxis {
+    Linear,
+    /// Powers of ten (values below 1 drawn at 1): for quantities spanning orders of magnitude.
+    Log,
+}
+
 /// Lines over a shared x axis, with a legend when there are several. `x_labels` names the
 /// integer x positions instead of numbering them (categories such as quantiles).
 pub fn lines(
@@ -41,7 +49,26 @@ pub fn lines(
     y_desc: &str,
     series: &[Series],
     x_labels: Option<&[String]>,
+    y_axis: YAxis,
 ) -> Drawn {
+    let logged: Vec<Series>;
+    let series = match y_axis {
+        YAxis::Linear => series,
+        YAxis::Log => {
+            logged = series
+                .iter()
+                .map(|s| Series {
+                    name: s.name.clone(),
+                    points: s
+                        .points
+                        .iter()
+                        .map(|&(x, y)| (x, y.max(1.0).log10()))
+                        .collect(),
+                })
+                .collect();
+            &logged
+        }
+    };
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
     let mut y0 = f64::INFINITY;
@@ -74,12 +101,16 @@ pub fn lines(
             Some(_) => String::new(),
             None => format!("{}", Short(*x)),
         };
+        let y_label = |y: &f64| match y_axis {
+            YAxis::Linear => format!("{}", Short(*y)),
+            YAxis::Log => format!("{}", Short(10f64.powf(*y))),
+        };
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(x_desc)
             .label_style(("sans-serif", 13))
             .y_desc(y_desc)
             .x_label_formatter(&label_of)
-            .y_label_formatter(&|y| format!("{}", Short(*y)));
+            .y_label_formatter(&y_label);
         if let Some(names) = x_labels {
             mesh.x_labels(names.len() * 2 + 1);
         }
@@ -288,10 +319,10 @@ mod tests {
             name: "a".into(),
             points: vec![(0.0, 1.0), (1.0, 3.0), (2.0, 2.0)],
         };
-        let svg = lines("t", "x", "y", &[s], None).expect("drawn");
+        let svg = lines("t", "x", "y", &[s], None, YAxis::Linear).expect("drawn");
         assert!(svg.starts_with("<svg"), "{}", &svg[..80.min(svg.len())]);
         assert!(paths(&svg) >= 1, "{svg}");
-        assert!(lines("t", "x", "y", &[], None).is_err());
+        assert!(lines("t", "x", "y", &[], None, YAxis::Linear).is_err());
     }
 
     #[test]

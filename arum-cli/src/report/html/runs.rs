@@ -284,6 +284,7 @@ fn sweep(set: &RunSet) -> Option<String> {
                 "ms",
                 &series,
                 None,
+                plot::YAxis::Linear,
             )));
         }
     }

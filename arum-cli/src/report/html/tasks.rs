@@ -79,6 +79,7 @@ pub fn render(r: &Report) -> Option<String> {
             "CPU time (ms)",
             &lives,
             None,
+            plot::YAxis::Linear,
         )));
     }
     if !t.rusage_check.is_empty() {
