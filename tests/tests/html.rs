@@ -507,3 +507,23 @@ fn a_series_page_has_summaries_distributions_sweep_and_comparisons() {
         eprintln!("chromium is not installed: the series page was checked as text only");
     }
 }
+
+#[test]
+fn an_unwritable_page_stops_arum_before_the_program_runs() {
+    let dir = temp_dir();
+    let mark = dir.path().join("ran");
+    let out = arum()
+        .arg("--html")
+        .arg(dir.path().join("missing").join("page.html"))
+        .args(["-o", "/dev/null", "--", "touch"])
+        .arg(&mark)
+        .output()
+        .expect("arum runs");
+    assert_eq!(out.status.code(), Some(125), "{out:?}");
+    assert!(!mark.exists(), "the program ran");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("page.html"),
+        "the message names the page: {err}"
+    );
+}
