@@ -54,6 +54,8 @@ pub enum Command {
     Calibrate(arum_calibrate::Args),
     /// Run a test suite (server, client, parameters, netem network conditions) from a TOML file.
     Suite(crate::suite::SuiteArgs),
+    /// Render a saved JSON report or series (--export-json) as one self-contained HTML page.
+    Html(crate::report::html::saved::HtmlArgs),
 }
 
 #[derive(Debug, Args)]

@@ -35,6 +35,17 @@ fn page_and_json(dir: &Path, args: &[&str]) -> (String, Value, PathBuf) {
     (html, report, page)
 }
 
+/// `arum html SAVED.json` to standard output.
+fn saved_page(json: &Path) -> String {
+    let out = arum().arg("html").arg(json).output().expect("arum runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
 /// The text of the section `id` (from its opening tag to the next top-level section).
 fn section<'a>(html: &'a str, id: &str) -> Option<&'a str> {
     let start = html.find(&format!("<details class=\"section\" id=\"{id}\""))?;
@@ -421,6 +432,11 @@ fn a_run_page_has_every_section_of_the_report_drawn_in_a_browser() {
         ],
     );
     check_page_text(&html, &report);
+    assert_eq!(
+        saved_page(&dir.path().join("report.json")),
+        html,
+        "`arum html` of the saved report differs from the run's page"
+    );
     match chromium() {
         Some(c) => check_in_browser(c, &html, &page, dir.path()),
         None => eprintln!(
@@ -458,6 +474,8 @@ fn a_series_page_has_summaries_distributions_sweep_and_comparisons() {
     let out = arum()
         .args(["-r", "3", "-o", "/dev/null", "--html"])
         .arg(&page)
+        .arg("--export-json")
+        .arg(dir.path().join("runs.json"))
         .args(["-L", "t", "0.02,0.06", "-l"])
         .arg(format!("{burn} {{t}}"))
         .output()

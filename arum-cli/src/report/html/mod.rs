@@ -14,6 +14,7 @@ mod notes;
 mod page;
 mod plot;
 pub mod runs;
+pub mod saved;
 mod summary;
 mod tasks;
 
