@@ -33,6 +33,39 @@ fn span(lo: f64, hi: f64, from_zero: bool) -> (f64, f64) {
     }
 }
 
+/// Points drawn of one line at most: a long run sampled often would make pages of megabytes
+/// that no screen can show.
+const MAX_POINTS: usize = 2000;
+
+/// At most `max` points of `points` (in x order): each of `max / 2` runs of consecutive points
+/// keeps its lowest and highest, in their order, so spikes stay visible.
+fn thin(points: &[(f64, f64)], max: usize) -> Vec<(f64, f64)> {
+    if points.len() <= max || max < 2 {
+        return points.to_vec();
+    }
+    let buckets = max / 2;
+    let mut out = Vec::with_capacity(max);
+    for b in 0..buckets {
+        let run = &points[b * points.len() / buckets..(b + 1) * points.len() / buckets];
+        let lo = run
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .1.total_cmp(&b.1 .1));
+        let hi = run
+            .iter()
+            .enumerate()
+            .max_by(|a, b| a.1 .1.total_cmp(&b.1 .1));
+        if let (Some((i, &l)), Some((j, &h))) = (lo, hi) {
+            match i.cmp(&j) {
+                std::cmp::Ordering::Less => out.extend([l, h]),
+                std::cmp::Ordering::Greater => out.extend([h, l]),
+                std::cmp::Ordering::Equal => out.push(l),
+            }
+        }
+    }
+    out
+}
+
 /// How the y axis maps values.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum YAxis {
@@ -51,24 +84,20 @@ pub fn lines(
     x_labels: Option<&[String]>,
     y_axis: YAxis,
 ) -> Drawn {
-    let logged: Vec<Series>;
-    let series = match y_axis {
-        YAxis::Linear => series,
-        YAxis::Log => {
-            logged = series
-                .iter()
-                .map(|s| Series {
-                    name: s.name.clone(),
-                    points: s
-                        .points
-                        .iter()
-                        .map(|&(x, y)| (x, y.max(1.0).log10()))
-                        .collect(),
+    let series: Vec<Series> = series
+        .iter()
+        .map(|s| Series {
+            name: s.name.clone(),
+            points: thin(&s.points, MAX_POINTS)
+                .into_iter()
+                .map(|(x, y)| match y_axis {
+                    YAxis::Linear => (x, y),
+                    YAxis::Log => (x, y.max(1.0).log10()),
                 })
-                .collect();
-            &logged
-        }
-    };
+                .collect(),
+        })
+        .collect();
+    let series = &series[..];
     let all = series.iter().flat_map(|s| s.points.iter());
     let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
     let mut y0 = f64::INFINITY;
@@ -323,6 +352,18 @@ mod tests {
         assert!(svg.starts_with("<svg"), "{}", &svg[..80.min(svg.len())]);
         assert!(paths(&svg) >= 1, "{svg}");
         assert!(lines("t", "x", "y", &[], None, YAxis::Linear).is_err());
+    }
+
+    #[test]
+    fn long_lines_are_thinned_keeping_their_spikes_in_order() {
+        let mut pts: Vec<(f64, f64)> = (0..10_000).map(|i| (i as f64, 1.0)).collect();
+        pts[5_001].1 = 50.0;
+        pts[7_000].1 = -3.0;
+        let t = thin(&pts, 100);
+        assert!(t.len() <= 100, "{}", t.len());
+        assert!(t.contains(&(5_001.0, 50.0)) && t.contains(&(7_000.0, -3.0)));
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0), "x order kept");
+        assert_eq!(thin(&pts[..10], 100), pts[..10].to_vec());
     }
 
     #[test]
