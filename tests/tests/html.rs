@@ -549,3 +549,39 @@ fn an_unwritable_page_stops_arum_before_the_program_runs() {
         "the message names the page: {err}"
     );
 }
+
+#[test]
+fn a_noise_probe_page_has_its_table_per_cpu() {
+    let dir = temp_dir();
+    let page = dir.path().join("page.html");
+    let json = dir.path().join("report.json");
+    let out = arum()
+        .arg("--html")
+        .arg(&page)
+        .args(["--format", "json", "-o"])
+        .arg(&json)
+        .args(["--noise-probe", "--", &helper("burn"), "0.1"])
+        .output()
+        .expect("arum runs");
+    if out.status.code() == Some(125) {
+        // The probe needs RDTSCP and CPUs it may pin to: a machine without says why, and the
+        // page is then checked by the other tests.
+        eprintln!(
+            "the noise probe cannot run here: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return;
+    }
+    assert!(out.status.success(), "{out:?}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    check_page_text(&html, &report);
+    let noise = section(&html, "noise").expect("a noise section");
+    for cpu in report["noise"]["cpus"].as_array().unwrap() {
+        assert!(
+            noise.contains(&format!("<td class=\"l\">CPU {}</td>", cpu["cpu"])),
+            "CPU {} has no row",
+            cpu["cpu"]
+        );
+    }
+}
