@@ -92,7 +92,7 @@ fn a_sweep_of_sizes_and_clients_runs_every_combination_into_one_page() {
     if !can_unshare() {
         let (out, _, _) = suite(dir.path(), &server_and_client(18080));
         eprintln!("no network namespaces here (not root): only the refusal is tested");
-        assert_eq!(out.status.code(), Some(2));
+        assert_eq!(out.status.code(), Some(125));
         assert!(String::from_utf8_lossy(&out.stderr).contains("network namespace"));
         return;
     }
@@ -182,7 +182,7 @@ fn a_netem_delay_shows_in_the_clients_times() {
         eprintln!(
             "this kernel has no netem (sch_netem): the suite must refuse [network] and say why"
         );
-        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert_eq!(out.status.code(), Some(125), "{out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("netem is not available"), "{err}");
         return;

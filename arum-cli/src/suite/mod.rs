@@ -55,7 +55,7 @@ pub fn run(args: &SuiteArgs, started: Instant) -> Result<i32, ArumError> {
     let dir = tempfile::Builder::new()
         .prefix("arum-suite-")
         .tempdir()
-        .map_err(|e| ArumError::Usage(format!("arum suite: a private directory: {e}")))?;
+        .map_err(|e| ArumError::Suite(format!("a private directory: {e}")))?;
     let dir_path = dir.path().display().to_string();
     let with_dir = |s: &str| s.replace("{dir}", &dir_path);
     if let Some(setup) = &suite.setup {
@@ -63,10 +63,10 @@ pub fn run(args: &SuiteArgs, started: Instant) -> Result<i32, ArumError> {
             .arg("-c")
             .arg(with_dir(setup))
             .status()
-            .map_err(|e| ArumError::Usage(format!("arum suite: setup: {e}")))?;
+            .map_err(|e| ArumError::Suite(format!("setup: {e}")))?;
         if !status.success() {
-            return Err(ArumError::Usage(format!(
-                "arum suite: setup {setup:?} failed ({status})"
+            return Err(ArumError::Suite(format!(
+                "setup {setup:?} failed ({status}); fix it, or leave out setup"
             )));
         }
     }
@@ -134,7 +134,7 @@ fn clients_line(suite: &Suite, client: &str, dir: &Path) -> Result<String, ArumE
     };
     let script = dir.join("clients");
     std::fs::write(&script, CLIENTS_SCRIPT)
-        .map_err(|e| ArumError::Usage(format!("arum suite: {}: {e}", script.display())))?;
+        .map_err(|e| ArumError::Suite(format!("{}: {e}", script.display())))?;
     let n = c.clients.as_deref().unwrap_or("1");
     Ok(shell_words::join([
         "sh",

@@ -12,8 +12,8 @@ use crate::error::ArumError;
 /// the namespace is the calling thread's, and threads and children made afterwards inherit it.
 pub fn enter() -> Result<(), ArumError> {
     unshare(CloneFlags::CLONE_NEWNET).map_err(|e| {
-        ArumError::Usage(format!(
-            "arum suite: cannot create a network namespace ({e}): run it as root (CAP_SYS_ADMIN)"
+        ArumError::Suite(format!(
+            "cannot create a network namespace ({e}): run it as root (CAP_SYS_ADMIN)"
         ))
     })?;
     run("ip", &["link", "set", "lo", "up"])
@@ -33,8 +33,8 @@ pub fn check_netem() -> Result<(), ArumError> {
         ],
     )
     .map_err(|e| {
-        ArumError::Usage(format!(
-            "arum suite: [network] netem is not available here ({e}); the kernel needs \
+        ArumError::Suite(format!(
+            "[network] netem is not available here ({e}); the kernel needs \
              CONFIG_NET_SCH_NETEM (the sch_netem module): use such a kernel, or remove [network]"
         ))
     })?;
@@ -45,11 +45,11 @@ fn run(program: &str, args: &[&str]) -> Result<(), ArumError> {
     let out = Command::new(program)
         .args(args)
         .output()
-        .map_err(|e| ArumError::Usage(format!("{program}: {e}; install iproute2")))?;
+        .map_err(|e| ArumError::Suite(format!("{program}: {e}; install iproute2")))?;
     if out.status.success() {
         Ok(())
     } else {
-        Err(ArumError::Usage(format!(
+        Err(ArumError::Suite(format!(
             "{program} {}: {}",
             args.join(" "),
             String::from_utf8_lossy(&out.stderr).trim()

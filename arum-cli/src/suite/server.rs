@@ -27,7 +27,7 @@ impl Running {
             .stdout(Stdio::null())
             .process_group(0)
             .spawn()
-            .map_err(|e| ArumError::Usage(format!("arum suite: server {command:?}: {e}")))?;
+            .map_err(|e| ArumError::Suite(format!("server {command:?}: {e}")))?;
         let mut running = Running { child };
         let Some(port) = port else {
             return Ok(running);
@@ -39,13 +39,13 @@ impl Running {
                 return Ok(running);
             }
             if let Ok(Some(status)) = running.child.try_wait() {
-                return Err(ArumError::Usage(format!(
-                    "arum suite: the server {command:?} ended ({status}) before {addr} accepted"
+                return Err(ArumError::Suite(format!(
+                    "the server {command:?} ended ({status}) before {addr} accepted"
                 )));
             }
             if Instant::now() >= deadline {
-                return Err(ArumError::Usage(format!(
-                    "arum suite: the server {command:?} did not accept on {addr} within {}; \
+                return Err(ArumError::Suite(format!(
+                    "the server {command:?} did not accept on {addr} within {}; \
                      check its port, or raise ready_timeout",
                     humantime::format_duration(timeout)
                 )));

@@ -123,8 +123,15 @@ mod humantime_serde_compat {
 
 impl Suite {
     pub fn parse(text: &str, name: &str) -> Result<Suite, ArumError> {
-        let suite: Suite = toml::from_str(text)
-            .map_err(|e| ArumError::Usage(format!("{name}: {}", e.to_string().trim_end())))?;
+        let suite: Suite = toml::from_str(text).map_err(|e| {
+            let line = e
+                .span()
+                .map(|r| text[..r.start.min(text.len())].matches('\n').count() + 1);
+            ArumError::Usage(match line {
+                Some(l) => format!("{name}:{l}: {}", e.message()),
+                None => format!("{name}: {}", e.message()),
+            })
+        })?;
         if suite.runs == 0 {
             return Err(ArumError::Usage(format!(
                 "{name}: runs = 0 measures nothing; write runs = 1 or more"
@@ -179,6 +186,8 @@ mod tests {
         assert_eq!(s.parameters["n"].words(), ["1", "4"]);
         let e = Suite::parse("[client]\ncommand = \"x\"\nrnus = 3\n", "t").unwrap_err();
         assert!(e.to_string().contains("rnus"), "{e}");
+        assert!(e.to_string().starts_with("t:3: "), "{e}");
+        assert!(!e.to_string().contains('\n'), "one line: {e}");
         assert!(Suite::parse("runs = 0\n[client]\ncommand = \"x\"\n", "t").is_err());
     }
 }
