@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use crate::bench::result::{RunSet, SCHEMA as RUNS_SCHEMA};
+use crate::compare::input::{read_saved, Saved};
 use crate::error::ArumError;
-use crate::report::model::{Report, SCHEMA as REPORT_SCHEMA};
 use crate::report::sink::Sink;
 
 #[derive(Debug, Args)]
@@ -34,36 +33,10 @@ pub fn run(args: &HtmlArgs) -> Result<i32, ArumError> {
 
 /// The page of the saved JSON at `path`, whichever of the two layouts it has.
 pub fn page(path: &Path) -> Result<String, ArumError> {
-    let bad = |why: String| ArumError::Input {
-        path: path.to_path_buf(),
-        why,
-    };
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        bad(format!(
-            "cannot read it: {e}; give a report from `arum --format json -o FILE` or a series from `--export-json FILE`"
-        ))
-    })?;
-    let value: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| bad(format!("not JSON ({e}); give arum's JSON output")))?;
-    match value
-        .get("schema")
-        .and_then(|s| s.as_str())
-        .unwrap_or_default()
-    {
-        REPORT_SCHEMA => {
-            let report: Report = serde_json::from_value(value)
-                .map_err(|e| bad(format!("not a valid {REPORT_SCHEMA} report: {e}")))?;
-            Ok(super::render(&report))
-        }
-        RUNS_SCHEMA => {
-            let set: RunSet = serde_json::from_value(value)
-                .map_err(|e| bad(format!("not a valid {RUNS_SCHEMA} series: {e}")))?;
-            Ok(super::runs::render(&set))
-        }
-        other => Err(bad(format!(
-            "schema {other:?} is neither {REPORT_SCHEMA} nor {RUNS_SCHEMA}; give arum's JSON output"
-        ))),
-    }
+    Ok(match read_saved(path)? {
+        Saved::Report(report) => super::render(&report),
+        Saved::Runs(set) => super::runs::render(&set),
+    })
 }
 
 #[cfg(test)]
