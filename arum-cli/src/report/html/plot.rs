@@ -276,7 +276,8 @@ pub fn heatmap(title: &str, rows: &[String], cols: &[String], values: &[Vec<f64>
         chart
             .configure_mesh()
             .disable_mesh()
-            .x_labels(nc as usize)
+            // Every CPU's name up to 32 columns; beyond, plotters picks which fit.
+            .x_labels((nc as usize).min(32))
             .y_labels(nr as usize)
             .label_style(("sans-serif", 14))
             .x_label_formatter(&|v| name(cols, v))
