@@ -57,26 +57,29 @@ pub fn render(r: &Report) -> Option<String> {
         &headers(&["thread", "process"], "% waiting for a CPU"),
         &rows,
     ));
-    // The threads' lives on the run's time line, longest CPU users first.
-    let lives: Vec<Series> = threads
+    // The threads' lives on the run's time line, one row each, the largest CPU users on top.
+    let shown: Vec<_> = threads
         .iter()
+        .filter(|x| x.start_ns.is_some() && x.end_ns.is_some())
         .take(12)
-        .filter_map(|x| {
-            let (s, e) = (x.start_ns?, x.end_ns?);
-            Some(Series {
-                name: format!("{} {} ({})", x.tid, x.comm, ns(x.usage.cpu_ns)),
-                points: vec![
-                    (s as f64 / 1e9, x.usage.cpu_ns as f64 / 1e6),
-                    (e as f64 / 1e9, x.usage.cpu_ns as f64 / 1e6),
-                ],
-            })
+        .collect();
+    let lives: Vec<Series> = shown
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let row = (shown.len() - i) as f64;
+            let (s, e) = (x.start_ns.unwrap_or(0), x.end_ns.unwrap_or(0));
+            Series {
+                name: format!("{} {} ({} CPU)", x.tid, x.comm, ns(x.usage.cpu_ns)),
+                points: vec![(s as f64 / 1e9, row), (e as f64 / 1e9, row)],
+            }
         })
         .collect();
     if !lives.is_empty() {
         body.push_str(&figure(plot::lines(
-            "Thread lifetimes (each line spans a thread's life, at the height of its CPU time)",
+            "Thread lifetimes (the largest CPU users, from the top)",
             "seconds since the program started",
-            "CPU time (ms)",
+            "thread",
             &lives,
             None,
             plot::YAxis::Linear,
