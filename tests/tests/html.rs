@@ -211,8 +211,10 @@ fn chromium() -> Option<&'static str> {
     })
 }
 
+/// Chromium with the flags of a headless check, bounded to two minutes (coreutils' timeout).
 fn browser(chromium: &str, profile: &Path) -> Command {
-    let mut c = Command::new(chromium);
+    let mut c = Command::new("timeout");
+    c.args(["120", chromium]);
     c.args([
         "--headless",
         "--no-sandbox",
