@@ -34,6 +34,56 @@ pub struct Cli {
     pub run: RunArgs,
 }
 
+/// The names `Command` answers to (checked against it in the tests).
+const SUBCOMMANDS: &[&str] = &[
+    "info",
+    "list",
+    "compare",
+    "merge",
+    "completions",
+    "man",
+    "hourglass",
+    "calibrate",
+    "help",
+];
+
+/// A measured run's arguments alone: what `Cli` parses when no subcommand is named, without
+/// building the subcommands' definitions (most of clap's start-up cost, otherwise paid by every
+/// run).
+#[derive(Debug, Parser)]
+#[command(name = "arum")]
+struct RunOnly {
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+impl Cli {
+    /// Parses `args` (the program name first) as `Cli::try_parse_from` does. A plain run is
+    /// parsed by the run's own parser; help, version, subcommands and anything that parser
+    /// refuses go to the full one, so its messages are the same.
+    pub fn parse_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+        if is_plain_run(&args) {
+            if let Ok(r) = RunOnly::try_parse_from(&args) {
+                return Ok(Cli {
+                    command: None,
+                    run: r.run,
+                });
+            }
+        }
+        Cli::try_parse_from(args)
+    }
+}
+
+/// Whether nothing before `--` asks for help or the version or names a subcommand.
+fn is_plain_run(args: &[std::ffi::OsString]) -> bool {
+    args.len() > 1
+        && args[1..].iter().take_while(|a| *a != "--").all(|a| {
+            let a = a.to_string_lossy();
+            !SUBCOMMANDS.contains(&a.as_ref())
+                && !matches!(a.as_ref(), "-h" | "--help" | "-V" | "--version")
+        })
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Show what matters before measuring: CPU, kernel, permissions, usable counter backends.
@@ -419,6 +469,76 @@ mod tests {
         );
         assert_eq!(hint_for_stray_program(&words("-o out.json --bogus")), None);
         assert_eq!(hint_for_stray_program(&words("--bogus -- xz")), None);
+    }
+
+    #[test]
+    fn the_run_parser_knows_every_subcommand_name() {
+        use clap::CommandFactory;
+        let mut names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        names.push("help".into());
+        let mut known: Vec<String> = SUBCOMMANDS.iter().map(|s| s.to_string()).collect();
+        names.sort();
+        known.sort();
+        assert_eq!(names, known);
+    }
+
+    #[test]
+    fn the_run_parser_gives_what_the_full_parser_gives() {
+        let os = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        for args in [
+            &["arum", "--", "true"][..],
+            &[
+                "arum",
+                "-e",
+                "cycles,task-clock",
+                "-I",
+                "100",
+                "--",
+                "./app",
+                "-h",
+            ],
+            &[
+                "arum", "--format", "json", "-o", "r.json", "--launch", "app -t 2",
+            ],
+            &[
+                "arum",
+                "--ambient=250ms",
+                "-F",
+                "f,libc:malloc",
+                "--per-task",
+                "--",
+                "x",
+            ],
+            &[
+                "arum", "-a", "-C", "0-1", "--strict", "--", "sh", "-c", "info",
+            ],
+        ] {
+            assert!(is_plain_run(&os(args)), "{args:?}");
+            let fast = Cli::parse_args(os(args)).unwrap();
+            let full = Cli::try_parse_from(args).unwrap();
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{args:?}");
+        }
+        for args in [
+            &["arum", "info"][..],
+            &["arum", "--help"],
+            &["arum", "-V"],
+            &["arum", "-e", "x", "list"],
+        ] {
+            assert!(!is_plain_run(&os(args)), "{args:?}");
+        }
+        // What the run's parser refuses gets the full parser's message.
+        for args in [
+            &["arum", "--bogus", "--", "x"][..],
+            &["arum"],
+            &["arum", "xz", "-9"],
+        ] {
+            let fast = Cli::parse_args(os(args)).unwrap_err().to_string();
+            let full = Cli::try_parse_from(args).unwrap_err().to_string();
+            assert_eq!(fast, full, "{args:?}");
+        }
     }
 
     #[test]

@@ -9,13 +9,12 @@
 use std::time::Instant;
 
 use arum_cli::{cli, info, list, run, stdio};
-use clap::Parser;
 
 #[no_mangle]
 pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
     let started = Instant::now();
     stdio::hold_closed_standard_descriptors();
-    let cli = match cli::Cli::try_parse() {
+    let cli = match cli::Cli::parse_args(std::env::args_os().collect()) {
         Ok(cli) => cli,
         Err(e) => {
             let args: Vec<String> = std::env::args().skip(1).collect();

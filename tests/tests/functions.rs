@@ -607,3 +607,30 @@ fn per_interval_call_counts_with_dash_i() {
     assert_eq!(total, 300);
     assert!(intervals.iter().all(|i| i["estimated"][0] == false));
 }
+
+#[test]
+fn back_to_back_probe_records_agree_with_the_calibrated_cost() {
+    // ALMT's probe-cost test: calls probed back to back, the time between consecutive entry
+    // records. It is measured on record timestamps, the calibrated pair cost on CPU time: two
+    // views of one cost that must agree.
+    let args = ["-F", "tiny", "--", &native("fcalls"), "tiny", "10"];
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
+    let c = &json["functions"]["probe_cost"];
+    let rounds = u64_at(c, "/calibration_rounds");
+    let calls = u64_at(c, "/calibration_calls");
+    let intervals = u64_at(c, "/back_to_back_intervals");
+    // Each round's first call follows the untimed drain; a record may be lost on a busy machine.
+    assert!(
+        intervals <= rounds * (calls - 1) && intervals >= rounds * (calls - 1) * 9 / 10,
+        "{c}"
+    );
+    let mean = c["back_to_back_mean_ns"].as_f64().unwrap();
+    let pair = c["pair_ns"].as_f64().unwrap();
+    assert!(
+        mean > 0.5 * pair && mean < 2.0 * pair,
+        "back to back {mean} ns against a pair cost of {pair} ns"
+    );
+    assert!(c["back_to_back_sd_ns"].as_f64().unwrap() > 0.0, "{c}");
+}

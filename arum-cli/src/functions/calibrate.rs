@@ -37,8 +37,35 @@ pub struct ProbeCost {
     pub inside_ns: f64,
     /// Half the range of the per-round pair costs: how much the cost itself varies.
     pub spread_ns: f64,
+    /// The original ALMT probe-cost test: probed calls back to back, the time between
+    /// consecutive entry records (one probed call each), their mean and standard deviation.
+    pub back_to_back: BackToBack,
     pub calls: usize,
     pub rounds: usize,
+}
+
+/// Intervals between consecutive probe records of back-to-back probed calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct BackToBack {
+    pub intervals: usize,
+    pub mean_ns: f64,
+    pub sd_ns: f64,
+}
+
+impl BackToBack {
+    fn of(intervals: &[f64]) -> BackToBack {
+        let n = intervals.len();
+        if n < 2 {
+            return BackToBack::default();
+        }
+        let mean = intervals.iter().sum::<f64>() / n as f64;
+        let var = intervals.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        BackToBack {
+            intervals: n,
+            mean_ns: mean,
+            sd_ns: var.sqrt(),
+        }
+    }
 }
 
 impl ProbeCost {
@@ -75,6 +102,7 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
         .map_err(|e| format!("cannot share a ring buffer: {}", e.desc()))?;
     let regs = SP_REGISTER.is_some();
     let mut inside = Vec::new();
+    let mut intervals = Vec::new();
     let mut buf = Vec::new();
     let both = rounds(|| {
         buf.clear();
@@ -84,9 +112,16 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
             sys::id(entry.as_fd()).unwrap_or(0),
             sys::id(ret.as_fd()).unwrap_or(1),
         );
+        // Within a round the calls are back to back; the gap before a round's first call is
+        // the untimed draining, so intervals start at its second.
+        let mut last_entry: Option<u64> = None;
         parse(&buf, regs, |r| {
             if let Record::Sample(s) = r {
                 if s.id == entry_id {
+                    if let Some(t) = last_entry {
+                        intervals.push(s.time.saturating_sub(t) as f64);
+                    }
+                    last_entry = Some(s.time);
                     pairing.enter(s.tid, (), s.time, s.sp);
                 } else if s.id == ret_id {
                     pairing.leave(s.tid, (), s.time, s.sp, &mut |p| {
@@ -123,6 +158,7 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
             median(&inside)
         },
         spread_ns: spread.max(0.0),
+        back_to_back: BackToBack::of(&intervals),
         calls: CALLS,
         rounds: ROUNDS,
     };
@@ -211,6 +247,16 @@ mod tests {
         let mem =
             unsafe { std::slice::from_raw_parts(arum_probe_calibration_target as *const u8, 4) };
         assert_eq!(&file[at..at + 4], mem);
+    }
+
+    #[test]
+    fn back_to_back_mean_and_sample_standard_deviation() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, sample variance 32/7.
+        let b = BackToBack::of(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(b.intervals, 8);
+        assert_eq!(b.mean_ns, 5.0);
+        assert!((b.sd_ns - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert_eq!(BackToBack::of(&[3.0]), BackToBack::default());
     }
 
     #[test]

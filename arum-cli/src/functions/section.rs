@@ -37,6 +37,9 @@ pub fn build(
         entry_ns: c.entry_ns,
         inside_ns: c.inside_ns,
         spread_ns: c.spread_ns,
+        back_to_back_intervals: c.back_to_back.intervals as u64,
+        back_to_back_mean_ns: c.back_to_back.mean_ns,
+        back_to_back_sd_ns: c.back_to_back.sd_ns,
         calibration_calls: c.calls as u64,
         calibration_rounds: c.rounds as u64,
     });

@@ -543,6 +543,14 @@ pub struct ProbeCostInfo {
     pub inside_ns: f64,
     /// Half the range of the per-round costs.
     pub spread_ns: f64,
+    /// ALMT's probe-cost test: probed calls back to back, the time between consecutive entry
+    /// records: how many intervals, their mean and standard deviation.
+    #[serde(default)]
+    pub back_to_back_intervals: u64,
+    #[serde(default)]
+    pub back_to_back_mean_ns: f64,
+    #[serde(default)]
+    pub back_to_back_sd_ns: f64,
     pub calibration_calls: u64,
     pub calibration_rounds: u64,
 }

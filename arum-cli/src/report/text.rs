@@ -844,6 +844,15 @@ fn functions(out: &mut String, f: &FunctionsReport) {
         let _ = writeln!(out, " not timed: {why}");
         return;
     }
+    if c.back_to_back_intervals > 0 {
+        let _ = writeln!(
+            out,
+            " back to back: a probed call every {} (sd {}, {} intervals between probe records)",
+            duration(c.back_to_back_mean_ns),
+            duration(c.back_to_back_sd_ns),
+            c.back_to_back_intervals
+        );
+    }
     let mut b = Builder::default();
     b.push_record([
         "Function", "Calls", "Timed", "Total", "Mean", "Min", "p50", "p90", "p99", "Max", "Self",
