@@ -44,6 +44,8 @@ const SUBCOMMANDS: &[&str] = &[
     "man",
     "hourglass",
     "calibrate",
+    "suite",
+    "html",
     "help",
 ];
 
