@@ -224,6 +224,7 @@ fn browser(chromium: &str, profile: &Path) -> Command {
         "--no-first-run",
         "--disable-extensions",
         "--disable-background-networking",
+        "--disable-dev-shm-usage",
     ])
     .arg(format!("--user-data-dir={}", profile.display()));
     c
