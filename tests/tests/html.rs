@@ -7,32 +7,41 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use common::{arum, helper, temp_dir};
 use serde_json::Value;
 
-/// Runs arum with `args`, writing the page and the JSON report; returns both.
-fn page_and_json(dir: &Path, args: &[&str]) -> (String, Value, PathBuf) {
-    let page = dir.join("page.html");
-    let json = dir.join("report.json");
-    let out = arum()
+/// Runs arum with `args`, writing `page.html` and `report.json` into `dir`.
+fn run_page(dir: &Path, args: &[&str]) -> Output {
+    arum()
         .arg("--html")
-        .arg(&page)
+        .arg(dir.join("page.html"))
         .args(["--format", "json", "-o"])
-        .arg(&json)
+        .arg(dir.join("report.json"))
         .args(args)
         .output()
-        .expect("arum runs");
+        .expect("arum runs")
+}
+
+/// The page and the JSON report `run_page` wrote, and the page's path.
+fn written(dir: &Path) -> (String, Value, PathBuf) {
+    let page = dir.join("page.html");
+    let html = std::fs::read_to_string(&page).expect("the page was written");
+    let json = std::fs::read_to_string(dir.join("report.json")).expect("json written");
+    let report = serde_json::from_str(&json).expect("the report is JSON");
+    (html, report, page)
+}
+
+/// Runs arum with `args`, which must succeed; returns the page and the report.
+fn page_and_json(dir: &Path, args: &[&str]) -> (String, Value, PathBuf) {
+    let out = run_page(dir, args);
     assert!(
         out.status.success(),
         "arum failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let html = std::fs::read_to_string(&page).expect("the page was written");
-    let report = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
-        .expect("the report is JSON");
-    (html, report, page)
+    written(dir)
 }
 
 /// `arum html SAVED.json` to standard output.
@@ -556,16 +565,7 @@ fn an_unwritable_page_stops_arum_before_the_program_runs() {
 #[test]
 fn a_noise_probe_page_has_its_table_per_cpu() {
     let dir = temp_dir();
-    let page = dir.path().join("page.html");
-    let json = dir.path().join("report.json");
-    let out = arum()
-        .arg("--html")
-        .arg(&page)
-        .args(["--format", "json", "-o"])
-        .arg(&json)
-        .args(["--noise-probe", "--", &helper("burn"), "0.1"])
-        .output()
-        .expect("arum runs");
+    let out = run_page(dir.path(), &["--noise-probe", "--", &helper("burn"), "0.1"]);
     if out.status.code() == Some(125) {
         // The probe needs RDTSCP and CPUs it may pin to: a machine without says why, and the
         // page is then checked by the other tests.
@@ -576,8 +576,7 @@ fn a_noise_probe_page_has_its_table_per_cpu() {
         return;
     }
     assert!(out.status.success(), "{out:?}");
-    let html = std::fs::read_to_string(&page).unwrap();
-    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let (html, report, _) = written(dir.path());
     check_page_text(&html, &report);
     let noise = section(&html, "noise").expect("a noise section");
     for cpu in report["noise"]["cpus"].as_array().unwrap() {
