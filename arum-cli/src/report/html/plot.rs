@@ -1,7 +1,9 @@
 //! Plots drawn by plotters' SVG back-end into strings the page inlines: time series, histograms,
 //! heat maps. The styles follow arum calibrate's plots (white ground, captioned, labelled axes).
 
+use plotters::coord::ranged1d::AsRangedCoord;
 use plotters::coord::ranged1d::SegmentValue;
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 pub type Drawn = Result<String, String>;
@@ -10,6 +12,40 @@ const SIZE: (u32, u32) = (900, 380);
 
 fn e<E: std::fmt::Display>(err: E) -> String {
     err.to_string()
+}
+
+/// A white drawing area of `size` writing SVG into `svg`.
+fn ground(
+    svg: &mut String,
+    size: (u32, u32),
+) -> Result<DrawingArea<SVGBackend<'_>, Shift>, String> {
+    let root = SVGBackend::with_string(svg, size).into_drawing_area();
+    root.fill(&WHITE).map_err(e)?;
+    Ok(root)
+}
+
+/// A chart on an SVG drawing area over the coordinates of `X` and `Y`.
+type Chart<'a, 'b, X, Y> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<<X as AsRangedCoord>::CoordDescType, <Y as AsRangedCoord>::CoordDescType>,
+>;
+
+/// The captioned chart of a line plot or histogram on `root`, `y_area` pixels for the y labels.
+fn frame<'a, 'b, X: AsRangedCoord, Y: AsRangedCoord>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    y_area: u32,
+    x: X,
+    y: Y,
+) -> Result<Chart<'a, 'b, X, Y>, String> {
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(y_area)
+        .build_cartesian_2d(x, y)
+        .map_err(e)
 }
 
 /// One named line of a plot.
@@ -114,15 +150,8 @@ pub fn lines(
     let (y0, y1) = span(y0, y1, true);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(e)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(80)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(e)?;
+        let root = ground(&mut svg, SIZE)?;
+        let mut chart = frame(&root, title, 80, x0..x1, y0..y1)?;
         let label_of = |x: &f64| match x_labels {
             Some(names) if (x - x.round()).abs() < 1e-9 && *x >= 0.0 => {
                 names.get(x.round() as usize).cloned().unwrap_or_default()
@@ -196,15 +225,8 @@ pub fn histogram(title: &str, x_desc: &str, values: &[f64], marks: &[(&str, f64)
     let ymax = counts.iter().copied().max().unwrap_or(1) + 1;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        root.fill(&WHITE).map_err(e)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(x0..x1, 0u64..ymax)
-            .map_err(e)?;
+        let root = ground(&mut svg, SIZE)?;
+        let mut chart = frame(&root, title, 64, x0..x1, 0u64..ymax)?;
         chart
             .configure_mesh()
             .x_desc(x_desc)
@@ -256,8 +278,7 @@ pub fn heatmap(title: &str, rows: &[String], cols: &[String], values: &[Vec<f64>
     let height = (110 + 32 * nr).clamp(200, 2400);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (900, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(e)?;
+        let root = ground(&mut svg, (900, height))?;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
