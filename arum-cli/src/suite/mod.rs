@@ -15,7 +15,7 @@ pub mod netns;
 pub mod server;
 pub mod spec;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::{Args, Parser};
@@ -78,8 +78,7 @@ pub fn run(args: &SuiteArgs, started: Instant) -> Result<i32, ArumError> {
         )?),
         None => None,
     };
-    let client = clients_line(&suite, &with_dir(&suite.client.command), dir.path())?;
-    let argv = bench_argv(&suite, &client, args)?;
+    let argv = bench_argv(&suite, &with_dir(&suite.client.command), args)?;
     let cli = Cli::try_parse_from(&argv).map_err(|e| {
         ArumError::Usage(format!(
             "{name}: {}",
@@ -113,18 +112,29 @@ fn bench_argv(suite: &Suite, client: &str, args: &SuiteArgs) -> Result<Vec<Strin
         argv.extend(["--prepare".into(), netns::netem_command(netem)]);
     }
     argv.extend(suite.arum.iter().cloned());
-    argv.extend(["--shell".into(), "-l".into(), client.into()]);
+    let line = match clients_line(suite, client)? {
+        Some(line) => {
+            argv.extend(["--env".into(), format!("{SCRIPT_VAR}={CLIENTS_SCRIPT}")]);
+            line
+        }
+        None => client.to_string(),
+    };
+    argv.extend(["--shell".into(), "-l".into(), line]);
     Ok(argv)
 }
 
-/// The measured program: the client command itself, or the suite's clients script (written
-/// into the private directory `dir`) running N copies of it at once, each repeated for the
-/// duration, failing when any copy fails. Its line names N and the client command, so each
+/// The variable that carries the clients script into the measured program's environment.
+const SCRIPT_VAR: &str = "ARUM_SUITE_CLIENTS";
+
+/// The measured program: the client command itself, or the suite's clients script (in the
+/// program's environment as `SCRIPT_VAR`, so the line stays short and the same from one suite
+/// run to the next) running N copies of it at once, each repeated for the duration, failing
+/// when any copy fails. Its line names N, the duration and the client command, so each
 /// combination's label says what it ran.
-fn clients_line(suite: &Suite, client: &str, dir: &Path) -> Result<String, ArumError> {
+fn clients_line(suite: &Suite, client: &str) -> Result<Option<String>, ArumError> {
     let c = &suite.client;
     if c.clients.is_none() && c.duration.is_none() {
-        return Ok(client.to_string());
+        return Ok(None);
     }
     let ns = match &c.duration {
         Some(d) => humantime::parse_duration(d)
@@ -132,17 +142,11 @@ fn clients_line(suite: &Suite, client: &str, dir: &Path) -> Result<String, ArumE
             .as_nanos(),
         None => 0,
     };
-    let script = dir.join("clients");
-    std::fs::write(&script, CLIENTS_SCRIPT)
-        .map_err(|e| ArumError::Suite(format!("{}: {e}", script.display())))?;
     let n = c.clients.as_deref().unwrap_or("1");
-    Ok(shell_words::join([
-        "sh",
-        &script.display().to_string(),
-        n,
-        &ns.to_string(),
-        client,
-    ]))
+    Ok(Some(format!(
+        "sh -c \"${SCRIPT_VAR}\" clients {n} {ns} {}",
+        shell_words::quote(client)
+    )))
 }
 
 /// `clients N DURATION_NS COMMAND`: N copies of COMMAND at once (each repeated until
@@ -171,14 +175,15 @@ mod tests {
     #[test]
     fn one_client_once_is_the_command_itself() {
         let s = suite("[client]\ncommand = \"get 1\"\n");
-        let dir = tempfile::tempdir().unwrap();
-        assert_eq!(clients_line(&s, "get 1", dir.path()).unwrap(), "get 1");
+        assert_eq!(clients_line(&s, "get 1").unwrap(), None);
     }
 
+    /// Runs `line` as a series runs it (--shell, the script in the environment).
     fn status(line: &str) -> Option<i32> {
-        let argv = shell_words::split(line).unwrap();
-        std::process::Command::new(&argv[0])
-            .args(&argv[1..])
+        std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(line)
+            .env(SCRIPT_VAR, CLIENTS_SCRIPT)
             .status()
             .unwrap()
             .code()
@@ -189,7 +194,7 @@ mod tests {
         let s = suite("[client]\ncommand = \"x\"\nclients = \"3\"\n");
         let dir = tempfile::tempdir().unwrap();
         let marks = dir.path().join("marks");
-        let line = clients_line(&s, &format!("echo $i >> {}", marks.display()), dir.path());
+        let line = clients_line(&s, &format!("echo $i >> {}", marks.display())).unwrap();
         assert_eq!(status(&line.unwrap()), Some(0));
         let mut seen: Vec<String> = std::fs::read_to_string(&marks)
             .unwrap()
@@ -199,7 +204,7 @@ mod tests {
         seen.sort();
         assert_eq!(seen, ["0", "1", "2"], "each copy ran once");
         // Copy 1 of 3 fails: the run fails.
-        let line = clients_line(&s, "exit $((i == 1))", dir.path()).unwrap();
+        let line = clients_line(&s, "exit $((i == 1))").unwrap().unwrap();
         assert_eq!(status(&line), Some(1), "{line}");
     }
 
@@ -208,12 +213,10 @@ mod tests {
         let s = suite("[client]\ncommand = \"x\"\nduration = \"300ms\"\n");
         let dir = tempfile::tempdir().unwrap();
         let marks = dir.path().join("marks");
-        let line = clients_line(
-            &s,
-            &format!("echo . >> {}; sleep 0.05", marks.display()),
-            dir.path(),
-        )
-        .unwrap();
+        let line = clients_line(&s, &format!("echo . >> {}; sleep 0.05", marks.display()))
+            .unwrap()
+            .unwrap();
+        assert!(line.contains(" clients 1 300000000 "), "{line}");
         let t = Instant::now();
         assert_eq!(status(&line), Some(0));
         assert!(t.elapsed().as_millis() >= 300, "ended before the duration");
