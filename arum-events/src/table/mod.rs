@@ -188,13 +188,37 @@ impl List {
     }
 }
 
-/// The built-in tables, compiled by build.rs.
-fn embedded() -> &'static Blob {
-    // The blob is read as bytes (no alignment needed); it was written by build.rs from
-    // event-tables/ in this very build.
-    static BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/tables.bin"));
+/// The built-in tables' index, compiled by build.rs: each table's record and match rules, without
+/// its events, in the order of the pack.
+fn index() -> &'static Blob {
+    // The blobs are read as bytes (no alignment needed); build.rs wrote them from event-tables/
+    // in this very build.
+    static BYTES: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/tables-index.bin"));
     static BLOB: OnceLock<Blob> = OnceLock::new();
-    BLOB.get_or_init(|| Blob::from_bytes(BYTES).expect("build.rs wrote a valid blob"))
+    BLOB.get_or_init(|| Blob::from_bytes(BYTES).expect("build.rs wrote a valid index"))
+}
+
+/// The built-in table at `i` in the index: its own blob, decompressed the first time it is needed
+/// and kept for the life of the process.
+fn builtin(i: usize) -> Table {
+    static PACK: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/tables.pack"));
+    static FULL: OnceLock<Vec<OnceLock<Blob>>> = OnceLock::new();
+    let u32_at =
+        |at: usize| u32::from_le_bytes(PACK[at..at + 4].try_into().expect("4 bytes")) as usize;
+    let slots = FULL.get_or_init(|| (0..u32_at(0)).map(|_| OnceLock::new()).collect());
+    let blob = slots[i].get_or_init(|| {
+        let (offset, len, raw) = (u32_at(4 + 12 * i), u32_at(8 + 12 * i), u32_at(12 + 12 * i));
+        let bytes = lz4_flex::block::decompress(&PACK[offset..offset + len], raw)
+            .expect("build.rs compressed every table");
+        Blob::from_bytes(Box::leak(bytes.into_boxed_slice())).expect("build.rs wrote a valid blob")
+    });
+    let blob: &'static Blob = blob;
+    blob.tables().next().expect("one table in each blob")
+}
+
+/// The index positions and records of the built-in tables.
+fn builtin_headers() -> impl Iterator<Item = (usize, Table)> {
+    index().tables().enumerate()
 }
 
 /// One event table.
@@ -740,20 +764,24 @@ impl TableSource {
         if let Some(t) = self.user_tables()?.into_iter().find(|t| t.matches_cpu(cpu)) {
             return Ok(Some(t));
         }
-        Ok(embedded().tables().find(|t| t.matches_cpu(cpu)))
+        Ok(builtin_headers()
+            .find(|(_, t)| t.matches_cpu(cpu))
+            .map(|(i, _)| builtin(i)))
     }
 
     /// The metrics every CPU has (built on generic and software events).
     pub fn common(&self) -> Option<Table> {
-        embedded().tables().find(|t| t.name() == COMMON)
+        builtin_headers()
+            .find(|(_, t)| t.name() == COMMON)
+            .map(|(i, _)| builtin(i))
     }
 
     /// Every table for a CPU (not the common metrics), user tables first.
     pub fn all(&self) -> Result<Vec<Table>, TableError> {
         let mut tables = self.user_tables()?;
-        for t in embedded().tables() {
+        for (i, t) in builtin_headers() {
             if t.name() != COMMON && !tables.iter().any(|u| u.name() == t.name()) {
-                tables.push(t);
+                tables.push(builtin(i));
             }
         }
         Ok(tables)
@@ -796,5 +824,37 @@ impl TableSource {
             Blob::from_bytes(bytes).expect("the writer wrote a valid blob"),
         ));
         Ok(blob.tables().collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_index_entry_decompresses_to_the_same_table_with_its_events() {
+        let mut n = 0;
+        for (i, header) in builtin_headers() {
+            let full = builtin(i);
+            assert_eq!(full.name(), header.name());
+            assert_eq!(full.vendor(), header.vendor());
+            assert_eq!(
+                full.matches().len(),
+                header.matches().len(),
+                "{}",
+                full.name()
+            );
+            if full.name() != COMMON {
+                assert!(
+                    full.events().next().is_some(),
+                    "{} has no events",
+                    full.name()
+                );
+            }
+            // Decompressed once: the same blob the second time.
+            assert_eq!(builtin(i), full);
+            n += 1;
+        }
+        assert!(n > 50, "{n} tables");
     }
 }
