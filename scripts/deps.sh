@@ -19,6 +19,7 @@ command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers
 command -v strace >/dev/null || need+=(strace)      # --syscalls' peer (tests/tests/syscalls.rs)
 [ -x /usr/sbin/nginx ] || need+=(nginx)             # a real server under --syscalls (tests/tests/server.rs)
 command -v wrk >/dev/null || need+=(wrk)            # its load
+command -v chromium >/dev/null || need+=(chromium)  # tests/tests/html.rs: the --html page in a real browser
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -44,6 +44,8 @@ const SUBCOMMANDS: &[&str] = &[
     "man",
     "hourglass",
     "calibrate",
+    "suite",
+    "html",
     "help",
 ];
 
@@ -102,6 +104,10 @@ pub enum Command {
     Hourglass(arum_hourglass::Args),
     /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
     Calibrate(arum_calibrate::Args),
+    /// Run a test suite (server, client, parameters, netem network conditions) from a TOML file.
+    Suite(crate::suite::SuiteArgs),
+    /// Render a saved JSON report or series (--export-json) as one self-contained HTML page.
+    Html(crate::report::html::saved::HtmlArgs),
 }
 
 #[derive(Debug, Args)]
@@ -207,6 +213,11 @@ pub struct RunArgs {
     /// Report format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
+
+    /// Also write the report as one self-contained HTML page (plots, collapsible sections; a
+    /// series of runs: summaries, distributions, comparisons) to FILE, as -o writes.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 
     /// Show arum's own set-up and post-processing phases (always recorded in JSON).
     #[arg(long)]
@@ -351,6 +362,7 @@ pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
                 "--events",
                 "--events-file",
                 "--format",
+                "--html",
                 "--cpu",
                 "--event-tables",
                 "--scope",

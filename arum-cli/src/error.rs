@@ -122,6 +122,11 @@ pub enum ArumError {
         source: std::io::Error,
     },
 
+    /// `arum suite`: what the machine could not give the suite (a network namespace, netem, a
+    /// server that accepts, its set-up); the message names it and the fix.
+    #[error("arum suite: {0}")]
+    Suite(String),
+
     /// A broken invariant of arum itself.
     #[error("internal error: {0}; please report it")]
     Internal(String),

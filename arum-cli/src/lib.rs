@@ -51,6 +51,7 @@ pub mod run;
 pub mod samples;
 pub mod settings;
 pub mod stdio;
+pub mod suite;
 pub mod syscalls;
 pub mod system;
 pub mod tasks;

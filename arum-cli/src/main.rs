@@ -34,6 +34,8 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
         Some(cli::Command::Merge(args)) => arum_cli::merge::run(args),
         Some(cli::Command::Completions(args)) => arum_cli::completions::completions(args),
         Some(cli::Command::Man) => arum_cli::completions::man(),
+        Some(cli::Command::Html(args)) => arum_cli::report::html::saved::run(args),
+        Some(cli::Command::Suite(args)) => arum_cli::suite::run(args, started),
         Some(cli::Command::Hourglass(args)) => Ok(arum_hourglass::exit_status(args)),
         Some(cli::Command::Calibrate(args)) => {
             Ok(arum_calibrate::exit_status(arum_calibrate::run(args)))

@@ -16,6 +16,11 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     let settings = Settings::from_args(args, started)?;
     // Opened before the program runs, so an unwritable destination stops arum early.
     let sink = Sink::open(settings.output.as_deref())?;
+    let html = settings
+        .html
+        .as_deref()
+        .map(|p| Sink::open(Some(p)))
+        .transpose()?;
     let report = measure_once(&settings)?;
     let options = report::TextOptions {
         show_self_timing: settings.show_self_timing,
@@ -25,6 +30,11 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     if let Err(e) = sink.write(&rendered) {
         // The report went to stderr instead; the program's status still passes through.
         eprintln!("arum: {e}");
+    }
+    if let Some(html) = html {
+        if let Err(e) = html.write(&report::html::render(&report)) {
+            eprintln!("arum: {e}");
+        }
     }
     Ok(report.exit.status)
 }

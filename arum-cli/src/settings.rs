@@ -49,6 +49,8 @@ pub struct Settings {
     /// The program prepared for exec before fork (the child allocates nothing).
     pub executable: Executable,
     pub output: Option<PathBuf>,
+    /// `--html FILE`: the report as a page too.
+    pub html: Option<PathBuf>,
     pub format: Format,
     pub show_self_timing: bool,
     pub counters: Option<counters::Settings>,
@@ -142,6 +144,11 @@ impl Settings {
             executable,
             output: args
                 .output
+                .as_deref()
+                .map(crate::placement::expand_output)
+                .transpose()?,
+            html: args
+                .html
                 .as_deref()
                 .map(crate::placement::expand_output)
                 .transpose()?,

@@ -165,6 +165,11 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     .filter_map(|(path, f)| path.as_ref().map(|p| (p, f)))
     .map(|(p, f)| Ok((expanded(p)?, f)))
     .collect::<Result<Vec<(PathBuf, ExportFormat)>, ArumError>>()?;
+    let html = settings
+        .html
+        .as_deref()
+        .map(|p| Sink::open(Some(p)))
+        .transpose()?;
     let export_sinks = exports
         .iter()
         .map(|(p, f)| Sink::open(Some(p)).map(|sink| (sink, *f)))
@@ -207,6 +212,9 @@ pub fn run(args: &RunArgs, started: Instant) -> Result<i32, ArumError> {
     }
     for (sink, format) in export_sinks {
         sink.write(&export::render(&set, format))?;
+    }
+    if let Some(html) = html {
+        html.write(&crate::report::html::runs::render(&set))?;
     }
     if let Some(Err(e)) = cleaned {
         return Err(e);

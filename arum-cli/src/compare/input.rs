@@ -14,8 +14,14 @@ pub struct Side {
     pub samples: Samples,
 }
 
-/// Reads `path`; `pick` chooses a benchmark of a series by its label or its number (1, 2, ...).
-pub fn load(path: &Path, pick: Option<&str>) -> Result<Side, ArumError> {
+/// A saved JSON document of arum: one run's report or a series.
+pub enum Saved {
+    Report(Box<Report>),
+    Runs(RunSet),
+}
+
+/// Reads a report (`arum.report/1`) or a series (`arum.runs/1`) from `path`.
+pub fn read_saved(path: &Path) -> Result<Saved, ArumError> {
     let bad = |why: String| ArumError::Input {
         path: path.to_path_buf(),
         why,
@@ -35,29 +41,47 @@ pub fn load(path: &Path, pick: Option<&str>) -> Result<Side, ArumError> {
     if schema == REPORT_SCHEMA {
         let report: Report = serde_json::from_value(value)
             .map_err(|e| bad(format!("not a valid {REPORT_SCHEMA} report: {e}")))?;
-        if pick.is_some() {
-            return Err(bad(
-                "a single run's report holds one command; --base-name/--new-name choose among a series' commands"
-                    .into(),
-            ));
-        }
-        return Ok(Side {
-            label: shell_words::join(&report.command.argv),
-            samples: Samples::of([(0, &report)]),
-        });
+        return Ok(Saved::Report(Box::new(report)));
     }
     if schema == RUNS_SCHEMA {
         let set: RunSet = serde_json::from_value(value)
             .map_err(|e| bad(format!("not a valid {RUNS_SCHEMA} series: {e}")))?;
-        let labels = || {
-            set.benchmarks
-                .iter()
-                .enumerate()
-                .map(|(i, b)| format!("{}: {}", i + 1, b.label))
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
-        let chosen = match pick {
+        return Ok(Saved::Runs(set));
+    }
+    Err(bad(format!(
+        "schema {schema:?} is neither {REPORT_SCHEMA} nor {RUNS_SCHEMA}; give arum's JSON output"
+    )))
+}
+
+/// Reads `path`; `pick` chooses a benchmark of a series by its label or its number (1, 2, ...).
+pub fn load(path: &Path, pick: Option<&str>) -> Result<Side, ArumError> {
+    let bad = |why: String| ArumError::Input {
+        path: path.to_path_buf(),
+        why,
+    };
+    match read_saved(path)? {
+        Saved::Report(report) => {
+            if pick.is_some() {
+                return Err(bad(
+                    "a single run's report holds one command; --base-name/--new-name choose among a series' commands"
+                        .into(),
+                ));
+            }
+            Ok(Side {
+                label: shell_words::join(&report.command.argv),
+                samples: Samples::of([(0, &*report)]),
+            })
+        }
+        Saved::Runs(set) => {
+            let labels = || {
+                set.benchmarks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| format!("{}: {}", i + 1, b.label))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            let chosen = match pick {
             Some(p) => set
                 .benchmarks
                 .iter()
@@ -73,13 +97,11 @@ pub fn load(path: &Path, pick: Option<&str>) -> Result<Side, ArumError> {
                 )))
             }
         };
-        let b = &set.benchmarks[chosen];
-        return Ok(Side {
-            label: b.label.clone(),
-            samples: Samples::of(b.runs.iter().map(|r| (r.index, &r.report))),
-        });
+            let b = &set.benchmarks[chosen];
+            Ok(Side {
+                label: b.label.clone(),
+                samples: Samples::of(b.runs.iter().map(|r| (r.index, &r.report))),
+            })
+        }
     }
-    Err(bad(format!(
-        "schema {schema:?} is neither {REPORT_SCHEMA} nor {RUNS_SCHEMA}; give arum's JSON output"
-    )))
 }
