@@ -4,7 +4,7 @@
 # Usage: benchmarks/calibrate.sh [--quick-only]   (ARUM=path/to/arum to pick a build; default release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-arum=${ARUM:-target/release/arum}
+arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
 [ -x "$arum" ] || cargo build --release -q -p arum-cli
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

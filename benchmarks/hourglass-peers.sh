@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-5}
 cpu=${2:-$(($(nproc) - 1))}
-arum=${ARUM:-target/release/arum}
+arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
 [ -x "$arum" ] || cargo build --release -q -p arum-cli
 for p in perf cyclictest taskset chrt; do
   command -v $p >/dev/null || { echo "$p is missing: scripts/deps.sh installs it" >&2; exit 1; }

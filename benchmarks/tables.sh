@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-500}
-arum=${ARUM:-target/release/arum}
+arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
 [ -x "$arum" ] || cargo build --release -q -p arum-cli
 command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
 
@@ -58,7 +58,7 @@ perf_added=$((ch - cs))
 
 # The same work inside one fresh process, without the counting back-end: CPUID, finding the
 # CPU's table, resolving the names, choosing counters (arum-events/examples/plan_cost.rs).
-cost=target/release/examples/plan_cost
+cost=target/x86_64-unknown-linux-gnu/release/examples/plan_cost
 [ -x "$cost" ] || cargo build --release -q -p arum-events --example plan_cost
 inproc() { # mean µs over $runs fresh processes
   local s=0 i
@@ -73,10 +73,10 @@ echo "planning alone, in a fresh process (mean of $runs): task-clock $(inproc ta
 
 size=$(stat -c %s "$arum")
 limit=$((8 * 1024 * 1024))
-blob=$(ls -t target/release/build/arum-events-*/out/tables.bin 2>/dev/null | head -n 1)
+blob=$(ls -t target/x86_64-unknown-linux-gnu/release/build/arum-events-*/out/tables.pack 2>/dev/null | head -n 1)
 tables=$(ls event-tables/*.toml | grep -vc /common.toml)
 echo
 echo "naming a hardware event adds $added µs of CPU time ($added_wall µs wall) to arum -- true; with the largest table $big_added µs (budget 200 µs); perf stat adds $perf_added µs"
 printf 'release binary %s: %.2f MiB (limit 8 MiB, %.0f%% of it), with %d tables compiled in%s\n' \
   "$arum" "$(echo "$size / 1048576" | bc -l)" "$(echo "100 * $size / $limit" | bc -l)" "$tables" \
-  "${blob:+ ($(($(stat -c %s "$blob") / 1024)) KiB of table data)}"
+  "${blob:+ ($(($(stat -c %s "$blob") / 1024)) KiB of compressed table data)}"

@@ -36,7 +36,7 @@ pub fn cpu(args: &CpuArgs) -> Result<(CpuIdent, bool), ArumError> {
 
 /// `--cpu intel-skylakex` (or `skylakex`, `zen3`): the first CPU the table matches.
 fn cpu_of_table(args: &CpuArgs, spec: &str) -> Result<Option<CpuIdent>, ArumError> {
-    let all = source(args).all()?;
+    let all = source(args).all_headers()?;
     let t = all.into_iter().find(|t| {
         let n = t.name();
         n.eq_ignore_ascii_case(spec)

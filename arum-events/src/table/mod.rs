@@ -787,6 +787,19 @@ impl TableSource {
         Ok(tables)
     }
 
+    /// Every table for a CPU as `all` gives them, but the built-in ones as their index records:
+    /// names, titles, vendors and match rules without events, aliases or metrics, so that
+    /// choosing a table by name decompresses none.
+    pub fn all_headers(&self) -> Result<Vec<Table>, TableError> {
+        let mut tables = self.user_tables()?;
+        for (_, t) in builtin_headers() {
+            if t.name() != COMMON && !tables.iter().any(|u| u.name() == t.name()) {
+                tables.push(t);
+            }
+        }
+        Ok(tables)
+    }
+
     fn user_tables(&self) -> Result<Vec<Table>, TableError> {
         let Some(dir) = &self.override_dir else {
             return Ok(Vec::new());
@@ -851,6 +864,12 @@ mod tests {
                     full.name()
                 );
             }
+            let named = TableSource::default()
+                .all_headers()
+                .unwrap()
+                .into_iter()
+                .any(|t| t.name() == full.name());
+            assert!(named || full.name() == COMMON, "{}", full.name());
             // Decompressed once: the same blob the second time.
             assert_eq!(builtin(i), full);
             n += 1;
