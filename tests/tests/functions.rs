@@ -18,6 +18,8 @@ fn native(name: &str) -> String {
     format!("{}/{name}", env!("ARUM_NATIVE_HELPERS"))
 }
 
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Whether uprobes can be opened here; says why not once per test.
 fn probes_allowed() -> bool {
     let ok = caps::has_cap(
@@ -78,6 +80,9 @@ fn probed(args: &[&str]) -> Option<(std::process::Output, Value)> {
         fallback_is_a_warning(args);
         return None;
     }
+    // One probed run at a time: estimates and costs are calibrated on this machine, and another
+    // probed program competing for its CPUs (the tests run in parallel) would shift them.
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (out, json) = run_json(args);
     assert!(
         out.status.success(),
@@ -626,11 +631,17 @@ fn back_to_back_probe_records_agree_with_the_calibrated_cost() {
         intervals <= rounds * (calls - 1) && intervals >= rounds * (calls - 1) * 9 / 10,
         "{c}"
     );
-    let mean = c["back_to_back_mean_ns"].as_f64().unwrap();
+    // Record times are wall time, so an interval in which arum lost its CPU is long (on a busy
+    // machine the mean is several times the cost); the median is not moved by a few of those.
+    let median = c["back_to_back_median_ns"].as_f64().unwrap();
     let pair = c["pair_ns"].as_f64().unwrap();
     assert!(
-        mean > 0.5 * pair && mean < 2.0 * pair,
-        "back to back {mean} ns against a pair cost of {pair} ns"
+        median > 0.5 * pair && median < 2.0 * pair,
+        "back to back {median} ns (median) against a pair cost of {pair} ns"
+    );
+    assert!(
+        c["back_to_back_mean_ns"].as_f64().unwrap() >= 0.5 * pair,
+        "{c}"
     );
     assert!(c["back_to_back_sd_ns"].as_f64().unwrap() > 0.0, "{c}");
 }

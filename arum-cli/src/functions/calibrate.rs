@@ -50,6 +50,9 @@ pub struct BackToBack {
     pub intervals: usize,
     pub mean_ns: f64,
     pub sd_ns: f64,
+    /// Intervals are wall time: one in which arum lost its CPU is long; the median is not moved
+    /// by a few of those.
+    pub median_ns: f64,
 }
 
 impl BackToBack {
@@ -64,6 +67,7 @@ impl BackToBack {
             intervals: n,
             mean_ns: mean,
             sd_ns: var.sqrt(),
+            median_ns: median(intervals),
         }
     }
 }
@@ -256,6 +260,7 @@ mod tests {
         assert_eq!(b.intervals, 8);
         assert_eq!(b.mean_ns, 5.0);
         assert!((b.sd_ns - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert_eq!(b.median_ns, 4.5);
         assert_eq!(BackToBack::of(&[3.0]), BackToBack::default());
     }
 

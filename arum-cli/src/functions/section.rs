@@ -40,6 +40,7 @@ pub fn build(
         back_to_back_intervals: c.back_to_back.intervals as u64,
         back_to_back_mean_ns: c.back_to_back.mean_ns,
         back_to_back_sd_ns: c.back_to_back.sd_ns,
+        back_to_back_median_ns: c.back_to_back.median_ns,
         calibration_calls: c.calls as u64,
         calibration_rounds: c.rounds as u64,
     });

@@ -559,6 +559,8 @@ pub struct ProbeCostInfo {
     pub back_to_back_mean_ns: f64,
     #[serde(default)]
     pub back_to_back_sd_ns: f64,
+    #[serde(default)]
+    pub back_to_back_median_ns: f64,
     pub calibration_calls: u64,
     pub calibration_rounds: u64,
 }

@@ -855,8 +855,9 @@ fn functions(out: &mut String, f: &FunctionsReport) {
     if c.back_to_back_intervals > 0 {
         let _ = writeln!(
             out,
-            " back to back: a probed call every {} (sd {}, {} intervals between probe records)",
+            " back to back: a probed call every {} (median {}, sd {}, {} intervals between probe records)",
             duration(c.back_to_back_mean_ns),
+            duration(c.back_to_back_median_ns),
             duration(c.back_to_back_sd_ns),
             c.back_to_back_intervals
         );
