@@ -283,7 +283,11 @@ pub fn bars(title: &str, x_desc: &str, names: &[String], values: &[f64], scale: 
         return Err("values not finite".into());
     }
     let x1 = if top > 0.0 { top * 1.05 } else { 1.0 };
-    let longest = names[..n].iter().map(|r| r.chars().count()).max().unwrap_or(4) as u32;
+    let longest = names[..n]
+        .iter()
+        .map(|r| r.chars().count())
+        .max()
+        .unwrap_or(4) as u32;
     let label_width = (longest * 8 + 16).clamp(60, 400);
     let height = (110 + 26 * n as u32).clamp(200, 2400);
     let nr = n as u32;
@@ -325,7 +329,7 @@ pub fn bars(title: &str, x_desc: &str, names: &[String], values: &[f64], scale: 
                         (0.0, SegmentValue::Exact(row)),
                         (at(v), SegmentValue::Exact(row + 1)),
                     ],
-                    Palette99::pick(i).mix(0.8).filled(),
+                    RGBColor(49, 110, 180).filled(),
                 );
                 bar.set_margin(3, 3, 0, 0);
                 bar
@@ -478,7 +482,10 @@ mod tests {
             assert!(lin.contains(n.as_str()), "label {n}");
         }
         // On the log axis 10 ns is a sixth of 1 ms, a visible bar; the axis shows powers of ten.
-        assert!(log.contains(">1.000M<") || log.contains(">1M<") || log.contains("1.000M"), "{log}");
+        assert!(
+            log.contains(">1.000M<") || log.contains(">1M<") || log.contains("1.000M"),
+            "{log}"
+        );
         assert!(bars("t", "ns", &[], &[], YAxis::Log).is_err());
     }
 

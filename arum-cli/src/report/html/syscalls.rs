@@ -195,7 +195,10 @@ mod tests {
             ..SyscallsReport::default()
         });
         let html = render(&r).expect("a section");
-        assert!(html.contains("needs CAP_PERFMON &amp; &lt;tracefs&gt;"), "{html}");
+        assert!(
+            html.contains("needs CAP_PERFMON &amp; &lt;tracefs&gt;"),
+            "{html}"
+        );
         assert!(!html.contains("<svg") && !html.contains("<table"), "{html}");
     }
 

@@ -45,10 +45,10 @@ fn overview(v: &ViewsReport) -> String {
         ));
     }
     let mut out = facts(&pairs);
-    if let Some(line) = rate_series(o) {
+    if let Some((line, unit)) = rate_series(o) {
         out.push_str(&figure(plot::lines(
             "System calls completed per second, per interval",
-            "seconds since the first probe event",
+            &format!("{unit} since the first probe event"),
             "calls per second",
             &[line],
             None,
@@ -81,21 +81,28 @@ fn overview(v: &ViewsReport) -> String {
     out
 }
 
-/// The rate as a line: each interval's count per second, at the interval's middle.
-fn rate_series(o: &OverviewView) -> Option<Series> {
+/// The rate as a line: each interval's count per second, at the interval's middle, on a time
+/// axis in seconds, ms or µs (whichever keeps the labels readable), named by the second value.
+fn rate_series(o: &OverviewView) -> Option<(Series, &'static str)> {
     if o.rate.is_empty() || o.interval_ns == 0 {
         return None;
     }
-    let dt = o.interval_ns as f64 / 1e9;
-    Some(Series {
+    let (scale, unit) = match o.duration_ns {
+        d if d >= 10_000_000_000 => (1e9, "s"),
+        d if d >= 10_000_000 => (1e6, "ms"),
+        _ => (1e3, "µs"),
+    };
+    let dt = o.interval_ns as f64;
+    let line = Series {
         name: "system calls".into(),
         points: o
             .rate
             .iter()
             .enumerate()
-            .map(|(i, &n)| ((i as f64 + 0.5) * dt, n as f64 / dt))
+            .map(|(i, &n)| ((i as f64 + 0.5) * dt / scale, n as f64 * 1e9 / dt))
             .collect(),
-    })
+    };
+    Some((line, unit))
 }
 
 fn span(d: &SpanSummary) -> String {
@@ -165,7 +172,10 @@ fn tasks(t: &TasksView) -> String {
                     ns(s.start_ns as f64),
                     s.nested.len()
                 ),
-                &table(&["nested call", "from the task's start", "duration"], &calls),
+                &table(
+                    &["nested call", "from the task's start", "duration"],
+                    &calls,
+                ),
             ));
         }
         inner.push_str(&branch("The slowest tasks", &slow));
@@ -219,7 +229,8 @@ fn elapsed_table(v: &ViewsReport) -> String {
                 r.probe.clone(),
                 r.calls.to_string(),
                 format!("{:.1}", r.elapsed_us),
-                r.elapsed_cycles.map_or_else(|| "-".into(), |c| c.to_string()),
+                r.elapsed_cycles
+                    .map_or_else(|| "-".into(), |c| c.to_string()),
             ]
         })
         .collect();
@@ -304,7 +315,9 @@ mod tests {
         assert_eq!(html.matches("<svg").count(), 2, "{html}");
         assert!(!html.contains("plot not drawn"), "{html}");
         // Task → nested probe → its figures, nested details; names escaped.
-        let task = html.find("Tasks accept4 → close: 10 tasks").expect("the task");
+        let task = html
+            .find("Tasks accept4 → close: 10 tasks")
+            .expect("the task");
         let probe = html
             .find("send&lt;file&gt;: 20 calls, mean 2.500 µs, p99 9.000 µs, 12.5% of the time")
             .unwrap_or_else(|| panic!("the nested probe with count, mean, p99 and share: {html}"));
@@ -324,15 +337,25 @@ mod tests {
 
     #[test]
     fn the_rate_is_per_second_at_each_interval_middle() {
-        let s = rate_series(&views().overview).expect("a line");
-        let want = [(0.0005, 0.0), (0.0015, 40_000.0), (0.0025, 80_000.0)];
+        let (s, unit) = rate_series(&views().overview).expect("a line");
+        // 3 ms of events: the axis in µs.
+        assert_eq!(unit, "µs");
+        let want = [(500.0, 0.0), (1500.0, 40_000.0), (2500.0, 80_000.0)];
         assert_eq!(s.points.len(), want.len());
         for (got, want) in s.points.iter().zip(want) {
             assert!(
-                (got.0 - want.0).abs() < 1e-12 && (got.1 - want.1).abs() < 1e-6,
+                (got.0 - want.0).abs() < 1e-9 && (got.1 - want.1).abs() < 1e-6,
                 "{got:?} vs {want:?}"
             );
         }
+        let long = OverviewView {
+            duration_ns: 20_000_000_000,
+            interval_ns: 1_000_000_000,
+            rate: vec![5, 7],
+            ..OverviewView::default()
+        };
+        let (s, unit) = rate_series(&long).expect("a line");
+        assert_eq!((unit, s.points[1]), ("s", (1.5, 7.0)));
         let none = OverviewView::default();
         assert!(rate_series(&none).is_none());
     }
