@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{arum, helper, temp_dir};
+use common::{arum, helper, temp_dir, tracing_allowed};
 use serde_json::Value;
 
 /// Runs arum with `args`, writing `page.html` and `report.json` into `dir`.
@@ -144,6 +144,14 @@ fn expected_sections(report: &Value) -> Vec<(&'static str, bool)> {
     if has("/noise") {
         want.push(("noise", false));
     }
+    if has("/syscalls") {
+        // The bars of the time per call, when calls were traced.
+        want.push(("syscalls", len("/syscalls/calls") > 0));
+    }
+    if has("/views") {
+        // The rate over time, and the shares when a task ended.
+        want.push(("views", len("/views/overview/rate") > 0));
+    }
     want
 }
 
@@ -158,6 +166,8 @@ fn check_page_text(html: &str, report: &Value) {
         "functions",
         "tasks",
         "noise",
+        "syscalls",
+        "views",
         "notes",
     ];
     let want = expected_sections(report);
@@ -280,7 +290,9 @@ fn layout(dom: &str) -> Layout {
     let text = &dom[start..start + dom[start..].find("</pre>").unwrap()];
     let mut parts = text.split(';');
     let height = parts.next().unwrap().parse().expect("page height");
+    // A page without plots leaves one empty part after the height.
     let plots = parts
+        .filter(|p| !p.is_empty())
         .map(|p| {
             let v: Vec<f64> = p.split(',').map(|x| x.parse().unwrap()).collect();
             [v[0], v[1], v[2], v[3]]
@@ -341,8 +353,8 @@ fn coloured_pixels(img: &Image, r: [f64; 4]) -> usize {
 }
 
 /// In the browser: the same sections and plots in the DOM as in the file, and every plot on
-/// the screen with data drawn in it.
-fn check_in_browser(chromium: &str, html: &str, page: &Path, dir: &Path) {
+/// the screen with data drawn in it. Returns the DOM and how many plots were on the screenshot.
+fn check_in_browser(chromium: &str, html: &str, page: &Path, dir: &Path) -> (String, usize) {
     let profile = dir.join("chromium-profile");
     let dom = dump_dom(chromium, page, &profile);
     let ids: Vec<&str> = html
@@ -426,6 +438,7 @@ fn check_in_browser(chromium: &str, html: &str, page: &Path, dir: &Path) {
         drawn,
         at.height
     );
+    (dom, drawn)
 }
 
 #[test]
@@ -454,7 +467,9 @@ fn a_run_page_has_every_section_of_the_report_drawn_in_a_browser() {
         "`arum html` of the saved report differs from the run's page"
     );
     match chromium() {
-        Some(c) => check_in_browser(c, &html, &page, dir.path()),
+        Some(c) => {
+            check_in_browser(c, &html, &page, dir.path());
+        }
         None => eprintln!(
             "chromium is not installed (scripts/deps.sh installs it): the page was checked as text only"
         ),
@@ -479,6 +494,105 @@ fn a_function_timing_page_has_its_table_and_quantile_plot() {
     check_page_text(&html, &report);
     if let Some(c) = chromium() {
         check_in_browser(c, &html, &page, dir.path());
+    }
+}
+
+/// The system-call section and the ALMT views, from `syscall_mix` (N writes, reads and failed
+/// opens in one loop) with a task from each write to the next open: the read is nested in it.
+#[test]
+fn a_syscalls_page_has_its_calls_and_the_almt_views_drawn_in_a_browser() {
+    const N: u64 = 200;
+    let dir = temp_dir();
+    let n = N.to_string();
+    let (html, report, page) = page_and_json(
+        dir.path(),
+        &[
+            "--syscalls",
+            "--task-begin",
+            "write",
+            "--task-end",
+            "openat",
+            "--",
+            &helper("syscall_mix"),
+            &n,
+            "64",
+        ],
+    );
+    check_page_text(&html, &report);
+    assert_eq!(
+        saved_page(&dir.path().join("report.json")),
+        html,
+        "`arum html` of the saved report differs from the run's page"
+    );
+    let calls = section(&html, "syscalls").expect("a syscalls section");
+    if !tracing_allowed() {
+        // The page says why, as the report does, and has nothing drawn for it.
+        let why = report["syscalls"]["off_reason"].as_str().expect("a reason");
+        assert!(calls.contains("No system call was traced"), "{calls}");
+        assert!(!why.is_empty() && svgs(calls).is_empty(), "{calls}");
+        if let Some(c) = chromium() {
+            check_in_browser(c, &html, &page, dir.path());
+        }
+        return;
+    }
+    // Every traced call is a row with its count; the bars and the table are the report's.
+    for c in report["syscalls"]["calls"].as_array().unwrap() {
+        let row = format!(
+            "<td class=\"l\">{}</td><td>{}</td><td>{}</td>",
+            c["name"].as_str().unwrap(),
+            c["category"].as_str().unwrap(),
+            c["calls"]
+        );
+        assert!(calls.contains(&row), "no row {row}");
+    }
+    assert!(calls.contains(&format!(
+        "<td class=\"l\">write</td><td>file</td><td>{N}</td>"
+    )));
+    assert!(calls.contains("ENOENT"), "the failed opens' errno");
+    assert!(svgs(calls).len() == 1 && calls.contains("Total time per system call"));
+
+    let views = section(&html, "views").expect("a views section");
+    assert!(
+        views.contains("System calls completed per second"),
+        "the rate"
+    );
+    let t = &report["views"]["tasks"];
+    assert_eq!(t["keyed_by"], "thread", "{t}");
+    let tasks = t["tasks"].as_u64().unwrap();
+    assert!(tasks >= N - 1, "a task per loop: {t}");
+    // The hierarchy: the task, then the read nested in each, collapsible within it.
+    let task = views
+        .find(&format!("Tasks write → openat: {tasks} tasks"))
+        .expect("the task's level");
+    let read = views[task..]
+        .find("<summary>read: ")
+        .expect("read nested in the task")
+        + task;
+    assert!(
+        views[..read].matches("<details").count() - views[..read].matches("</details>").count()
+            >= 3,
+        "section → task → nested probe"
+    );
+    assert!(views.contains("Share of the tasks"), "the percentage view");
+    assert_eq!(svgs(views).len(), 2, "the rate and the shares");
+    assert!(views.contains("<th>µs</th><th>TSC cycles</th>"));
+    assert!(
+        views.contains(&format!("<td>write</td><td>{N}</td>")),
+        "the write row"
+    );
+
+    match chromium() {
+        Some(c) => {
+            let (dom, drawn) = check_in_browser(c, &html, &page, dir.path());
+            assert_eq!(drawn, svgs(&html).len(), "every plot is on the screenshot");
+            for id in ["syscalls", "views"] {
+                assert!(dom.contains(&format!("id=\"{id}\"")), "{id} not in the DOM");
+            }
+            assert!(dom.contains("<summary>read: "), "the nested probe in the DOM");
+        }
+        None => eprintln!(
+            "chromium is not installed (scripts/deps.sh installs it): the page was checked as text only"
+        ),
     }
 }
 

@@ -58,6 +58,10 @@ pub fn tsc_hz() -> Option<f64> {
 #[cfg(test)]
 pub(crate) mod testing {
     use crate::records::event::{Journal, ProbeEvent};
+    use crate::report::model::{
+        NestedCall, NestedProbe, OverviewView, ProbeLine, SpanSummary, TableRow, TaskLine,
+        TasksView, ViewsReport,
+    };
 
     /// A journal from (probe, pid, tid, start, duration, arg, ret).
     pub fn journal(names: &[&str], ev: &[(u32, u32, u32, u64, u64, u64, i64)]) -> Journal {
@@ -78,5 +82,68 @@ pub(crate) mod testing {
             });
         }
         j
+    }
+
+    /// Views of a small server run: a rate, one task kind with a nested probe (a name to escape),
+    /// a slow task, a table row with cycles.
+    pub fn views() -> ViewsReport {
+        ViewsReport {
+            overview: OverviewView {
+                duration_ns: 3_000_000,
+                interval_ns: 1_000_000,
+                rate: vec![0, 40, 80],
+                busiest: vec![ProbeLine {
+                    probe: "sendfile".into(),
+                    calls: 10,
+                    total_ns: 50_000,
+                }],
+                ..OverviewView::default()
+            },
+            tasks: Some(TasksView {
+                begin: "accept4".into(),
+                end: "close".into(),
+                keyed_by: "descriptor".into(),
+                tasks: 10,
+                nested: vec![NestedProbe {
+                    probe: "send<file>".into(),
+                    tasks: 10,
+                    calls: 20,
+                    calls_per_task: 2.0,
+                    duration: SpanSummary {
+                        count: 20,
+                        total_ns: 50_000,
+                        mean_ns: 2500.0,
+                        p50_ns: 2000,
+                        p99_ns: 9000,
+                        max_ns: 9100,
+                    },
+                    share_pct: 12.5,
+                }],
+                unaccounted_pct: 87.5,
+                slowest: vec![TaskLine {
+                    pid: 7,
+                    tid: 8,
+                    fd: Some(6),
+                    duration_ns: 40_000,
+                    nested: vec![NestedCall {
+                        probe: "send<file>".into(),
+                        offset_ns: 1000,
+                        duration_ns: 9100,
+                    }],
+                    ..TaskLine::default()
+                }],
+                ..TasksView::default()
+            }),
+            table: vec![TableRow {
+                pid: 7,
+                process: "nginx".into(),
+                probe: "sendfile".into(),
+                calls: 10,
+                elapsed_us: 25.0,
+                elapsed_cycles: Some(60_000),
+            }],
+            tsc_hz: Some(2.4e9),
+            dropped_events: 0,
+        }
     }
 }

@@ -16,7 +16,9 @@ mod plot;
 pub mod runs;
 pub mod saved;
 mod summary;
+mod syscalls;
 mod tasks;
+mod views;
 
 use crate::report::model::Report;
 
@@ -30,6 +32,8 @@ const SECTIONS: &[Section] = &[
     ambient::render,
     functions::render,
     tasks::render,
+    syscalls::render,
+    views::render,
     noise::render,
     notes::render,
 ];
@@ -71,6 +75,8 @@ mod tests {
             "functions",
             "tasks",
             "noise",
+            "syscalls",
+            "views",
         ] {
             assert!(!page.contains(&format!("id=\"{absent}\"")), "{absent}");
         }

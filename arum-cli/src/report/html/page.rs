@@ -66,6 +66,15 @@ pub fn item(title: &str, body: &str) -> String {
     )
 }
 
+/// A part of a section shown open, which may hold collapsed items of its own (a level of a
+/// hierarchy).
+pub fn branch(title: &str, body: &str) -> String {
+    format!(
+        "<details class=\"item\" open>\n<summary>{}</summary>\n{body}</details>\n",
+        esc(title)
+    )
+}
+
 /// A table; the first column is text (left-aligned), the others are values. Cells are escaped.
 pub fn table<S: AsRef<str>>(headers: &[&str], rows: &[Vec<S>]) -> String {
     let mut out = String::from("<table>\n<tr>");

@@ -266,6 +266,80 @@ pub fn histogram(title: &str, x_desc: &str, values: &[f64], marks: &[(&str, f64)
     Ok(svg)
 }
 
+/// Horizontal bars, one per named category (top to bottom in the order given), of `values` in
+/// `x_desc`; `YAxis::Log` puts the value axis in powers of ten (values below 1 drawn at 1), for
+/// quantities spanning orders of magnitude such as the time spent in each system call.
+pub fn bars(title: &str, x_desc: &str, names: &[String], values: &[f64], scale: YAxis) -> Drawn {
+    let n = names.len().min(values.len());
+    if n == 0 {
+        return Err("nothing to plot".into());
+    }
+    let at = |v: f64| match scale {
+        YAxis::Linear => v.max(0.0),
+        YAxis::Log => v.max(1.0).log10(),
+    };
+    let top = values[..n].iter().copied().map(at).fold(0.0, f64::max);
+    if !top.is_finite() {
+        return Err("values not finite".into());
+    }
+    let x1 = if top > 0.0 { top * 1.05 } else { 1.0 };
+    let longest = names[..n]
+        .iter()
+        .map(|r| r.chars().count())
+        .max()
+        .unwrap_or(4) as u32;
+    let label_width = (longest * 8 + 16).clamp(60, 400);
+    let height = (110 + 26 * n as u32).clamp(200, 2400);
+    let nr = n as u32;
+    let mut svg = String::new();
+    {
+        let root = ground(&mut svg, (900, height))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(44)
+            .y_label_area_size(label_width)
+            // Integer ranges are inclusive in plotters' discrete coordinates.
+            .build_cartesian_2d(0.0..x1, (0u32..nr - 1).into_segmented())
+            .map_err(e)?;
+        // Row 0 is at the bottom in plotters: the first name goes to the top row.
+        let name_of = |v: &SegmentValue<u32>| match v {
+            SegmentValue::CenterOf(i) if *i < nr => names[(nr - 1 - i) as usize].clone(),
+            _ => String::new(),
+        };
+        let x_label = |x: &f64| match scale {
+            YAxis::Linear => format!("{}", Short(*x)),
+            YAxis::Log => format!("{}", Short(10f64.powf(*x))),
+        };
+        chart
+            .configure_mesh()
+            .disable_y_mesh()
+            .y_labels(n)
+            .label_style(("sans-serif", 13))
+            .x_desc(x_desc)
+            .x_label_formatter(&x_label)
+            .y_label_formatter(&name_of)
+            .draw()
+            .map_err(e)?;
+        chart
+            .draw_series(values[..n].iter().enumerate().map(|(i, &v)| {
+                let row = nr - 1 - i as u32;
+                let mut bar = Rectangle::new(
+                    [
+                        (0.0, SegmentValue::Exact(row)),
+                        (at(v), SegmentValue::Exact(row + 1)),
+                    ],
+                    RGBColor(49, 110, 180).filled(),
+                );
+                bar.set_margin(3, 3, 0, 0);
+                bar
+            }))
+            .map_err(e)?;
+        root.present().map_err(e)?;
+    }
+    Ok(svg)
+}
+
 /// A heat map: `values[r][c]` coloured from white (0) to dark blue (the row's largest), each row
 /// on its own scale, since rows are different quantities.
 pub fn heatmap(title: &str, rows: &[String], cols: &[String], values: &[Vec<f64>]) -> Drawn {
@@ -394,6 +468,25 @@ mod tests {
         assert!(svg.matches("<rect").count() >= 3, "{svg}");
         assert!(histogram("t", "x", &[5.0], &[]).is_ok());
         assert!(histogram("t", "x", &[f64::NAN], &[]).is_err());
+    }
+
+    #[test]
+    fn bars_have_one_rectangle_each_and_log_bars_keep_small_values_visible() {
+        let names: Vec<String> = ["read", "write", "openat"].map(String::from).to_vec();
+        let lin = bars("t", "ns", &names, &[10.0, 1e6, 0.0], YAxis::Linear).expect("drawn");
+        let log = bars("t", "ns", &names, &[10.0, 1e6, 0.0], YAxis::Log).expect("drawn");
+        // The ground, the plotting area and the bars (a zero value is a bar of no width).
+        let rects = |s: &str| s.matches("<rect").count();
+        assert!(rects(&lin) >= 4 && rects(&log) >= 4, "{lin}");
+        for n in &names {
+            assert!(lin.contains(n.as_str()), "label {n}");
+        }
+        // On the log axis 10 ns is a sixth of 1 ms, a visible bar; the axis shows powers of ten.
+        assert!(
+            log.contains(">1.000M<") || log.contains(">1M<") || log.contains("1.000M"),
+            "{log}"
+        );
+        assert!(bars("t", "ns", &[], &[], YAxis::Log).is_err());
     }
 
     #[test]

@@ -225,9 +225,7 @@ fn tasks(out: &mut String, t: &TasksView) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::model::{
-        ErrnoCount, NestedProbe, OverviewView, SpanSummary, TableRow, TasksView,
-    };
+    use crate::report::model::ErrnoCount;
 
     #[test]
     fn the_sections_show_calls_errnos_tasks_and_the_table() {
@@ -270,40 +268,7 @@ mod tests {
         syscalls(&mut out, &off);
         assert!(out.contains("not traced: no permission"), "{out}");
 
-        let v = ViewsReport {
-            overview: OverviewView {
-                duration_ns: 1000,
-                interval_ns: 50,
-                rate: vec![0, 4, 8],
-                ..OverviewView::default()
-            },
-            tasks: Some(TasksView {
-                begin: "accept4".into(),
-                end: "close".into(),
-                keyed_by: "descriptor".into(),
-                tasks: 10,
-                nested: vec![NestedProbe {
-                    probe: "sendfile".into(),
-                    tasks: 10,
-                    calls: 10,
-                    calls_per_task: 1.0,
-                    duration: SpanSummary::default(),
-                    share_pct: 12.5,
-                }],
-                unaccounted_pct: 87.5,
-                ..TasksView::default()
-            }),
-            table: vec![TableRow {
-                pid: 7,
-                process: "nginx".into(),
-                probe: "sendfile".into(),
-                calls: 10,
-                elapsed_us: 25.0,
-                elapsed_cycles: Some(60_000),
-            }],
-            tsc_hz: Some(2.4e9),
-            dropped_events: 0,
-        };
+        let v = crate::views::testing::views();
         let mut out = String::new();
         views(&mut out, &v);
         assert!(out.contains("| ▄█|"), "{out}");
