@@ -9,9 +9,10 @@
 //!  release(): t0 = CLOCK_MONOTONIC
 //!            write(start) ──────────────────► write(err, own ru_maxrss)
 //!                                              execve()  ──ok──► err pipe closes (CLOEXEC)
-//!            read(err): maxrss, EOF = running            └fail─► write(errno), _exit(126/127)
+//!                                                        └fail─► write(errno), _exit(126/127)
 //!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on)
-//!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC
+//!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC;
+//!            read(err): maxrss, then EOF = it ran, or errno = exec failed
 //! ```
 
 mod child;
@@ -152,7 +153,7 @@ pub struct Pending {
     pid: Pid,
     in_cgroup: bool,
     start: Option<OwnedFd>,
-    exec_error: OwnedFd,
+    exec_error: Option<OwnedFd>,
     display: String,
     signals: SignalGuard,
 }
@@ -167,7 +168,8 @@ impl Pending {
         self.in_cgroup
     }
 
-    /// Lets the child exec. Returns once exec has succeeded or failed.
+    /// Lets the child exec. Returns at once: whether exec succeeded is read after the reap (see
+    /// [`Running::wait`]), so the launch costs no wake-up of arum beyond the program's end.
     pub fn release(mut self) -> Result<Running, ArumError> {
         let start = self.start.take().expect("released once");
         let t0 = monotonic();
@@ -179,28 +181,15 @@ impl Pending {
                 source: e,
             });
         }
-        let outcome = child::read_exec_outcome(self.exec_error.as_fd());
-        match outcome.error {
-            None => {
-                let pid = std::mem::replace(&mut self.pid, Pid::from_raw(0));
-                signals::track_child(pid);
-                Ok(Running {
-                    pid,
-                    t0,
-                    pre_exec_maxrss_bytes: outcome.pre_exec_maxrss_bytes,
-                    signals: std::mem::replace(&mut self.signals, SignalGuard::inert()),
-                })
-            }
-            Some(errno) => {
-                // The child has written its errno and exits; reap it so no zombie is left.
-                let _ = nix::sys::wait::waitpid(self.pid, None);
-                self.pid = Pid::from_raw(0);
-                Err(ArumError::Exec {
-                    program: std::mem::take(&mut self.display),
-                    source: errno,
-                })
-            }
-        }
+        let pid = std::mem::replace(&mut self.pid, Pid::from_raw(0));
+        signals::track_child(pid);
+        Ok(Running {
+            pid,
+            t0,
+            exec_error: self.exec_error.take().expect("released once"),
+            display: std::mem::take(&mut self.display),
+            signals: std::mem::replace(&mut self.signals, SignalGuard::inert()),
+        })
     }
 }
 
@@ -218,7 +207,10 @@ impl Drop for Pending {
 pub struct Running {
     pid: Pid,
     t0: Duration,
-    pre_exec_maxrss_bytes: u64,
+    /// The child's side of the launch: its high-water mark before exec, and exec's errno if it
+    /// failed; complete once the child has exec'd or exited.
+    exec_error: OwnedFd,
+    display: String,
     signals: SignalGuard,
 }
 
@@ -230,10 +222,26 @@ impl Running {
         !reap::exits_within(self.pid, grace)
     }
 
-    /// Waits for the program to end, then reaps it with its resource usage.
+    /// Waits for the program to end, then reaps it with its resource usage; the exec error
+    /// (126/127 as the shell gives them) when the program never started.
     pub fn wait(self) -> Result<Reaped, ArumError> {
-        let reaped = reap::reap(self.pid, self.t0, self.pre_exec_maxrss_bytes)?;
+        let mut reaped = reap::reap(self.pid, self.t0, 0)?;
         drop(self.signals);
+        // The child is gone: its end of the pipe is closed (on exec, or at its exit), so this
+        // read does not wait; non-blocking all the same, should another process of arum's have
+        // inherited that end.
+        let _ = nix::fcntl::fcntl(
+            &self.exec_error,
+            nix::fcntl::FcntlArg::F_SETFL(OFlag::O_NONBLOCK),
+        );
+        let outcome = child::read_exec_outcome(self.exec_error.as_fd());
+        if let Some(errno) = outcome.error {
+            return Err(ArumError::Exec {
+                program: self.display,
+                source: errno,
+            });
+        }
+        reaped.pre_exec_maxrss_bytes = outcome.pre_exec_maxrss_bytes;
         Ok(reaped)
     }
 }
@@ -264,7 +272,7 @@ pub fn spawn(exe: &Executable, cgroup: Option<BorrowedFd<'_>>) -> Result<Pending
         pid,
         in_cgroup,
         start: Some(start_w),
-        exec_error: err_r,
+        exec_error: Some(err_r),
         display: exe.display.clone(),
         signals,
     })
