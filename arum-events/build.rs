@@ -47,24 +47,24 @@ fn main() {
     // The pack: each table a blob of its own, LZ4-compressed (a quarter of the size; the one
     // table a CPU needs decompresses in about a tenth of a millisecond). Layout, little-endian
     // u32s: count, then (offset, compressed length, decompressed length) per table, then data.
-    let blobs: Vec<Vec<u8>> = parsed
+    // (compressed, decompressed length) of each table's blob.
+    let blobs: Vec<(Vec<u8>, usize)> = parsed
         .iter()
-        .map(|t| lz4_flex::block::compress(&blob_of(std::slice::from_ref(t))))
-        .collect();
-    let raw: Vec<usize> = parsed
-        .iter()
-        .map(|t| blob_of(std::slice::from_ref(t)).len())
+        .map(|t| {
+            let raw = blob_of(std::slice::from_ref(t));
+            (lz4_flex::block::compress(&raw), raw.len())
+        })
         .collect();
     let mut pack = Vec::new();
     pack.extend_from_slice(&(blobs.len() as u32).to_le_bytes());
     let mut offset = 4 + 12 * blobs.len();
-    for (b, n) in blobs.iter().zip(&raw) {
+    for (b, n) in &blobs {
         for v in [offset, b.len(), *n] {
             pack.extend_from_slice(&(v as u32).to_le_bytes());
         }
         offset += b.len();
     }
-    for b in &blobs {
+    for (b, _) in &blobs {
         pack.extend_from_slice(b);
     }
     std::fs::write(out.join("tables.pack"), pack).expect("writable OUT_DIR");

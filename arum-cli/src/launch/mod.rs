@@ -225,7 +225,7 @@ impl Running {
     /// Waits for the program to end, then reaps it with its resource usage; the exec error
     /// (126/127 as the shell gives them) when the program never started.
     pub fn wait(self) -> Result<Reaped, ArumError> {
-        let mut reaped = reap::reap(self.pid, self.t0, 0)?;
+        let mut reaped = reap::reap(self.pid, self.t0)?;
         drop(self.signals);
         // The child is gone: its end of the pipe is closed (on exec, or at its exit), so this
         // read does not wait; non-blocking all the same, should another process of arum's have

@@ -94,11 +94,7 @@ pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
     }
 }
 
-pub(super) fn reap(
-    pid: Pid,
-    t0: Duration,
-    pre_exec_maxrss_bytes: u64,
-) -> Result<Reaped, ArumError> {
+pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
     // Wait for the exit without reaping, so the pid cannot be reused while signals are forwarded.
     loop {
         match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
@@ -134,7 +130,8 @@ pub(super) fn reap(
                 wall,
                 released_at: t0,
                 rusage,
-                pre_exec_maxrss_bytes,
+                // Known from the child's side of the launch, read after this (Running::wait).
+                pre_exec_maxrss_bytes: 0,
             });
         }
         match Errno::last() {

@@ -778,23 +778,26 @@ impl TableSource {
 
     /// Every table for a CPU (not the common metrics), user tables first.
     pub fn all(&self) -> Result<Vec<Table>, TableError> {
-        let mut tables = self.user_tables()?;
-        for (i, t) in builtin_headers() {
-            if t.name() != COMMON && !tables.iter().any(|u| u.name() == t.name()) {
-                tables.push(builtin(i));
-            }
-        }
-        Ok(tables)
+        self.user_then_builtin(|i, _| builtin(i))
     }
 
     /// Every table for a CPU as `all` gives them, but the built-in ones as their index records:
     /// names, titles, vendors and match rules without events, aliases or metrics, so that
     /// choosing a table by name decompresses none.
     pub fn all_headers(&self) -> Result<Vec<Table>, TableError> {
+        self.user_then_builtin(|_, header| header)
+    }
+
+    /// The user's tables, then each built-in one they do not replace, as `pick` gives it from
+    /// its index position and record.
+    fn user_then_builtin(
+        &self,
+        pick: impl Fn(usize, Table) -> Table,
+    ) -> Result<Vec<Table>, TableError> {
         let mut tables = self.user_tables()?;
-        for (_, t) in builtin_headers() {
+        for (i, t) in builtin_headers() {
             if t.name() != COMMON && !tables.iter().any(|u| u.name() == t.name()) {
-                tables.push(t);
+                tables.push(pick(i, t));
             }
         }
         Ok(tables)
