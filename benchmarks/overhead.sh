@@ -3,7 +3,8 @@
 # true, arum with two software events, GNU time -v and perf stat with the same two events.
 # The tools take turns in rounds (A B C D E, A B C D E, ...) so that a machine that slows down
 # or speeds up during the benchmark affects all alike. Prints the wall time each adds per run
-# over bare `true`, each one's peak RSS, and the ratios to GNU time's (target: at most 1.25).
+# over bare `true`, each one's peak RSS and page faults (its own and the program's), and the
+# ratios to GNU time's (target: at most 1.25).
 # Usage: benchmarks/overhead.sh [RUNS]   (ARUM=path/to/arum to pick a build; default release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,23 +48,31 @@ done
 total=$((rounds * per_round))
 us() { echo $((ns[$1] / total / 1000)); }
 added() { echo $(($(us "$1") - $(us bare))); }
-# Peak RSS in KiB of the measuring tool itself (largest of 5 runs).
-peak_kib() {
-  local max=0 v i
+# Peak RSS in KiB of the measuring tool itself (largest of 5 runs) and its minor page faults
+# (with those of the program it runs; the smallest of the 5), as "KIB FAULTS".
+peak_and_faults() {
+  local max=0 faults=0 v f i
   for i in 1 2 3 4 5; do
-    v=$(/usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -n 1)
+    read -r v f < <(/usr/bin/time -f '%M %R' "$@" 2>&1 >/dev/null | tail -n 1)
     ((v > max)) && max=$v
+    ((faults == 0 || f < faults)) && faults=$f
   done
-  echo "$max"
+  echo "$max $faults"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
 
-printf '%-44s %12s %14s %12s\n' tool "wall/run us" "added us/run" "peak RSS KiB"
-printf '%-44s %12d %14s %12s\n' "/bin/true" "$(us bare)" - -
-printf '%-44s %12d %14d %12d\n' "arum -- true" "$(us arum)" "$(added arum)" "$(peak_kib "$arum" -o /dev/null -- /bin/true)"
-printf '%-44s %12d %14d %12d\n' "arum -e $sw_events -- true" "$(us arum_ev)" "$(added arum_ev)" "$(peak_kib "$arum" -o /dev/null -e "$sw_events" -- /bin/true)"
-printf '%-44s %12d %14d %12d\n' "/usr/bin/time -v true" "$(us time)" "$(added time)" "$(peak_kib /usr/bin/time -v /bin/true)"
-printf '%-44s %12d %14d %12d\n' "perf stat -e $sw_events true" "$(us perf)" "$(added perf)" "$(peak_kib perf stat -e "$sw_events" /bin/true)"
+row() { # NAME US ADDED COMMAND...
+  local name=$1 wall=$2 added=$3
+  shift 3
+  read -r kib faults < <(peak_and_faults "$@")
+  printf '%-44s %12d %14d %12d %12d\n' "$name" "$wall" "$added" "$kib" "$faults"
+}
+printf '%-44s %12s %14s %12s %12s\n' tool "wall/run us" "added us/run" "peak RSS KiB" "page faults"
+printf '%-44s %12d %14s %12s %12d\n' "/bin/true" "$(us bare)" - - "$(peak_and_faults /bin/true | cut -d' ' -f2)"
+row "arum -- true" "$(us arum)" "$(added arum)" "$arum" -o /dev/null -- /bin/true
+row "arum -e $sw_events -- true" "$(us arum_ev)" "$(added arum_ev)" "$arum" -o /dev/null -e "$sw_events" -- /bin/true
+row "/usr/bin/time -v true" "$(us time)" "$(added time)" /usr/bin/time -v /bin/true
+row "perf stat -e $sw_events true" "$(us perf)" "$(added perf)" perf stat -e "$sw_events" /bin/true
 echo
 echo "runs per tool: $total, in $rounds interleaved rounds"
 echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")"

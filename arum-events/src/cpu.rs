@@ -352,9 +352,15 @@ impl CoreType {
 }
 
 impl CpuIdent {
-    /// Identifies the processor arum runs on.
+    /// Identifies the processor arum runs on. Asked once per process: in a virtual machine
+    /// every CPUID instruction exits to the hypervisor (about a microsecond each, a dozen per
+    /// identification), and a run wants the answer for its events, its report and its saved
+    /// calibration.
     pub fn detect() -> Option<CpuIdent> {
-        Self::from_reader(CpuId::new())
+        static DETECTED: std::sync::OnceLock<Option<CpuIdent>> = std::sync::OnceLock::new();
+        DETECTED
+            .get_or_init(|| Self::from_reader(CpuId::new()))
+            .clone()
     }
 
     /// The counters of the processor arum runs on, as CPUID reports them.

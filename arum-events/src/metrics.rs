@@ -377,7 +377,7 @@ pub fn plan_metrics(
     hardware_off: bool,
     place: &dyn Fn(&mut [PlannedEvent]) -> Result<(), String>,
 ) -> Result<Vec<PlannedMetric>, String> {
-    let selected = select(m.table, m.common, names)?;
+    let selected = select(m.table, m.common(), names)?;
     let mut out = Vec::new();
     for s in selected {
         let defs = definitions(&s);

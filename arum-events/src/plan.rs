@@ -56,8 +56,9 @@ pub struct Machine<'a> {
     /// The kernel's PMUs; None for a CPU named with --cpu.
     pub pmus: Option<&'a Pmus>,
     pub core_types: Option<CoreTypes>,
-    /// The metrics every CPU has (perf's common metrics).
-    pub common: Option<Table>,
+    /// The metrics every CPU has (perf's common metrics): decompressed when a metric is
+    /// looked up, not for every run.
+    common: std::cell::OnceCell<Option<Table>>,
 }
 
 impl<'a> Machine<'a> {
@@ -76,7 +77,7 @@ impl<'a> Machine<'a> {
             arch: ArchPerfmon::from_reader(&reader, cpu),
             pmus: Some(pmus),
             core_types,
-            common: TableSource::default().common(),
+            common: std::cell::OnceCell::new(),
         }
     }
 
@@ -89,8 +90,13 @@ impl<'a> Machine<'a> {
             arch: (cpu.vendor == "GenuineIntel" && cpu.family != 15).then(ArchPerfmon::assumed),
             pmus: None,
             core_types: None,
-            common: TableSource::default().common(),
+            common: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The metrics every CPU has (perf's common metrics).
+    pub fn common(&self) -> Option<Table> {
+        *self.common.get_or_init(|| TableSource::default().common())
     }
 
     pub fn resolver(&self) -> Resolver<'a> {

@@ -121,7 +121,7 @@ fn remove_stale(parent: &Path) {
 /// controller is on a v1 hierarchy of its own, which /proc/cgroups tells at once; otherwise
 /// (recent kernels list only v1 controllers there) the group's `cgroup.subtree_control` says.
 pub fn memory_on_v2() -> bool {
-    let on_v1 = std::fs::read_to_string("/proc/cgroups").is_ok_and(|t| {
+    let on_v1 = read_proc_file("/proc/cgroups").is_ok_and(|t| {
         t.lines().any(|l| {
             let mut f = l.split_whitespace();
             f.next() == Some("memory") && f.next().is_some_and(|h| h != "0")
@@ -132,6 +132,16 @@ pub fn memory_on_v2() -> bool {
             fs::read_to_string(dir.join("cgroup.subtree_control"))
                 .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"))
         })
+}
+
+/// A /proc file read with one buffer large enough for it: `read_to_string` starts from the
+/// size /proc reports (zero) with 32-byte reads, and the kernel regenerates the whole text for
+/// every read.
+fn read_proc_file(path: &str) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::with_capacity(4096);
+    fs::File::open(path)?.read_to_string(&mut text)?;
+    Ok(text)
 }
 
 /// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the

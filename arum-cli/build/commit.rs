@@ -13,7 +13,7 @@ fn git(args: &[&str]) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-fn main() {
+pub fn record() {
     println!("cargo:rerun-if-env-changed=ARUM_BUILD_COMMIT");
     let commit = match std::env::var("ARUM_BUILD_COMMIT") {
         Ok(c) if !c.is_empty() => c,

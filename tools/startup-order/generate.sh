@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Writes arum-cli/startup-order.txt: the functions of arum that measured runs execute, for the
+# linker to place together (see arum-cli/build/startup_order.rs). Runs typical invocations under
+# valgrind's callgrind (apt-get install valgrind), which records every function executed, and
+# keeps the names the binary defines. Run it again when the start-up path changes or after a
+# toolchain or dependency update (the mangled names change), then check the effect with
+# benchmarks/overhead.sh (its page-fault column).
+# Usage: tools/startup-order/generate.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v valgrind >/dev/null || { echo "valgrind is missing: apt-get install valgrind" >&2; exit 1; }
+# The names must be those of the release build: the same profile, with the symbol table kept.
+target_dir=target/startup-order
+ARUM_KEEP_SYMBOLS=1 ARUM_STARTUP_ORDER=0 cargo build --release -q -p arum-cli --target-dir "$target_dir"
+arum=$target_dir/x86_64-unknown-linux-gnu/release/arum
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+runs=(
+  "-- /bin/true"
+  "-o $work/r.txt -- /bin/true"
+  "-o /dev/null -e task-clock,page-faults -- /bin/true"
+  "--format json -o $work/r.json -e task-clock,page-faults,context-switches -- /bin/true"
+  "--format csv -o $work/r.csv -e cycles,instructions -- /bin/true"
+  "-e task-clock -I 5 -- sleep 0.02"
+  "-- sleep 0.01"
+)
+i=0
+for args in "${runs[@]}"; do
+  # shellcheck disable=SC2086 # the arguments are words
+  valgrind --tool=callgrind --demangle=no --callgrind-out-file="$work/cg.$i.%p" \
+    "$arum" $args >/dev/null 2>&1 || true
+  i=$((i + 1))
+done
+nm --defined-only "$arum" | awk '$2 ~ /^[tTwWi]$/ { print $3 }' | sort -u >"$work/defined"
+cat "$work"/cg.* | sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' | sed -E "s/'[0-9]+$//" | sort -u >"$work/run"
+out=arum-cli/startup-order.txt
+{
+  echo "# Functions a measured run executes, placed together by the linker (LLD's"
+  echo "# --symbol-ordering-file; see arum-cli/build/startup_order.rs)."
+  echo "# Made by tools/startup-order/generate.sh; do not edit."
+  comm -12 "$work/run" "$work/defined"
+} >"$out"
+echo "$(grep -vc '^#' "$out") functions written to $out"
