@@ -1,6 +1,6 @@
 //! Links the functions a measured run executes next to each other (`startup-order.txt`, made by
 //! `tools/startup-order/generate.sh`). arum is a static binary of about 5 MiB of code; a run
-//! executes some 850 of its functions, about 670 KiB, which the linker would otherwise scatter
+//! executes some 900 of its functions, about 670 KiB, which the linker would otherwise scatter
 //! over the whole text. Every first touch of a 64 KiB stretch of code is a page fault (about 2 µs
 //! in our VMs), and the fixed cost of a run is what arum is compared on (`benchmarks/overhead.sh`).
 //!
