@@ -3,6 +3,11 @@
 //! and with the entry probe alone. The differences per call are the costs; the recorded durations
 //! of the (nearly empty) function are the part of a hit that falls inside a measured call.
 //!
+//! Where the machine has a hardware cycle counter, the entry-probe rounds are also counted in
+//! user-mode cycles: what a hit adds to the program's own (user-mode) time, the out-of-line step
+//! of the probed instruction. Sampling windows measure the program's own time in those cycles
+//! (see `live`), where a hit weighs a few cycles instead of microseconds.
+//!
 //! Runs in `prepare`, before fork: arum is single-threaded and reads its own buffer directly.
 
 use std::ffi::CString;
@@ -40,8 +45,17 @@ pub struct ProbeCost {
     /// The original ALMT probe-cost test: probed calls back to back, the time between
     /// consecutive entry records (one probed call each), their mean and standard deviation.
     pub back_to_back: BackToBack,
+    /// With a hardware cycle counter: the user-mode cycles an entry-probe hit adds to a call.
+    pub entry_user_cycles: Option<HitCycles>,
     pub calls: usize,
     pub rounds: usize,
+}
+
+/// What an entry-probe hit adds to a call in user-mode cycles, and half the range over rounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HitCycles {
+    pub per_hit: f64,
+    pub spread: f64,
 }
 
 /// Intervals between consecutive probe records of back-to-back probed calls.
@@ -91,7 +105,10 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
         offset,
     };
     let target = Target::Task(0);
-    let bare = rounds(|| ());
+    let bare = rounds(thread_cpu_ns, || ());
+    let cycles = user_cycles_counter();
+    let cycles_now = |fd: &OwnedFd| sys::read(fd.as_fd()).map_or(0, |r| r.value);
+    let bare_cycles = cycles.as_ref().map(|fd| rounds(|| cycles_now(fd), || ()));
 
     let probe = |ret| Probe::Pmu { pmu, site, ret };
     let entry = uprobe::open_sampling(probe(false), target, -1)
@@ -108,7 +125,7 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
     let mut inside = Vec::new();
     let mut intervals = Vec::new();
     let mut buf = Vec::new();
-    let both = rounds(|| {
+    let both = rounds(thread_cpu_ns, || {
         buf.clear();
         ring.drain(&mut buf);
         let mut pairing = Pairing::new(Costs::default(), SP_REGISTER.map_or(0, |r| r.1));
@@ -142,7 +159,8 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
     // grace periods (tens of milliseconds each), and this runs before the program starts. The
     // events are handed back, to be closed together once the program runs.
     let _ = sys::disable(ret.as_fd());
-    let entry_only = rounds(|| ());
+    let entry_only = rounds(thread_cpu_ns, || ());
+    let entry_cycles = cycles.as_ref().map(|fd| rounds(|| cycles_now(fd), || ()));
     let events: Vec<OwnedFd> = [Some(entry), Some(ret), counter]
         .into_iter()
         .flatten()
@@ -163,6 +181,9 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
         },
         spread_ns: spread.max(0.0),
         back_to_back: BackToBack::of(&intervals),
+        entry_user_cycles: bare_cycles
+            .zip(entry_cycles)
+            .and_then(|(bare, entry)| hit_cycles(&bare, &entry)),
         calls: CALLS,
         rounds: ROUNDS,
     };
@@ -177,17 +198,51 @@ fn thread_cpu_ns() -> u64 {
     ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
 }
 
-/// Per-call CPU time of each round of CALLS calls; `between` runs after each round, untimed.
-fn rounds(mut between: impl FnMut()) -> Vec<f64> {
+/// This thread's user-mode cycles, counted by the hardware; None without a PMU (our VMs: ENOENT).
+fn user_cycles_counter() -> Option<OwnedFd> {
+    sys::open(
+        &sys::Attr {
+            type_: 0,  // PERF_TYPE_HARDWARE
+            config: 0, // PERF_COUNT_HW_CPU_CYCLES
+            exclude_kernel: true,
+            ..sys::Attr::default()
+        },
+        0,
+        -1,
+        None,
+    )
+    .ok()
+}
+
+/// The user-mode cycles an entry hit adds, from per-call cycles without and with the probe;
+/// None when the counter counted nothing (a PMU that does not count user mode).
+fn hit_cycles(bare: &[f64], entry: &[f64]) -> Option<HitCycles> {
+    let base = median(bare);
+    if base <= 0.0 {
+        return None;
+    }
+    let added: Vec<f64> = entry.iter().map(|c| c - base).collect();
+    let spread = (added.iter().cloned().fold(f64::MIN, f64::max)
+        - added.iter().cloned().fold(f64::MAX, f64::min))
+        / 2.0;
+    Some(HitCycles {
+        per_hit: median(&added).max(0.0),
+        spread: spread.max(0.0),
+    })
+}
+
+/// Per call, what `clock` advanced in each round of CALLS calls; `between` runs after each
+/// round, untimed.
+fn rounds(clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
     (0..ROUNDS)
         .map(|_| {
-            let t = thread_cpu_ns();
+            let t = clock();
             let mut x = 0u64;
             for _ in 0..CALLS {
                 x = arum_probe_calibration_target(std::hint::black_box(x));
             }
             std::hint::black_box(x);
-            let per_call = thread_cpu_ns().saturating_sub(t) as f64 / CALLS as f64;
+            let per_call = clock().saturating_sub(t) as f64 / CALLS as f64;
             between();
             per_call
         })
@@ -262,6 +317,15 @@ mod tests {
         assert!((b.sd_ns - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
         assert_eq!(b.median_ns, 4.5);
         assert_eq!(BackToBack::of(&[3.0]), BackToBack::default());
+    }
+
+    #[test]
+    fn a_hit_in_cycles_is_the_median_added_with_its_spread() {
+        let h = hit_cycles(&[10.0, 11.0, 10.0], &[40.0, 44.0, 42.0]).unwrap();
+        assert_eq!(h.per_hit, 32.0);
+        assert_eq!(h.spread, 2.0);
+        // A counter that never counted: no figure rather than a hit of 0 cycles.
+        assert_eq!(hit_cycles(&[0.0, 0.0], &[0.0, 0.0]), None);
     }
 
     #[test]

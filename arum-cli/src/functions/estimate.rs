@@ -7,7 +7,10 @@
 //!
 //! Time here is the program's CPU time (all its threads together), not wall time: a program's
 //! progress, and so its calls, follow the CPU time it gets, which on a busy machine is far less than
-//! the wall time that passes. Where the program's CPU time cannot be read, wall time is used.
+//! the wall time that passes. Where the program's CPU time cannot be read, wall time is used. Where
+//! a hardware counter counts the program's user-mode cycles, they are the axis (the `_ns` fields
+//! then hold cycles) and `cost` is the few cycles a hit adds in user mode: the kernel's part of a
+//! hit, microseconds, is then not on the axis at all, and calls as fast as hits can be counted.
 //!
 //! The interval combines the spread of the window rates (a systematic sample, treated as random),
 //! the counting noise inside each window (Poisson) and the uncertainty of the probe cost (the
@@ -216,6 +219,19 @@ mod tests {
         let e = estimate(&w, 0, 1_000_000_000, 10_000.0, 300.0);
         assert!(e.saturated, "{e:?}");
         assert_eq!(e.calls, None);
+    }
+
+    #[test]
+    fn back_to_back_calls_are_counted_on_the_user_cycle_axis() {
+        // The 10-million-call case on a machine with a PMU: a call every 60 user-mode cycles
+        // (20 ns at 3 GHz), a hit adding 10 cycles in user mode (the out-of-line step; its
+        // microseconds are kernel time, not on this axis), windows of 100,000 user cycles every
+        // 10 million, over 600 million: 10,000,000 calls.
+        let w = steady(1, 60.0, 10.0, 100_000, 10_000_000, 600_000_000);
+        let e = estimate(&w, 0, 600_000_000, 10.0, 1.0);
+        let calls = e.calls.expect("not saturated on this axis");
+        assert!((calls - 1e7).abs() / 1e7 < 0.10, "{e:?}");
+        assert!(e.low <= 1e7 && e.high.unwrap() >= 1e7, "{e:?}");
     }
 
     #[test]

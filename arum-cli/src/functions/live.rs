@@ -15,7 +15,7 @@ use crate::records::pairing::{Paired, Pairing};
 use crate::records::parse::{Sample, SP_REGISTER};
 use crate::records::source::{RecordSource, HOLD_BACK};
 use crate::records::stats::Durations;
-use crate::report::model::{ThrottleMode, ThrottleReason};
+use crate::report::model::{EstimateAxis, ThrottleMode, ThrottleReason};
 use crate::tree::{PidReader, Tree};
 
 use super::calibrate::ProbeCost;
@@ -126,6 +126,8 @@ pub struct Live {
     pub policy: Policy,
     pub cost: ProbeCost,
     task_clock: Option<OwnedFd>,
+    /// The program's user-mode cycles (hardware counter), where there is one: the estimate's axis.
+    user_cycles: Option<OwnedFd>,
     pids: PidReader,
     window: Option<OpenWindow>,
     next_window_ns: Option<u64>,
@@ -170,6 +172,7 @@ impl Live {
         policy: Policy,
         cost: ProbeCost,
         task_clock: Option<OwnedFd>,
+        user_cycles: Option<OwnedFd>,
         tree: Arc<Tree>,
         interval_ns: Option<u64>,
     ) -> Live {
@@ -186,6 +189,7 @@ impl Live {
             policy,
             cost,
             task_clock,
+            user_cycles,
             pids,
             window: None,
             next_window_ns: None,
@@ -377,11 +381,7 @@ impl Live {
     /// Removes both probes of `f` (closing them takes the breakpoint out of the program).
     fn throttle(&mut self, f: usize, reason: ThrottleReason, now: u64) {
         let exact = self.policy.mode == ThrottleMode::ExactCounts;
-        let axis = if self.task_clock.is_some() {
-            read_clock(&self.task_clock).unwrap_or(0)
-        } else {
-            now
-        };
+        let axis = self.axis(now);
         let st = &mut self.state[f];
         st.throttle = Some(Throttle {
             reason,
@@ -477,7 +477,8 @@ impl Live {
     fn close_window(&mut self, now: u64) {
         let Some(w) = self.window.take() else { return };
         // The window ends before its counts are read; its length and the spans around it are on
-        // one clock (the program's CPU time, all threads), so calls per ns of it carry over.
+        // one axis (the program's user cycles or CPU time, all threads), so calls per unit of it
+        // carry over.
         let end = self.axis(now_ns());
         let mut calls: BTreeMap<usize, u64> = BTreeMap::new();
         for (f, fd) in &w.probes {
@@ -486,6 +487,7 @@ impl Live {
             }
         }
         drop(w.probes);
+        let cost = self.estimate_cost().0;
         for (f, n) in calls {
             let st = &mut self.state[f];
             let w = Window {
@@ -497,7 +499,7 @@ impl Live {
                 }],
             };
             st.window_hits += n;
-            if estimate::saturated(&w, self.cost.entry_ns) {
+            if estimate::saturated(&w, cost) {
                 st.saturated_windows += 1;
             }
             if let Some(iv) = self.interval_ns {
@@ -508,17 +510,34 @@ impl Live {
         }
     }
 
-    /// Whether the estimate's axis is the program's CPU time (else wall time).
-    fn cpu_axis(&self) -> bool {
-        self.task_clock.is_some()
+    /// What the estimate's axis measures: the program's user-mode cycles where a hardware
+    /// counter counts them, else its CPU time, else wall time.
+    pub fn axis_kind(&self) -> EstimateAxis {
+        if self.user_cycles.is_some() {
+            EstimateAxis::UserCycles
+        } else if self.task_clock.is_some() {
+            EstimateAxis::CpuTime
+        } else {
+            EstimateAxis::WallTime
+        }
     }
 
-    /// A point on the estimate's axis: the program's CPU time so far, or the wall clock.
+    /// A point on the estimate's axis (see `axis_kind`).
     pub fn axis(&self, wall_ns: u64) -> u64 {
-        if self.cpu_axis() {
-            read_clock(&self.task_clock).unwrap_or(0)
-        } else {
-            wall_ns
+        match self.axis_kind() {
+            EstimateAxis::UserCycles => read_clock(&self.user_cycles).unwrap_or(0),
+            EstimateAxis::CpuTime => read_clock(&self.task_clock).unwrap_or(0),
+            EstimateAxis::WallTime => wall_ns,
+        }
+    }
+
+    /// What a sampling-window hit adds on the axis, and how much that varies: a few user-mode
+    /// cycles on the cycle axis (the kernel's part of a hit is not the program's own time), the
+    /// calibrated CPU time of a hit otherwise.
+    pub fn estimate_cost(&self) -> (f64, f64) {
+        match (self.axis_kind(), self.cost.entry_user_cycles) {
+            (EstimateAxis::UserCycles, Some(h)) => (h.per_hit, h.spread),
+            _ => (self.cost.entry_ns, self.cost.spread_ns),
         }
     }
 

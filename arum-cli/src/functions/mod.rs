@@ -153,6 +153,26 @@ fn open_task_clock(pid: i32) -> Option<OwnedFd> {
     .ok()
 }
 
+/// The tree's user-mode cycles: a hardware counter, inherited, enabled by its exec; None without
+/// a PMU (our VMs).
+fn open_user_cycles(pid: i32) -> Option<OwnedFd> {
+    sys::open(
+        &Attr {
+            type_: 0,  // PERF_TYPE_HARDWARE
+            config: 0, // PERF_COUNT_HW_CPU_CYCLES
+            exclude_kernel: true,
+            disabled: true,
+            inherit: true,
+            enable_on_exec: true,
+            ..Attr::default()
+        },
+        pid,
+        -1,
+        None,
+    )
+    .ok()
+}
+
 impl Facility for Functions<'_> {
     fn lists_the_tree(&self) -> bool {
         // Sampling windows open probes on every thread of the tree.
@@ -208,6 +228,8 @@ impl Facility for Functions<'_> {
             self.settings.policy,
             cost,
             open_task_clock(pid),
+            // Only where the calibration could count a hit in the same cycles.
+            cost.entry_user_cycles.and_then(|_| open_user_cycles(pid)),
             Arc::clone(run.tree),
             self.settings.interval_ms.map(|ms| ms * 1_000_000),
         );

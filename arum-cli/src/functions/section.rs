@@ -2,8 +2,8 @@
 
 use crate::records::stats::Durations;
 use crate::report::model::{
-    CallEstimate, DurationSummary, FunctionInterval, FunctionTiming, FunctionsReport, Perturbation,
-    ProbeCostInfo, ProcessHits, RecordStats, ThreadTiming, Throttled,
+    CallEstimate, DurationSummary, EstimateAxis, FunctionInterval, FunctionTiming, FunctionsReport,
+    Perturbation, ProbeCostInfo, ProcessHits, RecordStats, ThreadTiming, Throttled,
 };
 
 use super::calibrate::ProbeCost;
@@ -37,6 +37,7 @@ pub fn build(
         entry_ns: c.entry_ns,
         inside_ns: c.inside_ns,
         spread_ns: c.spread_ns,
+        entry_user_cycles: c.entry_user_cycles.map(|h| h.per_hit),
         back_to_back_intervals: c.back_to_back.intervals as u64,
         back_to_back_mean_ns: c.back_to_back.mean_ns,
         back_to_back_sd_ns: c.back_to_back.sd_ns,
@@ -54,6 +55,7 @@ pub fn build(
             perturbation: Perturbation::default(),
             interval_ms: None,
             intervals: Vec::new(),
+            estimate_axis: EstimateAxis::default(),
         };
     };
     let c = live.cost;
@@ -79,7 +81,8 @@ pub fn build(
             Phase::Sampled => {
                 let before = st.counted.unwrap_or(st.entries).max(st.entries);
                 let from = st.throttle.as_ref().map_or(0, |t| t.axis);
-                let e = estimate(&st.windows, from, live.ended_axis, c.entry_ns, c.spread_ns);
+                let (cost, spread) = live.estimate_cost();
+                let e = estimate(&st.windows, from, live.ended_axis, cost, spread);
                 let b = before as f64;
                 est = Some(CallEstimate {
                     counted_before: before,
@@ -210,5 +213,6 @@ pub fn build(
         },
         interval_ms: live.interval_ns.map(|iv| iv / 1_000_000),
         intervals: intervals.unwrap_or_default(),
+        estimate_axis: live.axis_kind(),
     }
 }

@@ -538,6 +538,25 @@ pub struct FunctionsReport {
     /// `-I`: calls per interval; `calls[f]` is function f (in `functions` order) in that interval.
     pub interval_ms: Option<u64>,
     pub intervals: Vec<FunctionInterval>,
+    /// What sampling windows measure the program's own time in (see `EstimateAxis`).
+    #[serde(default)]
+    pub estimate_axis: EstimateAxis,
+}
+
+/// The clock the estimates of throttled functions run on. Inside a window every call costs a
+/// probe hit; the program's own time there is what the calls are counted against.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EstimateAxis {
+    /// User-mode cycles of the program (a hardware counter): a hit adds a few cycles, so calls
+    /// as fast as a hit can still be counted against the program's own time.
+    UserCycles,
+    /// The program's CPU time: the calibrated cost of each hit is taken out, which fails when
+    /// the calls come as fast as the hits (the estimate is then a lower bound).
+    #[default]
+    CpuTime,
+    /// Wall time, where the program's CPU time cannot be read.
+    WallTime,
 }
 
 /// The calibrated cost of probe hits on this machine.
@@ -551,6 +570,9 @@ pub struct ProbeCostInfo {
     pub inside_ns: f64,
     /// Half the range of the per-round costs.
     pub spread_ns: f64,
+    /// With a hardware cycle counter: the user-mode cycles an entry-probe hit adds to a call.
+    #[serde(default)]
+    pub entry_user_cycles: Option<f64>,
     /// ALMT's probe-cost test: probed calls back to back, the time between consecutive entry
     /// records: how many intervals, their mean and standard deviation.
     #[serde(default)]

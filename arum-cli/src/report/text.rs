@@ -9,9 +9,9 @@ use tabled::settings::object::Columns;
 use tabled::settings::{Alignment, Modify, Style};
 
 use super::model::{
-    AmbientReport, CountersReport, EventStatus, FunctionTiming, FunctionsReport, ProcessRecord,
-    RecordSource, Report, TaskUsage, TasksReport, ThreadRecord, ThrottleMode, ThrottleReason,
-    Usage,
+    AmbientReport, CountersReport, EstimateAxis, EventStatus, FunctionTiming, FunctionsReport,
+    ProcessRecord, RecordSource, Report, TaskUsage, TasksReport, ThreadRecord, ThrottleMode,
+    ThrottleReason, Usage,
 };
 
 /// Threads in each top list of the per-task section, unless every one is asked for.
@@ -862,6 +862,12 @@ fn functions(out: &mut String, f: &FunctionsReport) {
             c.back_to_back_intervals
         );
     }
+    if let (Some(cycles), EstimateAxis::UserCycles) = (c.entry_user_cycles, f.estimate_axis) {
+        let _ = writeln!(
+            out,
+            " an entry hit adds {cycles:.0} user-mode cycles: sampled calls are counted against the program's user-mode cycles"
+        );
+    }
     let mut b = Builder::default();
     b.push_record([
         "Function", "Calls", "Timed", "Total", "Mean", "Min", "p50", "p90", "p99", "Max", "Self",
@@ -979,8 +985,13 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
                     grouped(high as u64)
                 ),
                 _ if e.saturated => format!(
-                    "at least {} calls in all: the sampled calls came as fast as probe hits, so the calls between them cannot be estimated",
-                    grouped(e.low as u64)
+                    "at least {} calls in all: the sampled calls came as fast as probe hits, so the calls between them cannot be estimated{}",
+                    grouped(e.low as u64),
+                    match f.estimate_axis {
+                        EstimateAxis::UserCycles => "",
+                        // What would tell them: the program's own time inside a window.
+                        _ => " without a hardware cycle counter (none here)",
+                    }
                 ),
                 _ => format!(
                     "at least {} calls in all (the program ended before a sampling window)",
