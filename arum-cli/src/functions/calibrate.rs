@@ -4,9 +4,9 @@
 //! of the (nearly empty) function are the part of a hit that falls inside a measured call.
 //!
 //! Where the machine has a hardware cycle counter, the entry-probe rounds are also counted in
-//! user-mode cycles: what a hit adds to the program's own (user-mode) time, the out-of-line step
-//! of the probed instruction. Sampling windows measure the program's own time in those cycles
-//! (see `live`), where a hit weighs a few cycles instead of microseconds.
+//! user-mode cycles: what a hit adds to the program's own (user-mode) time (the out-of-line step
+//! of the probed instruction, the pipeline and caches disturbed). Sampling windows measure the
+//! program's own time in those cycles (see `live`), where the kernel's microseconds do not count.
 //!
 //! Runs in `prepare`, before fork: arum is single-threaded and reads its own buffer directly.
 

@@ -9,8 +9,9 @@
 //! progress, and so its calls, follow the CPU time it gets, which on a busy machine is far less than
 //! the wall time that passes. Where the program's CPU time cannot be read, wall time is used. Where
 //! a hardware counter counts the program's user-mode cycles, they are the axis (the `_ns` fields
-//! then hold cycles) and `cost` is the few cycles a hit adds in user mode: the kernel's part of a
-//! hit, microseconds, is then not on the axis at all, and calls as fast as hits can be counted.
+//! then hold cycles) and `cost` is the calibrated cycles a hit adds in user mode: the kernel's
+//! part of a hit, microseconds, is then not on the axis at all, and calls as fast as hits can be
+//! counted.
 //!
 //! The interval combines the spread of the window rates (a systematic sample, treated as random),
 //! the counting noise inside each window (Poisson) and the uncertainty of the probe cost (the

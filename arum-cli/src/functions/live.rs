@@ -531,7 +531,7 @@ impl Live {
         }
     }
 
-    /// What a sampling-window hit adds on the axis, and how much that varies: a few user-mode
+    /// What a sampling-window hit adds on the axis, and how much that varies: the calibrated user-mode
     /// cycles on the cycle axis (the kernel's part of a hit is not the program's own time), the
     /// calibrated CPU time of a hit otherwise.
     pub fn estimate_cost(&self) -> (f64, f64) {

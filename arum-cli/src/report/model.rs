@@ -548,8 +548,8 @@ pub struct FunctionsReport {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EstimateAxis {
-    /// User-mode cycles of the program (a hardware counter): a hit adds a few cycles, so calls
-    /// as fast as a hit can still be counted against the program's own time.
+    /// User-mode cycles of the program (a hardware counter): a hit's kernel part is not on this
+    /// axis, so calls as fast as a hit can still be counted against the program's own time.
     UserCycles,
     /// The program's CPU time: the calibrated cost of each hit is taken out, which fails when
     /// the calls come as fast as the hits (the estimate is then a lower bound).
