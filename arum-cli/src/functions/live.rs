@@ -531,9 +531,9 @@ impl Live {
         }
     }
 
-    /// What a sampling-window hit adds on the axis, and how much that varies: the calibrated user-mode
-    /// cycles on the cycle axis (the kernel's part of a hit is not the program's own time), the
-    /// calibrated CPU time of a hit otherwise.
+    /// What a sampling-window hit adds on the axis, and how much that varies: the calibrated
+    /// user-mode cycles on the cycle axis (the kernel's part of a hit is not the program's own
+    /// time), the calibrated CPU time of a hit otherwise.
     pub fn estimate_cost(&self) -> (f64, f64) {
         match (self.axis_kind(), self.cost.entry_user_cycles) {
             (EstimateAxis::UserCycles, Some(h)) => (h.per_hit, h.spread),
