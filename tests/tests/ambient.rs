@@ -45,11 +45,16 @@ fn a_pinned_half_duty_burner_shows_on_its_cpu_only() {
         "2",
     ]);
     assert!(out.status.success());
-    let outside = |cpu: u32| {
+    // The test reads /proc/stat before arum starts and after it ends, so its window holds the
+    // report's window and arum's start and end besides: compare CPU seconds, not shares.
+    let hz = arum_camp::ticks_per_second() as f64;
+    let seen = |cpu: u32| {
         let i = cpus.iter().position(|&c| c == cpu).unwrap();
-        arum_camp::Utilisation::between(&before[i], &arum_camp::cpu_times(cpu).unwrap()).busy
+        let d = arum_camp::cpu_times(cpu).unwrap().delta(&before[i]);
+        (d.busy() as f64 / hz, d.total() as f64 / hz)
     };
     let a = &r["ambient"];
+    let window = u64_at(&r, "/ambient/summary/duration_ns") as f64 / 1e9;
     let util = |cpu: u32| {
         a["summary"]["cpu_utilisation"]
             .as_array()
@@ -61,33 +66,45 @@ fn a_pinned_half_duty_burner_shows_on_its_cpu_only() {
     };
     // The program's own share of its CPU, exact from rusage (it is pinned there).
     let own = 100.0 * (u64_at(&r, "/usage/user_ns") + u64_at(&r, "/usage/system_ns")) as f64
-        / u64_at(&r, "/ambient/summary/duration_ns") as f64;
+        / 1e9
+        / window;
+    let (busy_s, test_s) = seen(busy);
     println!(
-        "CPU {busy}: {:.1}% reported, {:.1}% seen by the test, {own:.1}% the program's own",
-        util(busy),
-        outside(busy)
+        "CPU {busy}: {:.1}% of {window:.2} s reported, {busy_s:.2} s busy of {test_s:.2} s seen by \
+         the test, {own:.1}% the program's own",
+        util(busy)
     );
     assert!(
         util(busy) >= own - 5.0,
         "CPU {busy}: {:.1}% below the program's own {own:.1}%",
         util(busy)
     );
-    if outside(busy) - own < 5.0 {
+    if 100.0 * busy_s / test_s - own * window / test_s < 5.0 {
         // Nothing else competed on that CPU: the program asked for 50% and got it.
         assert!((40.0..=60.0).contains(&own), "50% duty got {own:.1}%");
     }
     for cpu in std::iter::once(busy).chain(idle) {
+        // The report's busy seconds fall inside the test's, and the test's exceed them by at
+        // most the time outside the report's window (with /proc/stat's tick and 5% of the
+        // window for rounding).
+        let (busy_s, test_s) = seen(cpu);
+        let reported = util(cpu) / 100.0 * window;
+        let slack = 0.05 * window + 2.0 / hz;
         assert!(
-            (util(cpu) - outside(cpu)).abs() <= 5.0,
-            "CPU {cpu}: report {:.1}%, test {:.1}%",
-            util(cpu),
-            outside(cpu)
+            reported <= busy_s + slack,
+            "CPU {cpu}: report {reported:.3} s busy, the test saw {busy_s:.3} s over a longer window"
+        );
+        assert!(
+            busy_s - reported <= (test_s - window).max(0.0) + slack,
+            "CPU {cpu}: the test saw {busy_s:.3} s busy in {test_s:.3} s, the report \
+             {reported:.3} s in {window:.3} s"
         );
     }
     if let Some(idle) = idle {
         // The program is not smeared onto the other CPU: with the machine otherwise quiet, that
         // CPU stays idle (the comparison above covers a busy machine).
-        if outside(idle) < 10.0 {
+        let (busy_s, test_s) = seen(idle);
+        if busy_s / test_s < 0.10 {
             assert!(util(idle) < 15.0, "idle CPU {idle}: {:.1}%", util(idle));
         }
     }
