@@ -345,21 +345,22 @@ fn probe_main(
         })
     };
     let mut sink = match setup() {
-        Ok(s) => {
-            // SAFETY: gettid has no preconditions.
-            let _ = ready.send(Ok(unsafe { libc::gettid() }));
-            s
-        }
+        Ok(s) => s,
         Err(why) => {
             let _ = ready.send(Err(why.clone()));
             return Err(why);
         }
     };
-    drop(ready);
     let cpu0 = thread_cpu_ns();
     let started = arum_tsc::read();
     sink.t0 = started;
     let mut det = Detector::new(sink, 0, gap_ticks);
+    // Ready only once the detector holds its first reading: from here any time the CPU is taken
+    // is a gap. Told earlier, a task started right after `start` could keep this SCHED_IDLE
+    // thread from its first reading, and that time would be seen by no one.
+    // SAFETY: gettid has no preconditions.
+    let _ = ready.send(Ok(unsafe { libc::gettid() }));
+    drop(ready);
     while !stop.load(Ordering::Relaxed) {
         det.poll();
     }
