@@ -34,7 +34,7 @@ leaks() {
   ! grep -q "unreferenced object" /sys/kernel/debug/kmemleak || { cat /sys/kernel/debug/kmemleak; false; }
 }
 clean_dmesg() {
-  ! dmesg | grep -B 25 -E "BUG:|WARNING:|Oops|Call Trace|general protection|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage" || false
+  ! dmesg | grep -B 25 -A 40 -E "BUG:|WARNING:|Oops|Call Trace|general protection|KASAN:|ODEBUG:|possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage" || false
 }
 # Loads the module with PARAMS, runs the command, unloads; fails if any step does.
 with_module() {

@@ -63,7 +63,25 @@ boot() {
 boot console 4 1536M 1500
 # 32 emulated CPUs on a 2-core host run far slower than RCU's 21 s stall deadline assumes: give
 # them the longest (300 s); a real hang still shows.
-boot console32 32 2G 900 "arum.suite=big rcupdate.rcu_cpu_stall_timeout=300"
+big="arum.suite=big rcupdate.rcu_cpu_stall_timeout=300"
+boot console32 32 2G 900 "$big"
+# Even so, a vCPU now and then waits minutes for a spinlock whose next owner's emulating thread
+# the host does not run (lock-waiter preemption, 16 guest CPUs per host CPU; seen once in about
+# ten runs, every check passing and RCU's stall report the only complaint). That case, and only
+# that, is booted once more, the first console kept beside the second; a stall that comes back,
+# or any other failure, fails.
+stalled_only() {
+  local log=$work/console32.log
+  [ "$(grep -c '^FAIL ' "$log")" = 1 ] && grep -q '^FAIL no-oops-or-warning' "$log" &&
+    grep -q 'rcu: INFO: rcu_sched detected stalls' "$log" &&
+    ! grep -qE 'BUG:|Oops|KASAN:|general protection|possible (circular|recursive) locking|inconsistent lock state|WARNING:' "$log"
+}
+if stalled_only; then
+  cp "$work/console32.log" "$work/console32-stalled.log"
+  echo "run.sh: the 32-CPU guest passed every check but reported an RCU stall (console in" \
+    "$work/console32-stalled.log); booting it once more" >&2
+  boot console32 32 2G 900 "$big"
+fi
 passed=$(cat "$work/console.summary" "$work/console32.summary" | awk '{p += $1} END {print p}')
 failed=$(cat "$work/console.summary" "$work/console32.summary" | awk '{f += $3} END {print f}')
 echo "$passed passed, $failed failed"
