@@ -65,11 +65,11 @@ boot console 4 1536M 1500
 # them the longest (300 s); a real hang still shows.
 big="arum.suite=big rcupdate.rcu_cpu_stall_timeout=300"
 boot console32 32 2G 900 "$big"
-# Even so, a vCPU now and then waits minutes for a spinlock whose next owner's emulating thread
-# the host does not run (lock-waiter preemption, 16 guest CPUs per host CPU; seen once in about
-# ten runs, every check passing and RCU's stall report the only complaint). That case, and only
-# that, is booted once more, the first console kept beside the second; a stall that comes back,
-# or any other failure, fails.
+# Even so, a guest CPU now and then spins for minutes on a spinlock (queued_spin_lock_slowpath;
+# 16 emulated CPUs per host CPU, so a lock's next owner may wait long for its host thread; seen
+# in two of about a dozen runs, every check passing and RCU's stall report the only complaint).
+# That case, and only that, is booted once more, the first console kept beside the second; a
+# stall that comes back, or any other failure, fails.
 stalled_only() {
   local log=$work/console32.log
   [ "$(grep -c '^FAIL ' "$log")" = 1 ] && grep -q '^FAIL no-oops-or-warning' "$log" &&
