@@ -67,7 +67,7 @@ big="arum.suite=big rcupdate.rcu_cpu_stall_timeout=300"
 boot console32 32 2G 900 "$big"
 # Even so, a guest CPU now and then spins for minutes on a spinlock (queued_spin_lock_slowpath;
 # 16 emulated CPUs per host CPU, so a lock's next owner may wait long for its host thread; seen
-# in two of about a dozen runs, every check passing and RCU's stall report the only complaint).
+# in two of about a dozen runs; every check passing and RCU's stall report the only complaint).
 # That case, and only that, is booted once more, the first console kept beside the second; a
 # stall that comes back, or any other failure, fails.
 stalled_only() {
