@@ -5,6 +5,12 @@
 # installs on a new machine; seconds once cached in ~/.cache/arum-kmod).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# A clean build and test run fills about 5 GiB under target/, and the guests' kernel 3.5 GiB in
+# ~/.cache/arum-kmod; short of room the linker dies mid-build with a message that hides why.
+free_gib=$(($(df -Pk . | awk 'NR == 2 { print $4 }') / 1024 / 1024))
+if ((free_gib < 6)); then
+  echo "test.sh: only $free_gib GiB free here, and a clean run needs about 5 GiB (more for a first kernel build): free space first if the build fails with 'No space left on device'" >&2
+fi
 scripts/deps.sh
 cargo fmt --all -- --check
 rustfmt --edition 2021 --check arum-kmod/*.rs

@@ -135,42 +135,40 @@ impl<'s> Functions<'s> {
     }
 }
 
-/// The tree's CPU time: task-clock of the held child, inherited, enabled by its exec.
+/// The tree's CPU time: task-clock of the held child.
 fn open_task_clock(pid: i32) -> Option<OwnedFd> {
-    sys::open(
-        &Attr {
-            type_: 1,
-            config: 1,
-            disabled: true,
-            inherit: true,
-            enable_on_exec: true,
+    open_on_tree(
+        pid,
+        Attr {
+            type_: 1,  // PERF_TYPE_SOFTWARE
+            config: 1, // PERF_COUNT_SW_TASK_CLOCK
             ..Attr::default()
         },
-        pid,
-        -1,
-        None,
     )
-    .ok()
 }
 
-/// The tree's user-mode cycles: a hardware counter, inherited, enabled by its exec; None without
-/// a PMU (our VMs).
+/// The tree's user-mode cycles: a hardware counter; None without a PMU (our VMs).
 fn open_user_cycles(pid: i32) -> Option<OwnedFd> {
-    sys::open(
-        &Attr {
+    open_on_tree(
+        pid,
+        Attr {
             type_: 0,  // PERF_TYPE_HARDWARE
             config: 0, // PERF_COUNT_HW_CPU_CYCLES
             exclude_kernel: true,
-            disabled: true,
-            inherit: true,
-            enable_on_exec: true,
             ..Attr::default()
         },
-        pid,
-        -1,
-        None,
     )
-    .ok()
+}
+
+/// A counter on the held child and everything it starts, counting from its exec on.
+fn open_on_tree(pid: i32, event: Attr) -> Option<OwnedFd> {
+    let attr = Attr {
+        disabled: true,
+        inherit: true,
+        enable_on_exec: true,
+        ..event
+    };
+    sys::open(&attr, pid, -1, None).ok()
 }
 
 impl Facility for Functions<'_> {
