@@ -234,24 +234,32 @@ fn nginx_under_wrk_matches_the_completed_requests() {
     if functions {
         let f = &json["functions"];
         if f["off_reason"].is_null() {
-            let timed = f["functions"]
-                .as_array()
-                .unwrap()
+            let functions = f["functions"].as_array().unwrap();
+            let request = functions
                 .iter()
                 .find(|x| x["name"] == "ngx_http_process_request")
                 .expect("ngx_http_process_request was probed");
-            assert!(u64_at(timed, "/calls") > 0, "{timed}");
-            // Its timed calls are probe events of the views too.
-            let row = json["views"]["table"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .find(|r| r["probe"] == "ngx_http_process_request");
-            assert!(
-                row.is_some_and(|r| u64_at(r, "/calls") > 0),
-                "{}",
-                json["views"]["table"]
-            );
+            // Counted, or estimated after its throttling (the estimate's accuracy is the
+            // functions tests' concern). Under this load the budget may throttle it before one
+            // of its calls is paired.
+            assert!(u64_at(request, "/calls") > 0, "{request}");
+            // Every paired call of a function is a probe event of the views, and nothing else
+            // is: the views' rows (from the journal) against the functions' own histograms.
+            let rows = json["views"]["table"].as_array().unwrap();
+            let mut timed_somewhere = 0;
+            for x in functions {
+                let name = x["name"].as_str().unwrap();
+                let timed = u64_at(x, "/timed_calls");
+                let in_views: u64 = rows
+                    .iter()
+                    .filter(|r| r["probe"] == name)
+                    .map(|r| u64_at(r, "/calls"))
+                    .sum();
+                assert_eq!(in_views, timed, "{name}: {x}");
+                timed_somewhere += u64::from(timed > 0);
+            }
+            // Start-up's functions (variables, listeners) return before any throttling.
+            assert!(timed_somewhere > 0, "no function was timed: {f}");
         } else {
             eprintln!("function timing is off: {}", f["off_reason"]);
         }
