@@ -43,6 +43,17 @@ NOINLINE unsigned tiny(unsigned x) {
     return x;
 }
 
+/* Ten more short functions, step0..step9, for runs that throttle many at once. */
+#define STEP(k)                                                                                  \
+    NOINLINE unsigned step##k(unsigned x) {                                                      \
+        for (int i = 0; i < 8; i++) {                                                            \
+            x = (x ^ (x >> 7)) * (2246822519u + 2 * k);                                          \
+            __asm__ volatile("" : "+r"(x));                                                      \
+        }                                                                                        \
+        return x;                                                                                \
+    }
+STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9)
+
 NOINLINE long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
 NOINLINE unsigned work(unsigned x) { return tiny(x) ^ 0x5a5a; }
@@ -100,6 +111,17 @@ int main(int argc, char **argv) {
         unsigned x = 0;
         for (long i = 0; i < n; i++) {
             x = tiny(x);
+            double t = cpu_now();
+            while (cpu_now() - t < gap * 1e-6) {
+            }
+        }
+        printf("calls %ld\nx %u\n", n, x);
+    } else if (!strcmp(mode, "steps")) {
+        /* n rounds of one call of each step function, then `gap` microseconds of CPU time. */
+        long gap = argc > 3 ? atol(argv[3]) : 500;
+        unsigned x = 0;
+        for (long i = 0; i < n; i++) {
+            x = step0(step1(step2(step3(step4(step5(step6(step7(step8(step9(x))))))))));
             double t = cpu_now();
             while (cpu_now() - t < gap * 1e-6) {
             }

@@ -390,6 +390,47 @@ fn sparse_calls_of_a_short_function_are_estimated_from_windows() {
 }
 
 #[test]
+fn ten_throttled_functions_are_each_estimated_from_windows() {
+    // Rounds of one call of each of step0..step9, each round then 500 µs of CPU time: all too
+    // short to time, all sampled. A hit costs 1-3% of a round (at probe costs of 5-14 µs), the
+    // ten 10-28%: where functions share a window, each one's rate rests on the others' hits
+    // being taken out of the window's time as well as its own.
+    let args = [
+        "-F",
+        "step*",
+        "--",
+        &native("fcalls"),
+        "steps",
+        "4000",
+        "500",
+    ];
+    let Some((out, json)) = probed(&args) else {
+        return;
+    };
+    let truth: f64 = said(&out.stdout)["calls"].parse().unwrap();
+    for k in 0..10 {
+        let name = format!("step{k}");
+        let f = function(&json, &name);
+        assert!(!f["throttled"].is_null(), "{f}");
+        let e = &f["estimate"];
+        assert!(u64_at(e, "/windows") >= 2, "{e}");
+        let calls = e["calls"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{name}: no estimate: {e}"));
+        eprintln!("{name}: {truth} calls, estimated {calls:.0} ({e})");
+        assert!(
+            (calls - truth).abs() / truth < 0.10,
+            "{name}: estimate {calls} of {truth}: {e}"
+        );
+        let (low, high) = (e["low"].as_f64().unwrap(), e["high"].as_f64().unwrap());
+        assert!(
+            low <= truth && truth <= high,
+            "{name}: interval {low}..{high} misses {truth}"
+        );
+    }
+}
+
+#[test]
 fn an_unknown_name_is_exit_125_with_the_nearest_names() {
     let out = arum()
         .args(["-F", "spin_mss", "--", &native("fcalls"), "ms", "1"])

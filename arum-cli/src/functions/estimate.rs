@@ -5,6 +5,11 @@
 //! `n / (w - n × cost)` calls per ns of CPU time. Each window's rate stands for the unprobed time
 //! around it, up to halfway to the neighbouring windows.
 //!
+//! Every throttled function is sampled in the same windows, so the hits of the others slow the
+//! thread down there too: their count is subtracted at the same cost (a window probe of one
+//! function costs what a window probe of another does), else each function's rate would be too
+//! low by the others' share of the window.
+//!
 //! Time here is the program's CPU time (all its threads together), not wall time: a program's
 //! progress, and so its calls, follow the CPU time it gets, which on a busy machine is far less than
 //! the wall time that passes. Where the program's CPU time cannot be read, wall time is used. Where
@@ -23,6 +28,8 @@
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ThreadCount {
     pub calls: u64,
+    /// Hits of the other functions' window probes in the same time and threads.
+    pub others: u64,
     /// The time the count covers (ns), on the axis of the spans: the CPU time of what was
     /// counted while the probes were on, or wall time where CPU time is not known.
     pub enabled_ns: u64,
@@ -39,6 +46,16 @@ pub struct Window {
 impl Window {
     pub fn calls(&self) -> u64 {
         self.threads.iter().map(|t| t.calls).sum()
+    }
+
+    /// Calls per unit of the program's own time in this window at probe cost `cost`; None when
+    /// saturated.
+    pub fn rate(&self, cost: f64) -> Option<f64> {
+        self.threads
+            .iter()
+            .filter(|t| t.calls > 0)
+            .map(|t| own_time(t, cost).map(|own| t.calls as f64 / own))
+            .sum()
     }
 }
 
@@ -63,15 +80,15 @@ pub fn saturated(w: &Window, cost: f64) -> bool {
         .any(|t| t.calls > 0 && own_time(t, cost).is_none())
 }
 
-/// A count's own (unprobed) time in a window at probe cost `cost`; None when the probes took a
-/// fifth of the window or more at that cost. A hit in the program can cost several times what the
+/// A count's own (unprobed) time in a window at probe cost `cost`, every window probe's hits
+/// taken out; None when the probes took a fifth of the window or more at that cost. A hit in the program can cost several times what the
 /// calibration measured (its cache and TLB state, other load: 4x has been seen with tests running
 /// beside it), and for calls that come back to back a window's own time is then all error: at 4x,
 /// the calibrated cost accounts for a quarter of the window and the rest looks like the program's
 /// own time. Below a fifth, the cost would have to be 5x off to make a saturated window look
 /// like a sparse one.
 fn own_time(t: &ThreadCount, cost: f64) -> Option<f64> {
-    let own = t.enabled_ns as f64 - t.calls as f64 * cost;
+    let own = t.enabled_ns as f64 - (t.calls + t.others) as f64 * cost;
     (own >= 0.8 * t.enabled_ns as f64).then_some(own)
 }
 
@@ -180,6 +197,7 @@ mod tests {
                 threads: vec![
                     ThreadCount {
                         calls: per_thread,
+                        others: 0,
                         enabled_ns: w
                     };
                     threads
@@ -199,6 +217,36 @@ mod tests {
         assert!(e.low <= 40_000.0 && e.high.unwrap() >= 40_000.0, "{e:?}");
         // Without the correction the rate would be 1/60 µs: 17% low.
         assert!(calls > 40_000.0 * 0.9);
+    }
+
+    #[test]
+    fn the_other_functions_hits_in_a_window_are_taken_out_too() {
+        // Two functions sampled together, each hit 4 µs: in 2 ms of the thread's own time `a` is
+        // called 10 times and `b` 90, so a 2.4 ms window holds 0.4 ms of hits. Over 1 s of the
+        // program's time with ten windows, its own time is 1 s - 10 × 0.4 ms: `a` made 4980
+        // calls, `b` 44,820.
+        let span = 1_000_000_000u64;
+        let windows = |mine: u64, theirs: u64| -> Vec<Window> {
+            (0..10u64)
+                .map(|k| Window {
+                    start_ns: k * 100_000_000 + 50_000_000,
+                    end_ns: k * 100_000_000 + 52_400_000,
+                    threads: vec![ThreadCount {
+                        calls: mine,
+                        others: theirs,
+                        enabled_ns: 2_400_000,
+                    }],
+                })
+                .collect()
+        };
+        for (mine, theirs, truth) in [(10, 90, 4980.0), (90, 10, 44_820.0)] {
+            let e = estimate(&windows(mine, theirs), 0, span, 4_000.0, 0.0);
+            let calls = e.calls.unwrap();
+            assert!((calls - truth).abs() / truth < 0.001, "{e:?}");
+        }
+        // Leaving `b`'s hits in `a`'s own time would make `a` 15% low.
+        let alone = estimate(&windows(10, 0), 0, span, 4_000.0, 0.0);
+        assert!(alone.calls.unwrap() < 0.9 * 4980.0, "{alone:?}");
     }
 
     #[test]

@@ -22,13 +22,16 @@ use super::calibrate::ProbeCost;
 use super::estimate::{self, ThreadCount, Window};
 use super::probes::{FunctionProbes, Kind, Probes};
 use super::targets::Target;
-use super::uprobe::{self, Probe, Target as Bind, TraceFs};
+use super::uprobe::{self, Probe, TraceFs};
 use super::Policy;
 
 /// How often the buffers are drained when nothing else is due.
 pub const DRAIN_EVERY: Duration = Duration::from_millis(10);
 /// Calls a sampling window should count before it closes (see `sample_windows`).
 const WINDOW_CALLS: u64 = 32;
+/// The share of a window's time the hits of the functions sampled together may be expected to
+/// take: more functions wait for a later window (see `window_group`).
+const WINDOW_SHARE: f64 = 0.05;
 /// How often the probe budget is judged: every 2 ms of the program's CPU time (a function called
 /// back to back costs a probe hit per call until it is throttled).
 const BUDGET_EVERY_NS: u64 = 2_000_000;
@@ -131,6 +134,8 @@ pub struct Live {
     pids: PidReader,
     window: Option<OpenWindow>,
     next_window_ns: Option<u64>,
+    /// The function the next sampling window starts its group with.
+    window_cursor: usize,
     /// arum's clock (CLOCK_MONOTONIC ns) when the probes were armed: the origin of `-I`.
     pub base_ns: u64,
     pub interval_ns: Option<u64>,
@@ -193,6 +198,7 @@ impl Live {
             pids,
             window: None,
             next_window_ns: None,
+            window_cursor: 0,
             base_ns: now_ns(),
             interval_ns,
             lost: 0,
@@ -442,33 +448,74 @@ impl Live {
         if now < next {
             return Duration::from_nanos(next - now).min(DRAIN_EVERY);
         }
-        self.open_window();
-        self.next_window_ns = Some(now + period);
+        let (group, of) = self.window_group();
+        self.open_window(&group);
+        // Each function has a window about once a period, whatever the number of groups.
+        let share = group.len().max(1) as f64 / of.max(1) as f64;
+        self.next_window_ns = Some(now + (period as f64 * share) as u64);
         Duration::from_nanos(window)
     }
 
-    fn open_window(&mut self) {
+    /// The functions the next window samples, and how many are sampled in all. Functions sampled
+    /// in one window slow each other down there (see `estimate`): the correction for it rests on
+    /// the calibrated cost, and when their hits together fill the window nothing is left to
+    /// measure. So a window takes functions in turn while their hits are expected to take at most
+    /// `WINDOW_SHARE` of it (always at least one), by each one's rate in its last window.
+    fn window_group(&mut self) -> (Vec<usize>, usize) {
+        // A saturated window shows the calls come faster than probe hits: more windows would cost
+        // the program a millisecond each and tell nothing new.
+        let sampled: Vec<usize> = (0..self.state.len())
+            .filter(|&f| {
+                let st = &self.state[f];
+                st.phase == Phase::Sampled && st.saturated_windows == 0
+            })
+            .collect();
+        let cost = self.estimate_cost().0;
+        let first = sampled
+            .iter()
+            .position(|&f| f >= self.window_cursor)
+            .unwrap_or(0);
+        let mut group = Vec::new();
+        let mut share = 0.0;
+        for &f in sampled[first..].iter().chain(&sampled[..first]) {
+            // Before its first window a function's rate is not known (the calls counted before
+            // its throttling may be a handful at start-up): it has a window of its own.
+            let expected = self.rate(f).map_or(WINDOW_SHARE, |r| r * cost);
+            if !group.is_empty() && share + expected > WINDOW_SHARE {
+                break;
+            }
+            share += expected;
+            group.push(f);
+        }
+        self.window_cursor = group.last().map_or(0, |&f| f + 1);
+        (group, sampled.len())
+    }
+
+    /// Calls of `f` per unit of the program's own time on the estimate's axis, in its last
+    /// window; None before its first.
+    fn rate(&self, f: usize) -> Option<f64> {
+        let w = self.state[f].windows.last()?;
+        Some(w.rate(self.estimate_cost().0).unwrap_or(f64::INFINITY))
+    }
+
+    fn open_window(&mut self, group: &[usize]) {
         let mut pids = Vec::new();
         self.pids.read(&mut pids);
         let tids: Vec<i32> = pids.iter().flat_map(|&p| threads_of(p)).collect();
         let mut opened = Vec::new();
-        for (f, st) in self.state.iter().enumerate() {
-            // A saturated window shows the calls come faster than probe hits: more windows
-            // would cost the program a millisecond each and tell nothing new.
-            if st.phase != Phase::Sampled || st.saturated_windows >= 1 {
-                continue;
-            }
+        for &f in group {
             let entry = Probe::Defined(self.defined[f].0);
             for &tid in &tids {
-                if let Ok(fd) = uprobe::open_counting(entry, Bind::Task(tid)) {
+                if let Ok(fd) = uprobe::open_counting_held(entry, tid) {
                     opened.push((f, fd));
                 }
             }
         }
-        // The window starts once its probes are in place: opening them can take milliseconds,
-        // during which the program runs unprobed.
+        // The window starts once its probes are in place: opening them can take milliseconds.
+        let start = self.axis(now_ns());
+        opened.retain(|(_, fd)| sys::enable(fd.as_fd()).is_ok());
         self.window = Some(OpenWindow {
-            start: self.axis(now_ns()),
+            start,
             wall_start: now_ns(),
             probes: opened,
         });
@@ -476,9 +523,12 @@ impl Live {
 
     fn close_window(&mut self, now: u64) {
         let Some(w) = self.window.take() else { return };
-        // The window ends before its counts are read; its length and the spans around it are on
-        // one axis (the program's user cycles or CPU time, all threads), so calls per unit of it
-        // carry over.
+        // The window ends when its probes stop counting; its length and the spans around it are
+        // on one axis (the program's user cycles or CPU time, all threads), so calls per unit of
+        // it carry over.
+        for (_, fd) in &w.probes {
+            let _ = sys::disable(fd.as_fd());
+        }
         let end = self.axis(now_ns());
         let mut calls: BTreeMap<usize, u64> = BTreeMap::new();
         for (f, fd) in &w.probes {
@@ -488,6 +538,7 @@ impl Live {
         }
         drop(w.probes);
         let cost = self.estimate_cost().0;
+        let hits: u64 = calls.values().sum();
         for (f, n) in calls {
             let st = &mut self.state[f];
             let w = Window {
@@ -495,16 +546,24 @@ impl Live {
                 end_ns: end,
                 threads: vec![ThreadCount {
                     calls: n,
+                    others: hits - n,
                     enabled_ns: end.saturating_sub(w.start),
                 }],
             };
             st.window_hits += n;
-            if estimate::saturated(&w, cost) {
-                st.saturated_windows += 1;
-            }
             if let Some(iv) = self.interval_ns {
                 let k = (now.saturating_sub(self.base_ns) / iv) as usize;
                 bump(&mut st.intervals, k, n);
+            }
+            if estimate::saturated(&w, cost) {
+                let mut alone = w.clone();
+                alone.threads[0].others = 0;
+                if !estimate::saturated(&alone, cost) {
+                    // Filled by the others' hits, more than their rates foretold: this window
+                    // tells nothing of this function, and its neighbours stand for its time.
+                    continue;
+                }
+                st.saturated_windows += 1;
             }
             st.windows.push(w);
         }

@@ -171,6 +171,15 @@ pub fn open_counting(probe: Probe<'_>, target: Target) -> Result<OwnedFd, Errno>
     sys::open_with(&attr, &extra, pid, cpu_any(), None)
 }
 
+/// A probe that counts one task's hits once enabled (`sys::enable`): a sampling window opens all
+/// its probes, takes its start, then enables them, so that calls while the others open do not
+/// count.
+pub fn open_counting_held(probe: Probe<'_>, tid: i32) -> Result<OwnedFd, Errno> {
+    let (mut attr, extra) = probe.attr_extra(false, false);
+    attr.disabled = true;
+    sys::open_with(&attr, &extra, tid, cpu_any(), None)
+}
+
 /// The event that owns `cpu`'s ring buffer for the launched tree, recording task names (exec),
 /// forks and exits of the tree's tasks there.
 pub fn open_sideband(pid: i32, cpu: i32) -> Result<OwnedFd, Errno> {
