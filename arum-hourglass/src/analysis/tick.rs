@@ -27,6 +27,10 @@ const BIN_NS: f64 = 10e3;
 
 /// Periodic sources found, the most populated first.
 const MAX_SOURCES: usize = 3;
+/// The most candidate periods tried in one pass.
+const MAX_CANDIDATES: usize = 8;
+/// The tightest tolerance of a lattice: a tick's timing jitters by microseconds.
+const MIN_TOL_NS: f64 = 3e3;
 
 /// What the gaps' timing says.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -116,13 +120,19 @@ fn one(times: &[f64], all: usize, running_ns: f64) -> Option<(Tick, Vec<f64>)> {
 /// The lattice near `rough`, if it holds: enough members, a fair share of the gaps expected
 /// while the thread ran, and well above what chance coincidences would give.
 fn accept(times: &[f64], all: usize, running_ns: f64, rough: f64) -> Option<(Tick, Vec<f64>)> {
+    let span = (times[times.len() - 1] - times[0]).max(1.0);
+    let density = times.len() as f64 / span;
+    let chance = |tol: f64| times.len() as f64 * (1.0 - (-density * 2.0 * tol * 4.0).exp());
+    // Gaps so dense that chance alone would fill a lattice at the tightest tolerance: no
+    // lattice can stand out, so none is built (a flood of interrupts gives tens of thousands).
+    if (times.len() as f64) < 3.0 * chance(MIN_TOL_NS) {
+        return None;
+    }
     let (period, tol, members) = lattice(times, rough)?;
     let expected = running_ns / period;
     // Gaps at a tick just before the thread ran again can add to the count: at most 1.
     let coverage = (members.len() as f64 / expected.max(1.0)).min(1.0);
-    let span = (times[times.len() - 1] - times[0]).max(1.0);
-    let density = times.len() as f64 / span;
-    let chance = times.len() as f64 * (1.0 - (-density * 2.0 * tol * 4.0).exp());
+    let chance = chance(tol);
     // A clock's gaps come at (nearly) every period the thread runs through; chance lattices
     // among other gaps cover few.
     if members.len() < 8 || coverage < 0.5 || (members.len() as f64) < 3.0 * chance {
@@ -203,13 +213,19 @@ fn candidates(times: &[f64]) -> Vec<f64> {
         .and_then(centre)
         .into_iter()
         .collect();
-    for i in first..bins {
-        if is_peak(i, 0.15 * max as f64) {
-            if let Some(c) = centre(i) {
-                if out.iter().all(|o| (o - c).abs() > 3.0 * BIN_NS) {
-                    out.push(c);
-                }
-            }
+    // The other peaks, strongest first and at most MAX_CANDIDATES: each costs a pass over the
+    // gaps, and a flood of interrupts (tens of thousands of gaps a second) raises hundreds of
+    // chance peaks, which took minutes to try one by one.
+    let mut peaks: Vec<usize> = (first..bins)
+        .filter(|&i| is_peak(i, 0.15 * max as f64))
+        .collect();
+    peaks.sort_by_key(|&i| std::cmp::Reverse(smooth[i]));
+    for c in peaks.into_iter().filter_map(centre) {
+        if out.len() >= MAX_CANDIDATES {
+            break;
+        }
+        if out.iter().all(|o| (o - c).abs() > 3.0 * BIN_NS) {
+            out.push(c);
         }
     }
     out
@@ -240,7 +256,7 @@ fn lattice(times: &[f64], rough: f64) -> Option<(f64, f64, Vec<f64>)> {
     }
     let mut period = super::stats::median(&spacings);
     let deviations: Vec<f64> = spacings.iter().map(|s| (s - period).abs()).collect();
-    let mut tol = (4.0 * super::stats::median(&deviations)).clamp(3e3, wide);
+    let mut tol = (4.0 * super::stats::median(&deviations)).clamp(MIN_TOL_NS, wide);
     let mut members = Vec::new();
     // Twice: the members of a rough lattice give the period over long baselines (up to 16
     // periods apart, where one gap's jitter weighs little and other gaps nearby cannot pose as
@@ -273,7 +289,7 @@ fn lattice(times: &[f64], rough: f64) -> Option<(f64, f64, Vec<f64>)> {
             break;
         }
         period = super::stats::median(&estimates);
-        tol = (4.0 * super::stats::median(&misfits)).clamp(3e3, wide);
+        tol = (4.0 * super::stats::median(&misfits)).clamp(MIN_TOL_NS, wide);
     }
     Some((period, tol, members))
 }
