@@ -94,7 +94,19 @@ fn probed(args: &[&str]) -> Option<(std::process::Output, Value)> {
 
 #[test]
 fn a_1ms_function_called_1000_times() {
-    let args = ["-F", "spin_ms", "--", &native("fcalls"), "ms", "1000"];
+    // Timing every call costs two probe hits per millisecond: 0.8% of the run where a hit costs
+    // 4 µs, 3.2% where it costs 16 µs (both seen on our VMs), above the default budget of 2%. The
+    // budget is tested elsewhere; here it is set out of the way.
+    let args = [
+        "--probe-budget",
+        "10",
+        "-F",
+        "spin_ms",
+        "--",
+        &native("fcalls"),
+        "ms",
+        "1000",
+    ];
     let Some((out, json)) = probed(&args) else {
         return;
     };
@@ -276,6 +288,7 @@ fn pie_non_pie_stripped_cpp_and_rust_names() {
         ("_ZNK8geometry5Shape4areaEi", native("fcpp"), &["300"]),
         ("rustfn::work::step", helper("rustfn"), &["300"]),
     ];
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     for (name, program, rest) in cases {
         let mut args = vec!["--no-throttle", "-F", name, "--", &program];
         args.extend_from_slice(rest);
@@ -378,6 +391,10 @@ fn sparse_calls_of_a_short_function_are_estimated_from_windows() {
     let calls = e["calls"]
         .as_f64()
         .unwrap_or_else(|| panic!("no estimate: {e}"));
+    eprintln!(
+        "10,000 calls, estimated {calls:.0} ({e}; throttled: {})",
+        f["throttled"]
+    );
     assert!(
         (calls - 10_000.0).abs() / 10_000.0 < 0.10,
         "estimate {calls} of 10,000: {e}"
@@ -577,6 +594,8 @@ fn perf_probe_and_perf_stat_count_the_same_calls() {
         eprintln!("perf is not installed (Debian's linux-perf): the cross-check cannot run here");
         return;
     }
+    // Its probed programs (perf's and arum's) take a CPU each: not beside another probed run.
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let program = native("fcalls");
     let group = format!("arumtest{}", std::process::id());
     let def = format!("{group}:tiny=tiny");
@@ -631,6 +650,71 @@ fn perf_probe_and_perf_stat_count_the_same_calls() {
     ]);
     assert_eq!(u64_at(function(&json, "tiny"), "/calls"), perf_count);
     assert_eq!(perf_count, 5000);
+}
+
+#[test]
+fn where_tracefs_is_mounted_nowhere_arum_mounts_nothing_and_still_probes() {
+    if !probes_allowed() {
+        return;
+    }
+    // In a mount namespace of the test's own, with every tracefs (and debugfs, which would mount
+    // one on first use) taken away: arum must reach tracefs without attaching a mount anywhere.
+    let script = r#"
+        for m in $(awk '$3 == "tracefs" || $3 == "debugfs" { print $2 }' /proc/self/mounts | sort -r); do
+            umount -l "$m" || exit 90
+        done
+        "$@"
+        status=$?
+        awk '$3 == "tracefs" { print "left mounted: " $2; found = 1 } END { exit found }' /proc/self/mounts >&2 || exit 91
+        exit $status
+    "#;
+    let dir = common::temp_dir();
+    let report = dir.path().join("report.json");
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let out = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            script,
+            "sh",
+        ])
+        .arg(common::arum_path())
+        .args(["--format", "json", "-o"])
+        .arg(&report)
+        .args([
+            "--no-throttle",
+            "-F",
+            "spin_ms",
+            "--syscalls",
+            "--",
+            &native("fcalls"),
+            "ms",
+            "20",
+        ])
+        .output();
+    let out = match out {
+        Err(e) => {
+            eprintln!("unshare(1) does not run here ({e}): not checked");
+            return;
+        }
+        Ok(out) => out,
+    };
+    let err = String::from_utf8_lossy(&out.stderr);
+    if err.starts_with("unshare:") {
+        eprintln!("no mount namespace of the test's own here ({err}): not checked");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(u64_at(function(&json, "spin_ms"), "/calls"), 20, "{err}");
+    if common::tracing_allowed() {
+        let s = &json["syscalls"];
+        assert_eq!(s["private_tracefs"], true, "{s}");
+        assert!(u64_at(s, "/records") > 0, "{s}");
+    }
 }
 
 #[test]

@@ -9,7 +9,8 @@
 //! - uprobe events defined in tracefs (`uprobe_events`, as `perf probe` does), opened as
 //!   tracepoints: copying those reads nothing from user memory, so they are inherited by every
 //!   thread and process the program starts. Defined under a group of arum's own (`arum_<pid>`),
-//!   removed when the run ends, and left-overs of arum runs that died are removed at start.
+//!   removed when the run ends, and left-overs of arum runs that died are removed at start
+//!   (tracefs as `system::tracefs` finds it: privately mounted where it is mounted nowhere).
 //!
 //! The events of a probe: sampling (a record per hit into a ring buffer), counting (an exact
 //! count, no record), and the per-CPU side-band event that owns each ring buffer and records task
@@ -17,12 +18,12 @@
 
 use std::ffi::CStr;
 use std::os::fd::{BorrowedFd, OwnedFd};
-use std::path::PathBuf;
 
 use nix::errno::Errno;
 
 use crate::counters::sys::{self, Attr, Extra, Sampling};
 use crate::records::parse::{SAMPLE_REGS_USER, SAMPLE_TYPE, SP_REGISTER};
+use crate::system::tracefs::Tracefs;
 
 const PMU_DIR: &str = "/sys/bus/event_source/devices/uprobe";
 /// PERF_TYPE_SOFTWARE / PERF_COUNT_SW_DUMMY: counts nothing, carries side-band records.
@@ -217,24 +218,17 @@ fn cpu_any() -> i32 {
 /// Uprobe events defined in tracefs for one arum run; removed on drop (after their perf events
 /// are closed: the kernel refuses to remove an event in use).
 pub struct TraceFs {
-    root: PathBuf,
+    fs: Tracefs,
     group: String,
     defined: Vec<String>,
 }
 
-const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
-
 impl TraceFs {
     /// Finds tracefs and removes the definitions of arum runs that are gone.
     pub fn open() -> Result<TraceFs, String> {
-        let root = TRACEFS
-            .iter()
-            .map(PathBuf::from)
-            .find(|p| p.join("uprobe_events").exists())
-            .ok_or("tracefs with uprobe_events is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")?;
         let fs = TraceFs {
+            fs: Tracefs::open("uprobe_events")?,
             group: format!("arum_{}", std::process::id()),
-            root,
             defined: Vec::new(),
         };
         fs.remove_stale();
@@ -245,7 +239,7 @@ impl TraceFs {
         use std::io::Write;
         let mut f = std::fs::OpenOptions::new()
             .append(true)
-            .open(self.root.join("uprobe_events"))?;
+            .open(self.fs.path("uprobe_events"))?;
         f.write_all(format!("{line}\n").as_bytes())
     }
 
@@ -266,14 +260,14 @@ impl TraceFs {
         );
         self.write(&line).map_err(|e| {
             format!(
-                "cannot define a uprobe in {}: {e}",
-                self.root.join("uprobe_events").display()
+                "cannot define a uprobe in {}'s uprobe_events: {e}",
+                self.fs.describe()
             )
         })?;
         self.defined.push(name.clone());
         let id = std::fs::read_to_string(
-            self.root
-                .join("events")
+            self.fs
+                .path("events")
                 .join(&self.group)
                 .join(&name)
                 .join("id"),
@@ -286,7 +280,7 @@ impl TraceFs {
 
     /// Groups `arum_<pid>` whose arum is not running any more.
     fn remove_stale(&self) {
-        let Ok(dir) = std::fs::read_dir(self.root.join("events")) else {
+        let Ok(dir) = std::fs::read_dir(self.fs.path("events")) else {
             return;
         };
         for group in dir.filter_map(|e| e.ok()?.file_name().into_string().ok()) {

@@ -949,8 +949,9 @@ pub struct SyscallsReport {
     pub off_reason: Option<String>,
     /// The tracepoint filter set in the kernel (ftrace syntax), when a subset was asked.
     pub filter: Option<String>,
-    /// Where arum mounted tracefs because it was not mounted, if it did.
-    pub mounted_tracefs: Option<String>,
+    /// Whether tracefs was mounted nowhere and the tracepoints were read through a private,
+    /// detached mount of arum's own.
+    pub private_tracefs: bool,
     /// Records read, lost by the kernel (full buffers), exits without an entry.
     pub records: u64,
     pub lost: u64,

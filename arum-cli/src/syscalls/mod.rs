@@ -2,7 +2,7 @@
 //! raw_syscalls tracepoints (ALMT's kernel probe points on an unmodified kernel).
 //!
 //! ```text
-//!  prepare   the tracepoints' ids (tracefs, mounted only if it is not), the cost of a traced call
+//!  prepare   the tracepoints' ids (tracefs, privately if mounted nowhere), the cost of a traced call
 //!  arm       per CPU a sys_enter event owning a ring buffer and a sys_exit event writing into it,
 //!            on the held child (inherited, enabled by exec), filtered on the call number in the
 //!            kernel when a subset is asked, so unwanted calls write no record
@@ -107,12 +107,6 @@ impl Facility for Syscalls<'_> {
             return Ok(());
         }
         let Some(ids) = &self.ids else { return Ok(()) };
-        if let Some(dir) = &ids.mounted {
-            run.warnings.add(format!(
-                "tracefs was not mounted: arum mounted it on {} to read the syscall tracepoints",
-                dir.display()
-            ));
-        }
         let cpus = crate::system::cpulist::online().unwrap_or_else(|| vec![0]);
         let filter = self.settings.selection.filter();
         let mut events = match tracepoints::open(ids, run.pid.as_raw(), &cpus, filter.as_deref()) {
@@ -177,11 +171,7 @@ impl Facility for Syscalls<'_> {
             selection: self.settings.selection.asked.clone(),
             off_reason: self.off.clone(),
             filter: self.settings.selection.filter(),
-            mounted_tracefs: self
-                .ids
-                .as_ref()
-                .and_then(|i| i.mounted.as_ref())
-                .map(|p| p.display().to_string()),
+            private_tracefs: self.ids.as_ref().is_some_and(|i| i.private_tracefs),
             probe_cost_ns: self.cost.map(|c| c.pair_ns),
             probe_inside_ns: self.cost.map(|c| c.inside_ns),
             ..SyscallsReport::default()

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use nix::errno::Errno;
 
@@ -14,9 +14,8 @@ use crate::counters::sys::{self, Attr, Extra, Sampling};
 use crate::records::parse::{Layout, SAMPLE_RAW, SAMPLE_TYPE};
 use crate::records::ring::Ring;
 use crate::records::source::RecordSource;
+use crate::system::tracefs::Tracefs;
 
-/// Where tracefs is usually mounted, in the order tried.
-const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 /// PERF_TYPE_TRACEPOINT.
 const TRACEPOINT: u32 = 2;
 /// Ring buffer bytes per CPU: 8 MiB hold some 50,000 enter/exit pairs.
@@ -28,63 +27,37 @@ pub const LAYOUT: Layout = Layout {
     raw: true,
 };
 
-/// The tracepoints' ids, and whether arum mounted tracefs to read them.
+/// The tracepoints' ids, and whether tracefs was mounted nowhere (read through a private mount).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ids {
     pub enter: u64,
     pub exit: u64,
-    pub mounted: Option<PathBuf>,
+    pub private_tracefs: bool,
 }
 
-fn read_id(root: &Path, event: &str) -> Option<u64> {
-    std::fs::read_to_string(root.join("events/raw_syscalls").join(event).join("id"))
-        .ok()?
-        .trim()
-        .parse()
-        .ok()
-}
-
-/// Finds the tracepoints' ids; mounts tracefs on /sys/kernel/tracing only when it is not mounted
-/// anywhere (and says so through `Ids::mounted`).
+/// Finds the tracepoints' ids (the events are opened by id: tracefs is not needed after this).
 pub fn ids() -> Result<Ids, String> {
-    let found = |root: &Path| Some((read_id(root, "sys_enter")?, read_id(root, "sys_exit")?));
-    for root in TRACEFS {
-        if let Some((enter, exit)) = found(Path::new(root)) {
-            return Ok(Ids {
-                enter,
-                exit,
-                mounted: None,
-            });
-        }
-    }
-    let root = Path::new(TRACEFS[0]);
-    let mounted = std::fs::read_to_string("/proc/self/mounts")
-        .is_ok_and(|m| m.lines().any(|l| l.split(' ').nth(2) == Some("tracefs")));
-    if !mounted && root.is_dir() {
-        nix::mount::mount(
-            Some("nodev"),
-            root,
-            Some("tracefs"),
-            nix::mount::MsFlags::empty(),
-            None::<&str>,
-        )
-        .map_err(|e| {
-            format!(
-                "tracefs is not mounted and mounting it on {} failed ({}); mount it with `mount -t tracefs nodev {}`",
-                root.display(),
-                e.desc(),
-                root.display()
-            )
-        })?;
-        if let Some((enter, exit)) = found(root) {
-            return Ok(Ids {
-                enter,
-                exit,
-                mounted: Some(root.to_path_buf()),
-            });
-        }
-    }
-    Err("the kernel's raw_syscalls tracepoints are not readable (tracefs events/raw_syscalls: the kernel needs CONFIG_FTRACE_SYSCALLS, and arum read access to tracefs)".into())
+    let events = Path::new("events/raw_syscalls");
+    let fs = Tracefs::open("events/raw_syscalls").map_err(|why| {
+        format!("the kernel's raw_syscalls tracepoints are not readable ({why}; the kernel needs CONFIG_FTRACE_SYSCALLS)")
+    })?;
+    let id = |event: &str| -> Result<u64, String> {
+        let path = fs.path(events.join(event).join("id"));
+        std::fs::read_to_string(&path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .ok_or_else(|| {
+                format!(
+                    "the id of raw_syscalls:{event} in {} is not readable",
+                    fs.describe()
+                )
+            })
+    };
+    Ok(Ids {
+        enter: id("sys_enter")?,
+        exit: id("sys_exit")?,
+        private_tracefs: fs.is_private(),
+    })
 }
 
 /// The opened events.

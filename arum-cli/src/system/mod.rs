@@ -2,6 +2,7 @@
 
 pub mod cpulist;
 pub mod perms;
+pub mod tracefs;
 
 use std::time::SystemTime;
 

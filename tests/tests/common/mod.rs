@@ -107,7 +107,7 @@ pub fn tracing_allowed() -> bool {
     let events = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
         .iter()
         .any(|d| std::path::Path::new(d).join("events/raw_syscalls").exists());
-    // Without tracefs mounted arum mounts it itself (as root): allowed covers that.
+    // Without tracefs mounted arum reads it through a private mount (as root): allowed covers that.
     if !(allowed && (events || cap(caps::Capability::CAP_SYS_ADMIN))) {
         eprintln!(
             "system call tracing is not allowed here (capabilities, paranoid {paranoid:?}, tracepoints {events}): only the fallback is checked"

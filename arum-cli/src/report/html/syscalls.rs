@@ -83,8 +83,11 @@ fn overview(s: &SyscallsReport) -> Vec<(&'static str, String)> {
     if let Some(f) = &s.filter {
         out.push(("kernel filter", f.clone()));
     }
-    if let Some(m) = &s.mounted_tracefs {
-        out.push(("tracefs mounted by arum at", m.clone()));
+    if s.private_tracefs {
+        out.push((
+            "tracefs",
+            "mounted nowhere: read through a private mount".into(),
+        ));
     }
     if let Some(cost) = s.probe_cost_ns {
         out.push(("cost of a traced call", ns(cost)));
