@@ -27,8 +27,6 @@ const BIN_NS: f64 = 10e3;
 
 /// Periodic sources found, the most populated first.
 const MAX_SOURCES: usize = 3;
-/// The most candidate periods tried in one pass.
-const MAX_CANDIDATES: usize = 8;
 /// The tightest tolerance of a lattice: a tick's timing jitters by microseconds.
 const MIN_TOL_NS: f64 = 3e3;
 
@@ -213,19 +211,13 @@ fn candidates(times: &[f64]) -> Vec<f64> {
         .and_then(centre)
         .into_iter()
         .collect();
-    // The other peaks, strongest first and at most MAX_CANDIDATES: each costs a pass over the
-    // gaps, and a flood of interrupts (tens of thousands of gaps a second) raises hundreds of
-    // chance peaks, which took minutes to try one by one.
-    let mut peaks: Vec<usize> = (first..bins)
-        .filter(|&i| is_peak(i, 0.15 * max as f64))
-        .collect();
-    peaks.sort_by_key(|&i| std::cmp::Reverse(smooth[i]));
-    for c in peaks.into_iter().filter_map(centre) {
-        if out.len() >= MAX_CANDIDATES {
-            break;
-        }
-        if out.iter().all(|o| (o - c).abs() > 3.0 * BIN_NS) {
-            out.push(c);
+    for i in first..bins {
+        if is_peak(i, 0.15 * max as f64) {
+            if let Some(c) = centre(i) {
+                if out.iter().all(|o| (o - c).abs() > 3.0 * BIN_NS) {
+                    out.push(c);
+                }
+            }
         }
     }
     out
