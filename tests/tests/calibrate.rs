@@ -402,12 +402,20 @@ fn peers_agree_within_a_factor_of_two_or_say_why() {
     for c in peers {
         let what = c["what"].as_str().unwrap();
         match c["ratio"].as_f64() {
-            Some(r) => assert!(
-                (0.5..=2.0).contains(&r),
-                "{what}: ours/peer = {r:.2}: {}\n{}",
-                c["explanation"],
-                run.text_of_peers
-            ),
+            Some(r) => {
+                // A peer short of CPU time was scaled to the time it ran; the time it did not
+                // run may also have been its own waiting, so the truth lies between its scaled
+                // and printed figures: ours must be within a factor of 2 of that range.
+                let printed = c["ours"].as_f64().unwrap() / c["peer_printed"].as_f64().unwrap();
+                let (lo, hi) = (r.min(printed), r.max(printed));
+                assert!(
+                    hi >= 0.5 && lo <= 2.0,
+                    "{what}: ours/peer = {r:.2} ({printed:.2} of the printed figure): {}\n{}",
+                    c["explanation"],
+                    run.text_of_peers
+                );
+                assert_eq!(c["within_factor_2"], true, "{what}");
+            }
             None => {
                 let why = c["missing"].as_str().unwrap_or("");
                 assert!(!why.is_empty(), "{what}: no ratio and no reason");
