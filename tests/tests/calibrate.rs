@@ -285,11 +285,22 @@ fn memory_figures_are_consistent() {
         .collect();
     assert!(curve.len() >= 10, "{} latency points", curve.len());
     // Monotone within noise: no point lies clearly below the one before (its uncertainty's top
-    // at least 90% of the earlier one's bottom).
+    // at least 90% of the earlier one's bottom). Beyond the CPU's own caches (L1, L2) the last
+    // level is shared with other CPUs, and in a VM with other guests, whose use of it changes
+    // from one sweep to the next: there 75% (a 4 MiB point 17% below the 2 MiB one was seen on
+    // an Intel VM with a 48 MiB L3, outside both sweeps' spread).
+    let private = j["findings"]["caches"]["comparison"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["level"].as_u64().unwrap() <= 2)
+        .map(|c| c["reported_bytes"].as_f64().unwrap())
+        .fold(0.0, f64::max);
     for w in curve.windows(2) {
         assert!(w[1].0 > w[0].0);
+        let floor = if w[0].0 > private { 0.75 } else { 0.9 };
         assert!(
-            w[1].3 >= 0.9 * w[0].2,
+            w[1].3 >= floor * w[0].2,
             "latency falls from {} ns at {} B to {} ns at {} B",
             w[0].1,
             w[0].0,
@@ -405,16 +416,24 @@ fn peers_agree_within_a_factor_of_two_or_say_why() {
             Some(r) => {
                 // A peer short of CPU time was scaled to the time it ran; the time it did not
                 // run may also have been its own waiting, so the truth lies between its scaled
-                // and printed figures: ours must be within a factor of 2 of that range.
+                // and printed figures. arum flags a pair more than a factor of 2 apart after
+                // measuring it twice (a shared VM's figures are now and then bimodal: a thread
+                // switch of 0.7 or 1.6 µs); a factor of 4 is a wrong figure, not noise.
                 let printed = c["ours"].as_f64().unwrap() / c["peer_printed"].as_f64().unwrap();
                 let (lo, hi) = (r.min(printed), r.max(printed));
+                let within = hi >= 0.5 && lo <= 2.0;
+                assert_eq!(c["within_factor_2"], within, "{what}: {r:.2}, {printed:.2}");
                 assert!(
-                    hi >= 0.5 && lo <= 2.0,
+                    hi >= 0.25 && lo <= 4.0,
                     "{what}: ours/peer = {r:.2} ({printed:.2} of the printed figure): {}\n{}",
                     c["explanation"],
                     run.text_of_peers
                 );
-                assert_eq!(c["within_factor_2"], true, "{what}");
+                if !within {
+                    let why = c["explanation"].as_str().unwrap();
+                    assert!(why.contains("measured twice"), "{what}: {why}");
+                    eprintln!("{what}: {r:.2} apart after two pairs: {why}");
+                }
             }
             None => {
                 let why = c["missing"].as_str().unwrap_or("");
