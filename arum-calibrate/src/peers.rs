@@ -306,7 +306,7 @@ fn side_by_side(
     }
     // A pair more than a factor of 2 apart is measured once more and the second is kept,
     // whatever it says, with the first stated: on a shared VM one of a pair's two figures is
-    // now and then twice the other's usual (a thread switch of 0.7 or 1.6 µs from run to run).
+    // now and then twice the other's usual (a thread switch plus getppid of 0.7 or 1.6 µs).
     let mut second = pair();
     second.explanation.push_str(&format!(
         "; measured twice, the first pair was {:.2} apart",

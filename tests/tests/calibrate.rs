@@ -418,7 +418,7 @@ fn peers_agree_within_a_factor_of_two_or_say_why() {
                 // run may also have been its own waiting, so the truth lies between its scaled
                 // and printed figures. arum flags a pair more than a factor of 2 apart after
                 // measuring it twice (a shared VM's figures are now and then bimodal: a thread
-                // switch of 0.7 or 1.6 µs); a factor of 4 is a wrong figure, not noise.
+                // switch plus getppid of 0.7 or 1.6 µs); a factor of 4 is a wrong figure, not noise.
                 let printed = c["ours"].as_f64().unwrap() / c["peer_printed"].as_f64().unwrap();
                 let (lo, hi) = (r.min(printed), r.max(printed));
                 let within = hi >= 0.5 && lo <= 2.0;

@@ -37,12 +37,12 @@ pub struct Ids {
 
 /// Finds the tracepoints' ids (the events are opened by id: tracefs is not needed after this).
 pub fn ids() -> Result<Ids, String> {
-    let events = Path::new("events/raw_syscalls");
-    let fs = Tracefs::open("events/raw_syscalls").map_err(|why| {
+    const EVENTS: &str = "events/raw_syscalls";
+    let fs = Tracefs::open(EVENTS).map_err(|why| {
         format!("the kernel's raw_syscalls tracepoints are not readable ({why}; the kernel needs CONFIG_FTRACE_SYSCALLS)")
     })?;
     let id = |event: &str| -> Result<u64, String> {
-        let path = fs.path(events.join(event).join("id"));
+        let path = fs.path(Path::new(EVENTS).join(event).join("id"));
         std::fs::read_to_string(&path)
             .ok()
             .and_then(|s| s.trim().parse().ok())

@@ -26,18 +26,18 @@ pub struct Tracefs {
 impl Tracefs {
     /// The tracefs that holds `wanted` (a path inside it, such as `uprobe_events`).
     pub fn open(wanted: &str) -> Result<Tracefs, String> {
+        let holds = |root: &PathBuf| root.join(wanted).exists();
+        let mounted_at = |root| Tracefs {
+            root,
+            private: None,
+        };
+        if let Some(root) = USUAL.iter().map(PathBuf::from).find(holds) {
+            return Ok(mounted_at(root));
+        }
+        // The mount table is read only when the usual places do not have it.
         let mounted = mount_points();
-        let candidates = USUAL
-            .iter()
-            .map(PathBuf::from)
-            .chain(mounted.iter().cloned());
-        for root in candidates {
-            if root.join(wanted).exists() {
-                return Ok(Tracefs {
-                    root,
-                    private: None,
-                });
-            }
+        if let Some(root) = mounted.iter().find(|r| holds(r)) {
+            return Ok(mounted_at(root.clone()));
         }
         if let Some(root) = mounted.first() {
             return Err(format!("tracefs at {} has no {wanted}", root.display()));
