@@ -4,7 +4,9 @@
 # The tools take turns in rounds (A B C D E, A B C D E, ...) so that a machine that slows down
 # or speeds up during the benchmark affects all alike. Prints the wall time each adds per run
 # over bare `true`, each one's peak RSS and page faults (its own and the program's), and the
-# ratios to GNU time's (target: at most 1.25).
+# ratios to GNU time's (target: at most 1.25). A minimal counting launcher (count-floor, from
+# benchmarks/overhead-study) runs with and without the same two events: the difference is the
+# kernel's own price of counting them on this machine, which every perf-based tool pays.
 # Usage: benchmarks/overhead.sh [RUNS]   (ARUM=path/to/arum to pick a build; default release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +15,8 @@ rounds=10
 per_round=$(((runs + rounds - 1) / rounds))
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
 [ -x "$arum" ] || cargo build --release -q -p arum-cli
+floor=${FLOOR:-target/x86_64-unknown-linux-gnu/release/count-floor}
+[ -x "$floor" ] || cargo build --release -q -p overhead-study --bin count-floor
 # Measure arum as installed: a copy, as `cargo install` makes. The linker's own output file sits
 # in the page cache in small pieces (it was written piecemeal), so starting it costs about 17 more
 # page faults and 0.2 ms more than a copy of the same bytes, until the cache is dropped.
@@ -20,11 +24,13 @@ installed=$(mktemp -d)
 trap 'rm -rf "$installed"' EXIT
 cp "$arum" "$installed/arum"
 arum=$installed/arum
+cp "$floor" "$installed/count-floor"
+floor=$installed/count-floor
 command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install time" >&2; exit 1; }
 
 sw_events=task-clock,page-faults
-names=(bare arum arum_ev time perf)
+names=(bare arum arum_ev time perf floor floor_ev)
 cmd() {
   case $1 in
     bare) /bin/true ;;
@@ -32,6 +38,8 @@ cmd() {
     arum_ev) "$arum" -o /dev/null -e "$sw_events" -- /bin/true ;;
     time) /usr/bin/time -v /bin/true ;;
     perf) perf stat -e "$sw_events" /bin/true ;;
+    floor) "$floor" -- /bin/true ;;
+    floor_ev) "$floor" -e -- /bin/true ;;
   esac
 }
 declare -A ns
@@ -73,8 +81,15 @@ row "arum -- true" "$(us arum)" "$(added arum)" "$arum" -o /dev/null -- /bin/tru
 row "arum -e $sw_events -- true" "$(us arum_ev)" "$(added arum_ev)" "$arum" -o /dev/null -e "$sw_events" -- /bin/true
 row "/usr/bin/time -v true" "$(us time)" "$(added time)" /usr/bin/time -v /bin/true
 row "perf stat -e $sw_events true" "$(us perf)" "$(added perf)" perf stat -e "$sw_events" /bin/true
+row "count-floor -- true" "$(us floor)" "$(added floor)" "$floor" -- /bin/true
+row "count-floor -e -- true (the same two events)" "$(us floor_ev)" "$(added floor_ev)" "$floor" -e -- /bin/true
 echo
 echo "runs per tool: $total, in $rounds interleaved rounds"
 echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")"
 echo "arum -e $sw_events added wall time / GNU time -v's: $(ratio "$(added arum_ev)" "$(added time)")   (target <= 1.25)"
 echo "arum -e $sw_events added wall time / perf stat's:   $(ratio "$(added arum_ev)" "$(added perf)")"
+# The kernel's price of the two events (opening four counters, patching the software-event static
+# key on open and close, counting in the child): what the target leaves for everything else.
+kernel=$(($(us floor_ev) - $(us floor)))
+echo "the kernel's price of counting the two events:        $kernel us per run = $(ratio "$kernel" "$(added time)") of GNU time -v's added time"
+echo "arum -e $sw_events beyond that price / GNU time -v's: $(ratio "$(($(added arum_ev) - kernel))" "$(added time)")"

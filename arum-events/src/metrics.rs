@@ -165,7 +165,7 @@ impl RunFacts {
 /// The TSC rate: CPUID leaf 0x15 (crystal × ratio), else the "@ 2.10GHz" of the brand string.
 fn tsc_freq(cpu: &crate::cpu::CpuIdent) -> Option<f64> {
     use raw_cpuid::CpuIdReader;
-    let r = raw_cpuid::CpuIdReaderNative;
+    let r = crate::cpu::SharedCpuid;
     if cpu.vendor == "GenuineIntel" && r.cpuid1(0).eax >= 0x15 {
         let l = r.cpuid1(0x15);
         if l.eax != 0 && l.ebx != 0 && l.ecx != 0 {

@@ -65,7 +65,6 @@ impl<'a> Machine<'a> {
     /// The machine arum runs on: CPUID's counters and architectural events, the kernel's PMUs
     /// and, on hybrid parts, each CPU's core type.
     pub fn this(cpu: &'a CpuIdent, table: Option<Table>, pmus: &'a Pmus) -> Machine<'a> {
-        let reader = raw_cpuid::CpuIdReaderNative;
         let core_types = table.filter(Table::is_hybrid).and_then(|t| {
             let units: Vec<Unit> = t.units().into_iter().map(|(u, _)| u).collect();
             crate::hybrid::detect(pmus, &units)
@@ -74,7 +73,7 @@ impl<'a> Machine<'a> {
             cpu,
             table,
             cpuid_pmu: cpu.detect_pmu(),
-            arch: ArchPerfmon::from_reader(&reader, cpu),
+            arch: ArchPerfmon::detect(cpu),
             pmus: Some(pmus),
             core_types,
             common: std::cell::OnceCell::new(),
