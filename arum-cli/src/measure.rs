@@ -129,17 +129,14 @@ fn micros(since: Instant) -> u64 {
 /// others saw one): such a thread gets 100 ms to go; one a facility started stays.
 fn debug_assert_single_threaded() {
     if cfg!(debug_assertions) {
-        let others = || -> Vec<String> {
+        let others = || -> Vec<std::path::PathBuf> {
             let own = std::process::id().to_string();
             std::fs::read_dir("/proc/self/task")
                 .into_iter()
                 .flatten()
                 .flatten()
                 .filter(|t| t.file_name() != own.as_str())
-                .map(|t| {
-                    let comm = std::fs::read_to_string(t.path().join("comm")).unwrap_or_default();
-                    format!("{} ({})", t.file_name().to_string_lossy(), comm.trim())
-                })
+                .map(|t| t.path())
                 .collect()
         };
         let deadline = Instant::now() + Duration::from_millis(100);
@@ -148,9 +145,14 @@ fn debug_assert_single_threaded() {
             std::thread::sleep(Duration::from_millis(1));
             threads = others();
         }
+        let names: Vec<String> = threads
+            .iter()
+            .map(|t| std::fs::read_to_string(t.join("comm")).unwrap_or_default())
+            .map(|comm| comm.trim().to_string())
+            .collect();
         assert!(
             threads.is_empty(),
-            "threads besides the main one before fork: {threads:?}; a facility started one in prepare, or did not join it"
+            "threads besides the main one before fork: {names:?}; a facility started one in prepare, or did not join it"
         );
     }
 }

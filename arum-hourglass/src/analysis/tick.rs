@@ -151,14 +151,14 @@ fn accept(times: &[f64], all: usize, running_ns: f64, rough: f64) -> Option<(Tic
         // past the clock's jitter) measure what chance gives these gaps; on a busy host 2-3
         // times as many.
         let off = |p: f64| on_lattice(times, p, tol).count() as f64;
-        let chance = chance(tol).max((off(period - 4.0 * tol) + off(period + 4.0 * tol)) / 2.0);
+        let by_chance = chance(tol).max((off(period - 4.0 * tol) + off(period + 4.0 * tol)) / 2.0);
         // Chance lattices among other gaps cover few periods. Where gaps are sparse: members
-        // at three times what chance gives. Where they are dense, a thousand chance members can outnumber a
-        // 250 Hz tick's 750, and the members beyond chance decide: at least half the periods
-        // the thread ran through, and ten times the chance count's spread.
-        let beyond = members.len() as f64 - chance;
-        let stands_out = (members.len() as f64) >= 3.0 * chance
-            || (beyond >= 0.5 * expected && beyond >= 10.0 * chance.sqrt());
+        // at three times what chance gives. Where they are dense, a thousand chance members
+        // can outnumber a 250 Hz tick's 750, and the members beyond chance decide: at least
+        // half the periods the thread ran through, and ten times the chance count's spread.
+        let beyond = members.len() as f64 - by_chance;
+        let stands_out = (members.len() as f64) >= 3.0 * by_chance
+            || (beyond >= 0.5 * expected && beyond >= 10.0 * by_chance.sqrt());
         if stands_out {
             let tick = Tick {
                 period_ns: period,

@@ -1,16 +1,17 @@
 //! `count-floor [-e] -- CMD [ARGS...]`: the least a launcher that counts can cost. It forks,
 //! holds the child on a pipe, (with `-e`) opens task-clock and page-faults on every online CPU
-//! bound to the child exactly as arum's perf backend does (disabled, inherited, enabled at exec,
-//! time enabled and running read with the value), releases it, waits, reads and closes the
-//! counters, and exits with the child's status. Nothing else: no arguments beyond these, no
-//! report. `benchmarks/overhead.sh` runs it with and without `-e`; the difference is the kernel's
+//! bound to the child through arum's own perf layer, with the attributes its perf backend gives
+//! them in application scope (disabled, inherited, enabled at exec), releases it, waits, reads
+//! and closes the counters, and exits with the child's status. Nothing else: no arguments beyond
+//! these, no report. `benchmarks/overhead.sh` runs it with and without `-e`; the difference is the kernel's
 //! own price of counting two software events on this machine (opening, the static keys patched
 //! on open and close, counting in the child, inheritance at exit), which every tool that counts
 //! with perf_event_open pays whatever it does in user space.
 
 use std::ffi::CString;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 
+use arum_cli::counters::sys::{self, Attr};
 use perf_event_open_sys::bindings as perf;
 
 fn main() {
@@ -28,7 +29,11 @@ fn main() {
         eprintln!("count-floor: no command after --");
         std::process::exit(2);
     }
-    let cpus = if count { online_cpus() } else { Vec::new() };
+    let cpus = if count {
+        arum_cli::system::cpulist::online().expect("the online CPUs")
+    } else {
+        Vec::new()
+    };
     let (child, release) = fork_held(&argv);
     let counters: Vec<OwnedFd> = cpus
         .iter()
@@ -43,31 +48,10 @@ fn main() {
     drop(release); // the child's read returns: it execs
     let status = wait(child);
     for fd in &counters {
-        let mut buf = [0u64; 3];
-        // SAFETY: buf is 24 writable bytes, the size of one reading with this read_format.
-        unsafe {
-            libc::read(
-                std::os::fd::AsRawFd::as_raw_fd(fd),
-                buf.as_mut_ptr().cast(),
-                24,
-            )
-        };
-        std::hint::black_box(buf);
+        std::hint::black_box(sys::read(fd.as_fd()).ok());
     }
     drop(counters);
     std::process::exit(status);
-}
-
-/// The online CPUs, from the kernel's list ("0-3,6").
-fn online_cpus() -> Vec<i32> {
-    let list = std::fs::read_to_string("/sys/devices/system/cpu/online").expect("online CPUs");
-    list.trim()
-        .split(',')
-        .flat_map(|range| {
-            let (a, b) = range.split_once('-').unwrap_or((range, range));
-            a.parse().expect("a CPU number")..=b.parse().expect("a CPU number")
-        })
-        .collect()
 }
 
 /// Forks a child that waits until the returned descriptor is closed, then execs `argv`.
@@ -97,37 +81,16 @@ fn fork_held(argv: &[CString]) -> (libc::pid_t, OwnedFd) {
 }
 
 /// One counter as arum's perf backend opens it in application scope.
-fn open(config: u32, pid: libc::pid_t, cpu: i32) -> OwnedFd {
-    let mut attr = perf::perf_event_attr {
+fn open(config: u32, pid: libc::pid_t, cpu: u32) -> OwnedFd {
+    let attr = Attr {
         type_: perf::PERF_TYPE_SOFTWARE,
-        size: std::mem::size_of::<perf::perf_event_attr>() as u32,
         config: u64::from(config),
-        read_format: u64::from(
-            perf::PERF_FORMAT_TOTAL_TIME_ENABLED | perf::PERF_FORMAT_TOTAL_TIME_RUNNING,
-        ),
-        ..Default::default()
+        disabled: true,
+        inherit: true,
+        enable_on_exec: true,
+        ..Attr::default()
     };
-    attr.set_disabled(1);
-    attr.set_inherit(1);
-    attr.set_enable_on_exec(1);
-    attr.set_exclude_hv(1);
-    // SAFETY: attr is a fully initialised perf_event_attr whose size field says its size.
-    let fd = unsafe {
-        perf_event_open_sys::perf_event_open(
-            &mut attr,
-            pid,
-            cpu,
-            -1,
-            perf::PERF_FLAG_FD_CLOEXEC as libc::c_ulong,
-        )
-    };
-    assert!(
-        fd >= 0,
-        "perf_event_open: {}",
-        std::io::Error::last_os_error()
-    );
-    // SAFETY: fd is a new descriptor owned by nobody else.
-    unsafe { OwnedFd::from_raw_fd(fd) }
+    sys::open(&attr, pid, cpu as i32, None).unwrap_or_else(|e| panic!("perf_event_open: {e}"))
 }
 
 /// Waits for the child; its exit status, or 128 + the signal that ended it.
