@@ -5,18 +5,20 @@
 # or speeds up during the benchmark affects all alike. Prints the wall time each adds per run
 # over bare `true`, each one's peak RSS and page faults (its own and the program's), and the
 # ratios to GNU time's (target: at most 1.25). A minimal counting launcher (count-floor, from
-# benchmarks/overhead-study) runs with and without the same two events: the difference is the
-# kernel's own price of counting them on this machine, which every perf-based tool pays.
+# benchmarks/overhead-study) runs with and without the same two events, and with each alone: the
+# difference is the kernel's own price of counting them on this machine, which every perf-based
+# tool pays.
 # Usage: benchmarks/overhead.sh [RUNS]   (ARUM=path/to/arum to pick a build; default release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-300}
 rounds=10
 per_round=$(((runs + rounds - 1) / rounds))
+# The builds of this tree (cargo makes them, or finds them up to date), unless named.
+[ -n "${ARUM:-}" ] || cargo build --release -q -p arum-cli
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
-[ -x "$arum" ] || cargo build --release -q -p arum-cli
+[ -n "${FLOOR:-}" ] || cargo build --release -q -p overhead-study --bin count-floor
 floor=${FLOOR:-target/x86_64-unknown-linux-gnu/release/count-floor}
-[ -x "$floor" ] || cargo build --release -q -p overhead-study --bin count-floor
 # Measure arum as installed: a copy, as `cargo install` makes. The linker's own output file sits
 # in the page cache in small pieces (it was written piecemeal), so starting it costs about 17 more
 # page faults and 0.2 ms more than a copy of the same bytes, until the cache is dropped.
@@ -30,7 +32,7 @@ command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-per
 [ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install time" >&2; exit 1; }
 
 sw_events=task-clock,page-faults
-names=(bare arum arum_ev time perf floor floor_ev)
+names=(bare arum arum_ev time perf floor floor_ev floor_tc floor_pf)
 cmd() {
   case $1 in
     bare) /bin/true ;;
@@ -40,6 +42,8 @@ cmd() {
     perf) perf stat -e "$sw_events" /bin/true ;;
     floor) "$floor" -- /bin/true ;;
     floor_ev) "$floor" -e -- /bin/true ;;
+    floor_tc) "$floor" -e=task-clock -- /bin/true ;;
+    floor_pf) "$floor" -e=page-faults -- /bin/true ;;
   esac
 }
 declare -A ns
@@ -83,6 +87,8 @@ row "/usr/bin/time -v true" "$(us time)" "$(added time)" /usr/bin/time -v /bin/t
 row "perf stat -e $sw_events true" "$(us perf)" "$(added perf)" perf stat -e "$sw_events" /bin/true
 row "count-floor -- true" "$(us floor)" "$(added floor)" "$floor" -- /bin/true
 row "count-floor -e -- true (the same two events)" "$(us floor_ev)" "$(added floor_ev)" "$floor" -e -- /bin/true
+row "count-floor -e=task-clock -- true" "$(us floor_tc)" "$(added floor_tc)" "$floor" -e=task-clock -- /bin/true
+row "count-floor -e=page-faults -- true" "$(us floor_pf)" "$(added floor_pf)" "$floor" -e=page-faults -- /bin/true
 echo
 echo "runs per tool: $total, in $rounds interleaved rounds"
 echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")"
@@ -93,3 +99,4 @@ echo "arum -e $sw_events added wall time / perf stat's:   $(ratio "$(added arum_
 kernel=$(($(us floor_ev) - $(us floor)))
 echo "the kernel's price of counting the two events:        $kernel us per run = $(ratio "$kernel" "$(added time)") of GNU time -v's added time"
 echo "arum -e $sw_events beyond that price / GNU time -v's: $(ratio "$(($(added arum_ev) - kernel))" "$(added time)")"
+echo "each event alone (its counters on every CPU): task-clock $(($(us floor_tc) - $(us floor))) us, page-faults $(($(us floor_pf) - $(us floor))) us per run"

@@ -2,9 +2,9 @@
 //! each (see `measure`):
 //!
 //! ```text
-//!  prepare()    before fork: open files, allocate. Must not start a thread: the launcher forks
-//!               a single-threaded process (measure_once checks).
-//!  ── fork: the child waits at the start line ──
+//!  prepare()    before the launch: open files, allocate. Must not start a thread: the launcher
+//!               may fork, and forks a single-threaded process (measure_once checks).
+//!  ── launch: the child waits at the start line ──
 //!  arm()        the child's pid is known: attach counters, start watchers that must see the start
 //!  ── release: exec ──
 //!  released()   the program still runs after a short grace: start watchers of it
@@ -46,12 +46,12 @@ pub trait Facility {
         false
     }
 
-    /// Before fork. Must not start threads.
+    /// Before the launch. Must not start threads.
     fn prepare(&mut self) -> Result<(), ArumError> {
         Ok(())
     }
 
-    /// The child is forked and held.
+    /// The child is launched and held.
     fn arm(&mut self, _run: &mut Armed<'_>) -> Result<(), ArumError> {
         Ok(())
     }

@@ -122,7 +122,7 @@ fn micros(since: Instant) -> u64 {
     since.elapsed().as_micros() as u64
 }
 
-/// The launcher forks: a facility must not have started a thread before (see `facility`).
+/// The launcher may fork: a facility must not have started a thread before (see `facility`).
 /// Checked in debug builds (every test run); a release run does not pay the /proc read.
 /// The previous run of a series joined its threads, but the kernel lists a thread until it has
 /// finished exiting, which can be a little after the join returns (a test running beside
@@ -152,7 +152,7 @@ fn debug_assert_single_threaded() {
             .collect();
         assert!(
             threads.is_empty(),
-            "threads besides the main one before fork: {names:?}; a facility started one in prepare, or did not join it"
+            "threads besides the main one before the launch: {names:?}; a facility started one in prepare, or did not join it"
         );
     }
 }

@@ -33,6 +33,10 @@ for args in "${runs[@]}"; do
 done
 nm --defined-only "$arum" | awk '$2 ~ /^[tTwWi]$/ { print $3 }' | sort -u >"$work/defined"
 cat "$work"/cg.* | sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' | sed -E "s/'[0-9]+$//" | sort -u >"$work/run"
+# Under valgrind arum launches with fork (valgrind cannot run a clone that shares memory, see
+# arum-cli/src/launch/raw.rs), so the functions of the usual launch are added by name.
+grep -E '6launch5(child20clone_sharing_memory|child5entry|stack10ChildStack)' "$work/defined" >>"$work/run" || true
+sort -u -o "$work/run" "$work/run"
 out=arum-cli/startup-order.txt
 {
   echo "# Functions a measured run executes, placed together by the linker (LLD's"

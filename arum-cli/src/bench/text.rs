@@ -3,9 +3,7 @@
 
 use std::fmt::Write;
 
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Modify, Style};
+use crate::report::grid::Grid;
 
 use super::result::RunSet;
 use crate::metrics::{self, Unit};
@@ -36,7 +34,7 @@ pub fn render(set: &RunSet, self_timing: bool) -> String {
                 String::new()
             }
         );
-        let mut t = Builder::default();
+        let mut t = Grid::new();
         t.push_record([
             "metric".to_string(),
             "mean ± σ".into(),
@@ -66,13 +64,8 @@ pub fn render(set: &RunSet, self_timing: bool) -> String {
                 },
             ]);
         }
-        let mut table = t.build();
-        table
-            .with(Style::blank())
-            .with(Modify::new(Columns::new(1..6)).with(Alignment::right()));
-        for line in table.to_string().lines() {
-            let _ = writeln!(out, "  {}", line.trim_end());
-        }
+        let table = t.align_right(1..6);
+        table.write_to(&mut out, "  ");
         for o in &b.outliers {
             let listed: Vec<&str> = o
                 .metrics

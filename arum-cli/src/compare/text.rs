@@ -2,9 +2,7 @@
 
 use std::fmt::Write;
 
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Modify, Style};
+use crate::report::grid::Grid;
 
 use super::analysis::{Change, Comparison};
 use super::gate::GateResult;
@@ -29,7 +27,7 @@ pub fn render(c: &Comparison, gates: &[GateResult]) -> String {
             "  no significance: a single run on a side has no spread to test against; repeat the runs (-r N) for a t-test"
         );
     }
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record([
         "metric".to_string(),
         "base".into(),
@@ -75,13 +73,8 @@ pub fn render(c: &Comparison, gates: &[GateResult]) -> String {
             verdict.trim_end().to_string(),
         ]);
     }
-    let mut table = b.build();
-    table
-        .with(Style::blank())
-        .with(Modify::new(Columns::new(1..6)).with(Alignment::right()));
-    for line in table.to_string().lines() {
-        let _ = writeln!(out, "  {}", line.trim_end());
-    }
+    let table = b.align_right(1..6);
+    table.write_to(&mut out, "  ");
     if c.tested {
         let _ = writeln!(
             out,

@@ -1,10 +1,12 @@
-//! The spine of a run: fork, hold the child on a start pipe while the facilities arm themselves,
-//! release it into exec, forward signals, and reap it with its resource usage.
+//! The spine of a run: launch a child, hold it on a start pipe while the facilities arm
+//! themselves, release it into exec, forward signals, and reap it with its resource usage.
 //!
 //! ```text
-//!  parent                               child
-//!  spawn():  pipe(start), pipe(err), fork ──► restore signal dispositions
-//!            (facilities arm counters,        read(start)  ... waits ...
+//!  parent                               child (in arum's memory, on a stack of its own; see child)
+//!  spawn():  pipe(start), pipe(err),
+//!            block signals, clone(CLONE_VM) ──► restore dispositions, then the signal mask
+//!            unblock signals                   read(start)  ... waits ...
+//!            (facilities arm counters,
 //!             cgroups, samplers here)
 //!  release(): t0 = CLOCK_MONOTONIC
 //!            write(start) ──────────────────► write(err, own ru_maxrss)
@@ -12,14 +14,17 @@
 //!                                                        └fail─► write(errno), _exit(126/127)
 //!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on)
 //!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC;
-//!            read(err): maxrss, then EOF = it ran, or errno = exec failed
+//!            the child's stack is unmapped; read(err): maxrss, then EOF = it ran, or errno
 //! ```
 
 mod child;
+mod raw;
 mod reap;
 mod signals;
+mod stack;
 
 use std::ffi::CString;
+use std::marker::PhantomData;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::OsStringExt;
 use std::time::Duration;
@@ -30,6 +35,7 @@ use nix::unistd::{pipe2, Pid};
 use crate::error::ArumError;
 pub use reap::{Exit, Reaped};
 pub use signals::SignalGuard;
+use stack::ChildStack;
 
 /// Everything the child needs after fork, built before fork so that the child allocates nothing.
 pub struct Executable {
@@ -148,17 +154,20 @@ impl Executable {
     }
 }
 
-/// A forked child waiting on the start pipe. Dropping it without `release` ends the child.
-pub struct Pending {
+/// A child waiting on the start pipe. Dropping it without `release` ends the child. It may run
+/// in arum's own memory, reading the Executable until it execs: hence the borrow.
+pub struct Pending<'exe> {
     pid: Pid,
     in_cgroup: bool,
+    stack: Option<ChildStack>,
+    _exe: PhantomData<&'exe Executable>,
     start: Option<OwnedFd>,
     exec_error: Option<OwnedFd>,
     display: String,
     signals: SignalGuard,
 }
 
-impl Pending {
+impl<'exe> Pending<'exe> {
     pub fn pid(&self) -> Pid {
         self.pid
     }
@@ -170,7 +179,7 @@ impl Pending {
 
     /// Lets the child exec. Returns at once: whether exec succeeded is read after the reap (see
     /// [`Running::wait`]), so the launch costs no wake-up of arum beyond the program's end.
-    pub fn release(mut self) -> Result<Running, ArumError> {
+    pub fn release(mut self) -> Result<Running<'exe>, ArumError> {
         let start = self.start.take().expect("released once");
         let t0 = monotonic();
         let sent = nix::unistd::write(&start, &[1u8]);
@@ -186,6 +195,8 @@ impl Pending {
         Ok(Running {
             pid,
             t0,
+            stack: self.stack.take(),
+            _exe: PhantomData,
             exec_error: self.exec_error.take().expect("released once"),
             display: std::mem::take(&mut self.display),
             signals: std::mem::replace(&mut self.signals, SignalGuard::inert()),
@@ -193,20 +204,27 @@ impl Pending {
     }
 }
 
-impl Drop for Pending {
+impl Drop for Pending<'_> {
     fn drop(&mut self) {
         if self.pid.as_raw() > 0 {
             // Closing the start pipe makes the waiting child exit without running anything.
             self.start.take();
-            let _ = nix::sys::wait::waitpid(self.pid, None);
+            if nix::sys::wait::waitpid(self.pid, None).is_ok() {
+                if let Some(stack) = &mut self.stack {
+                    stack.child_gone();
+                }
+            }
         }
     }
 }
 
 /// The program is running.
-pub struct Running {
+pub struct Running<'exe> {
     pid: Pid,
     t0: Duration,
+    /// The stack of a child in arum's memory, kept until the reap shows the child gone.
+    stack: Option<ChildStack>,
+    _exe: PhantomData<&'exe Executable>,
     /// The child's side of the launch: its high-water mark before exec, and exec's errno if it
     /// failed; complete once the child has exec'd or exited.
     exec_error: OwnedFd,
@@ -214,7 +232,7 @@ pub struct Running {
     signals: SignalGuard,
 }
 
-impl Running {
+impl Running<'_> {
     /// Whether the program is still running after `grace` (it is not reaped either way). Watchers
     /// of a running program start only then: a program that ends sooner gives them nothing to
     /// watch, and arum's overhead for it stays at the launch itself.
@@ -224,8 +242,11 @@ impl Running {
 
     /// Waits for the program to end, then reaps it with its resource usage; the exec error
     /// (126/127 as the shell gives them) when the program never started.
-    pub fn wait(self) -> Result<Reaped, ArumError> {
+    pub fn wait(mut self) -> Result<Reaped, ArumError> {
         let mut reaped = reap::reap(self.pid, self.t0)?;
+        if let Some(stack) = &mut self.stack {
+            stack.child_gone();
+        }
         drop(self.signals);
         // The child is gone: its end of the pipe is closed (on exec, or at its exit), so this
         // read does not wait; non-blocking all the same, should another process of arum's have
@@ -246,20 +267,23 @@ impl Running {
     }
 }
 
-/// Forks the child that will run `exe`, holding it until [`Pending::release`].
+/// Launches the child that will run `exe`, holding it until [`Pending::release`].
 ///
 /// Must be called while arum is single-threaded: the child only runs async-signal-safe code, but
-/// keeping arum single-threaded at fork also keeps the child's copy of the heap consistent.
+/// keeping arum single-threaded at launch also keeps the heap consistent for a forked child.
 /// With `cgroup`, the child is born in that cgroup v2 group where the kernel allows it
 /// ([`Pending::in_cgroup`] says whether it was).
-pub fn spawn(exe: &Executable, cgroup: Option<BorrowedFd<'_>>) -> Result<Pending, ArumError> {
+pub fn spawn<'exe>(
+    exe: &'exe Executable,
+    cgroup: Option<BorrowedFd<'_>>,
+) -> Result<Pending<'exe>, ArumError> {
     let launch_err = |what| move |source| ArumError::Launch { what, source };
     let (start_r, start_w) =
         pipe2(OFlag::O_CLOEXEC).map_err(launch_err("creating the start pipe"))?;
     let (err_r, err_w) =
         pipe2(OFlag::O_CLOEXEC).map_err(launch_err("creating the exec-error pipe"))?;
     let signals = SignalGuard::install();
-    let (pid, in_cgroup) = child::fork_waiting(
+    let launched = child::fork_waiting(
         exe,
         &signals,
         cgroup,
@@ -269,8 +293,10 @@ pub fn spawn(exe: &Executable, cgroup: Option<BorrowedFd<'_>>) -> Result<Pending
     )
     .map_err(launch_err("fork"))?;
     Ok(Pending {
-        pid,
-        in_cgroup,
+        pid: launched.pid,
+        in_cgroup: launched.in_cgroup,
+        stack: launched.stack,
+        _exe: PhantomData,
         start: Some(start_w),
         exec_error: Some(err_r),
         display: exe.display.clone(),

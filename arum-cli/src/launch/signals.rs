@@ -64,14 +64,21 @@ impl SignalGuard {
         SignalGuard { saved: Vec::new() }
     }
 
-    /// In the child before exec: the program gets the dispositions arum itself was started with
-    /// (an ignored SIGHUP under nohup stays ignored; caught signals reset at exec anyway).
-    pub fn restore_in_child(&self) {
-        for (sig, old) in &self.saved {
-            // SAFETY: sigaction is async-signal-safe; `old` was returned by the kernel earlier.
-            unsafe {
-                let _ = signal::sigaction(*sig, old);
-            }
+    /// The dispositions arum had before `install`, for the child to restore. The list lives on
+    /// the heap and stays where it is when the guard moves.
+    pub fn saved(&self) -> &[(Signal, SigAction)] {
+        &self.saved
+    }
+}
+
+/// In the child before exec: the program gets the dispositions arum itself was started with (an
+/// ignored SIGHUP under nohup stays ignored; caught signals reset at exec anyway).
+pub fn restore_in_child(saved: &[(Signal, SigAction)]) {
+    for (sig, old) in saved {
+        // SAFETY: sigaction is async-signal-safe; `old` was returned by the kernel earlier, so
+        // the call cannot fail and leaves errno alone (the child may share arum's: see `child`).
+        unsafe {
+            let _ = signal::sigaction(*sig, old);
         }
     }
 }

@@ -2,9 +2,7 @@
 
 use std::fmt::Write;
 
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Modify, Style};
+use crate::report::grid::Grid;
 
 use super::model::{additive, Merged};
 use crate::metrics::{self, Unit};
@@ -29,7 +27,7 @@ pub fn render(m: &Merged, all: bool) -> String {
     }
 
     let _ = writeln!(out, "\nRanks");
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record([
         "rank",
         "host",
@@ -56,7 +54,7 @@ pub fn render(m: &Merged, all: bool) -> String {
     table(&mut out, b, 2..7);
 
     let _ = writeln!(out, "\nSpread over the ranks (imbalance = max / mean)");
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record([
         "metric",
         "total",
@@ -101,11 +99,7 @@ pub fn render(m: &Merged, all: bool) -> String {
     out
 }
 
-fn table(out: &mut String, b: Builder, right: std::ops::Range<usize>) {
-    let mut t = b.build();
-    t.with(Style::blank())
-        .with(Modify::new(Columns::new(right)).with(Alignment::right()));
-    for line in t.to_string().lines() {
-        let _ = writeln!(out, "  {}", line.trim_end());
-    }
+fn table(out: &mut String, b: Grid, right: std::ops::Range<usize>) {
+    let t = b.align_right(right);
+    t.write_to(out, "  ");
 }

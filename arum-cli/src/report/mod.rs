@@ -1,6 +1,7 @@
 //! The report: one model, rendered as text, JSON or CSV, written to stderr or atomically to a file.
 
 pub mod csv;
+pub mod grid;
 pub mod html;
 pub mod json;
 pub mod model;

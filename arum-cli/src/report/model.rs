@@ -179,8 +179,8 @@ pub struct PeakMemory {
     pub samples: u64,
     pub peak_threads: u64,
     pub peak_processes: u64,
-    /// The forked child's resident high-water mark before exec: arum's memory as the child
-    /// inherited it, which ru_maxrss includes (ru_maxrss counts towards the peak only above it).
+    /// The child's resident high-water mark before exec: arum's memory, which the child shares
+    /// until exec (or its copy, where it is forked), and which ru_maxrss includes (ru_maxrss counts towards the peak only above it).
     pub launcher_rss_at_fork_bytes: u64,
 }
 

@@ -4,9 +4,7 @@ mod probes;
 
 use std::fmt::Write;
 
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Modify, Style};
+use crate::report::grid::Grid;
 
 use super::model::{
     AmbientReport, CountersReport, EstimateAxis, EventStatus, FunctionTiming, FunctionsReport,
@@ -212,22 +210,16 @@ fn section(out: &mut String, title: Option<&str>, rows: &[[String; 2]]) {
     if let Some(t) = title {
         let _ = writeln!(out, "\n{t}");
     }
-    let mut b = Builder::default();
+    let mut table = Grid::new();
     for r in rows {
-        b.push_record(r.iter().cloned());
+        table.push_record(r.iter().cloned());
     }
-    let mut table = b.build();
-    table
-        .with(Style::blank())
-        .with(Modify::new(Columns::last()).with(Alignment::left()));
     indented(out, &table);
 }
 
 /// Appends a rendered table, each line indented by one space and without trailing blanks.
-fn indented(out: &mut String, table: &tabled::Table) {
-    for line in table.to_string().lines() {
-        let _ = writeln!(out, " {}", line.trim_end());
-    }
+fn indented(out: &mut String, table: &Grid) {
+    table.write_to(out, " ");
 }
 
 /// The original report's per-CPU table (Event, CPU, Count), then totals and ratios.
@@ -270,9 +262,9 @@ fn counters(out: &mut String, c: &CountersReport) {
             .collect();
         let _ = writeln!(out, " core types: {}", types.join(", "));
     }
-    let mut per_cpu = Builder::default();
+    let mut per_cpu = Grid::new();
     per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
-    let mut totals = Builder::default();
+    let mut totals = Grid::new();
     totals.push_record(["Event", "Total", "% running", "Encoding", ""]);
     for e in &c.events {
         let mut label = label(e);
@@ -324,14 +316,12 @@ fn counters(out: &mut String, c: &CountersReport) {
         if b.count_records() <= 1 {
             continue;
         }
-        let mut t = b.build();
-        t.with(Style::blank())
-            .with(Modify::new(Columns::new(1..3)).with(Alignment::right()));
+        let t = b.align_right(1..3);
         let _ = writeln!(out);
         indented(out, &t);
     }
     if !c.metrics.is_empty() {
-        let mut m = Builder::default();
+        let mut m = Grid::new();
         m.push_record(["Metric", "Value", "Unit", ""]);
         for v in &c.metrics {
             let (value, why) = match (v.value, &v.why_not) {
@@ -345,9 +335,7 @@ fn counters(out: &mut String, c: &CountersReport) {
             };
             m.push_record([v.name.clone(), value, v.unit_label.clone(), flag]);
         }
-        let mut t = m.build();
-        t.with(Style::blank())
-            .with(Modify::new(Columns::new(1..2)).with(Alignment::right()));
+        let t = m.align_right(1..2);
         let _ = writeln!(out);
         indented(out, &t);
     }
@@ -411,7 +399,7 @@ fn ambient(out: &mut String, a: &AmbientReport) {
         a.samples.len(),
         a.sampler_cpu_ns as f64 / 1e6
     );
-    let mut cpu = Builder::default();
+    let mut cpu = Grid::new();
     cpu.push_record([
         "CPU", "user%", "nice%", "sys%", "iowait%", "irq%", "soft%", "steal%", "idle%",
     ]);
@@ -426,9 +414,7 @@ fn ambient(out: &mut String, a: &AmbientReport) {
             ),
         );
     }
-    let mut t = cpu.build();
-    t.with(Style::blank())
-        .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
+    let t = cpu.align_right(1..);
     indented(out, &t);
     let mib = |b: u64| format!("{:.1} MiB", b as f64 / 1048576.0);
     let mut rows = vec![
@@ -564,7 +550,7 @@ fn tasks(out: &mut String, t: &TasksReport, top: Option<usize>) {
         let _ = writeln!(out, " limit: {l}");
     }
 
-    let mut tree = Builder::default();
+    let mut tree = Grid::new();
     tree.push_record([
         "Process",
         "threads",
@@ -602,10 +588,7 @@ fn tasks(out: &mut String, t: &TasksReport, top: Option<usize>) {
         ]);
     }
     let _ = writeln!(out);
-    let mut table = tree.build();
-    table
-        .with(Style::blank())
-        .with(Modify::new(Columns::new(1..9)).with(Alignment::right()));
+    let table = tree.align_right(1..9);
     indented(out, &table);
 
     let lists: [(&str, ThreadKey); 3] = [
@@ -707,7 +690,7 @@ fn tasks(out: &mut String, t: &TasksReport, top: Option<usize>) {
 type ThreadKey = fn(&ThreadRecord) -> u64;
 
 fn threads_table(out: &mut String, threads: &[&ThreadRecord]) {
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record([
         "TID",
         "PID",
@@ -742,16 +725,13 @@ fn threads_table(out: &mut String, threads: &[&ThreadRecord]) {
             },
         ]);
     }
-    let mut table = b.build();
-    table
-        .with(Style::blank())
-        .with(Modify::new(Columns::new(3..10)).with(Alignment::right()));
+    let table = b.align_right(3..10);
     indented(out, &table);
 }
 
 fn task_counters(out: &mut String, c: &super::model::TaskCounters, top: Option<usize>) {
     if !c.threads.is_empty() {
-        let mut b = Builder::default();
+        let mut b = Grid::new();
         b.push_record(
             ["TID", "PID"]
                 .into_iter()
@@ -773,10 +753,7 @@ fn task_counters(out: &mut String, c: &super::model::TaskCounters, top: Option<u
             "\n Events per thread ({shown} of {} threads)",
             c.threads.len()
         );
-        let mut table = b.build();
-        table
-            .with(Style::blank())
-            .with(Modify::new(Columns::new(2..)).with(Alignment::right()));
+        let table = b.align_right(2..);
         indented(out, &table);
     }
     for n in &c.not_split {
@@ -868,7 +845,7 @@ fn functions(out: &mut String, f: &FunctionsReport) {
             " an entry hit adds {cycles:.0} user-mode cycles: sampled calls are counted against the program's user-mode cycles"
         );
     }
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record([
         "Function", "Calls", "Timed", "Total", "Mean", "Min", "p50", "p90", "p99", "Max", "Self",
     ]);
@@ -895,10 +872,7 @@ fn functions(out: &mut String, f: &FunctionsReport) {
             d(t.exclusive.total_ns as f64),
         ]);
     }
-    let mut table = b.build();
-    table
-        .with(Style::blank())
-        .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
+    let table = b.align_right(1..);
     indented(out, &table);
     for t in &f.functions {
         for line in function_notes(t, f) {
@@ -929,7 +903,7 @@ fn functions(out: &mut String, f: &FunctionsReport) {
     );
     if let Some(ms) = f.interval_ms {
         if !f.intervals.is_empty() {
-            let mut b = Builder::default();
+            let mut b = Grid::new();
             b.push_record(
                 std::iter::once("t (s)".to_string())
                     .chain(f.functions.iter().map(|t| t.name.clone())),
@@ -951,9 +925,7 @@ fn functions(out: &mut String, f: &FunctionsReport) {
                 out,
                 " calls per {ms} ms interval (~: sampled, counts since the last window):"
             );
-            let mut t = b.build();
-            t.with(Style::blank())
-                .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
+            let t = b.align_right(1..);
             indented(out, &t);
         }
     }

@@ -1,7 +1,7 @@
 //! Peak resident memory, thread and process counts of the launched tree.
 //!
-//! `ru_maxrss` of a child is the largest *single* process, and the forked child's pre-exec copy of
-//! arum's memory counts towards it (exec keeps the old memory's high-water mark), so it is wrong
+//! `ru_maxrss` of a child is the largest *single* process, and arum's memory, in which the child
+//! runs until exec, counts towards it (exec keeps the old memory's high-water mark), so it is wrong
 //! in both directions for a tree. Where the tree has a cgroup v2 group with the memory
 //! controller, `memory.peak` is exact. Otherwise a sampler thread, once the program has run past
 //! the launch grace, adds up the proportional set size (PSS, from smaps_rollup) of the tree's

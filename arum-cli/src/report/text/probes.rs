@@ -2,9 +2,7 @@
 
 use std::fmt::Write;
 
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Modify, Style};
+use crate::report::grid::Grid;
 
 use super::{duration, grouped, indented};
 use crate::report::model::{SyscallStats, SyscallsReport, TasksView, ViewsReport};
@@ -14,16 +12,13 @@ const CALLS_SHOWN: usize = 25;
 /// Rows of the elapsed-time table in the text.
 const TABLE_ROWS: usize = 40;
 
-fn right_aligned(out: &mut String, b: Builder) {
-    let mut table = b.build();
-    table
-        .with(Style::blank())
-        .with(Modify::new(Columns::new(1..)).with(Alignment::right()));
+fn right_aligned(out: &mut String, b: Grid) {
+    let table = b.align_right(1..);
     indented(out, &table);
 }
 
 fn stats_table(out: &mut String, first: &str, rows: &[SyscallStats]) {
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record([
         first, "Calls", "Errors", "Total", "Mean", "p50", "p99", "Max", "Bytes", "Errno",
     ]);
@@ -131,7 +126,7 @@ pub fn views(out: &mut String, v: &ViewsReport) {
         tasks(out, t);
     }
     let _ = writeln!(out, "\nElapsed time per process and probe");
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record(["Process", "Probe", "Calls", "µs", "TSC cycles"]);
     for r in v.table.iter().take(TABLE_ROWS) {
         b.push_record([
@@ -174,7 +169,7 @@ fn tasks(out: &mut String, t: &TasksView) {
         duration(d.p99_ns as f64),
         duration(d.max_ns as f64)
     );
-    let mut b = Builder::default();
+    let mut b = Grid::new();
     b.push_record([
         "Nested probe",
         "Tasks",

@@ -1,5 +1,6 @@
-//! `count-floor [-e] -- CMD [ARGS...]`: the least a launcher that counts can cost. It forks,
-//! holds the child on a pipe, (with `-e`) opens task-clock and page-faults on every online CPU
+//! `count-floor [-e[=task-clock|page-faults]] -- CMD [ARGS...]`: the least a launcher that
+//! counts can cost. It forks, holds the child on a pipe, (with `-e`) opens task-clock and
+//! page-faults (or only the one named) on every online CPU
 //! bound to the child through arum's own perf layer, with the attributes its perf backend gives
 //! them in application scope (disabled, inherited, enabled at exec), releases it, waits, reads
 //! and closes the counters, and exits with the child's status. Nothing else: no arguments beyond
@@ -16,9 +17,23 @@ use perf_event_open_sys::bindings as perf;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let count = args.first().is_some_and(|a| a == "-e");
+    // Which events: both with `-e`, one with `-e=NAME` (to tell their prices apart).
+    let events: Vec<u32> = match args.first().map(String::as_str) {
+        Some("-e") => vec![
+            perf::PERF_COUNT_SW_TASK_CLOCK,
+            perf::PERF_COUNT_SW_PAGE_FAULTS,
+        ],
+        Some("-e=task-clock") => vec![perf::PERF_COUNT_SW_TASK_CLOCK],
+        Some("-e=page-faults") => vec![perf::PERF_COUNT_SW_PAGE_FAULTS],
+        Some("--") => Vec::new(),
+        _ => {
+            eprintln!("usage: count-floor [-e[=task-clock|page-faults]] -- CMD [ARGS...]");
+            std::process::exit(2);
+        }
+    };
+    let count = !events.is_empty();
     let Some(dash) = args.iter().position(|a| a == "--") else {
-        eprintln!("usage: count-floor [-e] -- CMD [ARGS...]");
+        eprintln!("usage: count-floor [-e[=task-clock|page-faults]] -- CMD [ARGS...]");
         std::process::exit(2);
     };
     let argv: Vec<CString> = args[dash + 1..]
@@ -37,13 +52,7 @@ fn main() {
     let (child, release) = fork_held(&argv);
     let counters: Vec<OwnedFd> = cpus
         .iter()
-        .flat_map(|&cpu| {
-            [
-                perf::PERF_COUNT_SW_TASK_CLOCK,
-                perf::PERF_COUNT_SW_PAGE_FAULTS,
-            ]
-            .map(|config| open(config, child, cpu))
-        })
+        .flat_map(|&cpu| events.iter().map(move |&config| open(config, child, cpu)))
         .collect();
     drop(release); // the child's read returns: it execs
     let status = wait(child);

@@ -1,0 +1,91 @@
+//! The stack a child launched in arum's own address space runs on (see `child`), with a guard
+//! page below it. The child may write to it until it has exec'd or exited, so the mapping is
+//! returned to the kernel only once the child is known to be gone: unmapped any earlier, its
+//! pages could be handed to arum's allocator while the child still writes into them.
+
+use std::io;
+use std::ptr::NonNull;
+
+/// Room for `child_main` and the libc calls it makes (a debug build's frames included), with a
+/// wide margin: the child touches only the pages it uses.
+const STACK_BYTES: usize = 128 * 1024;
+
+pub(super) struct ChildStack {
+    base: NonNull<libc::c_void>,
+    len: usize,
+    guard: usize,
+    child_gone: bool,
+}
+
+impl ChildStack {
+    pub fn new() -> io::Result<Self> {
+        // SAFETY: sysconf has no memory-safety preconditions.
+        let guard = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+            .ok()
+            .filter(|&p| p > 0)
+            .unwrap_or(4096);
+        let len = guard + STACK_BYTES;
+        // SAFETY: a fresh private anonymous mapping at an address the kernel picks; nothing else
+        // refers to it.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_STACK | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let base = NonNull::new(base).expect("mmap does not return NULL on success");
+        let stack = ChildStack {
+            base,
+            len,
+            guard,
+            child_gone: true,
+        };
+        // The stack grows down: an overflow faults on the guard page instead of writing into
+        // whatever arum has mapped below.
+        // SAFETY: the first page of the mapping just made, which nothing uses.
+        if unsafe { libc::mprotect(base.as_ptr(), guard, libc::PROT_NONE) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(stack)
+    }
+
+    /// Copies `value` to the top of the stack and returns where it now lives and the initial
+    /// stack pointer just below it (16-byte aligned, as the x86-64 and AArch64 ABIs want). From
+    /// here on the mapping is kept until [`ChildStack::child_gone`].
+    pub fn place<T: Copy>(&mut self, value: T) -> (*const T, *mut libc::c_void) {
+        let end = self.base.as_ptr() as usize + self.len;
+        let at = (end - std::mem::size_of::<T>()) & !(std::mem::align_of::<T>().max(16) - 1);
+        debug_assert!(at - (self.base.as_ptr() as usize + self.guard) > STACK_BYTES / 2);
+        let slot = at as *mut T;
+        // SAFETY: `slot` lies inside the writable part of the mapping, aligned for T, and no
+        // child runs on this stack yet.
+        unsafe { slot.write(value) };
+        self.child_gone = false;
+        (slot.cast_const(), slot.cast())
+    }
+
+    /// The child has exited or exec'd into a new address space: the stack may go.
+    pub fn child_gone(&mut self) {
+        self.child_gone = true;
+    }
+}
+
+impl Drop for ChildStack {
+    fn drop(&mut self) {
+        if !self.child_gone {
+            // A child that may still run on these pages keeps them (a launch abandoned without
+            // its reap, which arum never does on purpose): a leak of 132 KiB of address space
+            // is the safe outcome.
+            return;
+        }
+        // SAFETY: the whole mapping made in `new`; no child uses it any more.
+        unsafe { libc::munmap(self.base.as_ptr(), self.len) };
+    }
+}
