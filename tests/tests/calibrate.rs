@@ -234,8 +234,15 @@ fn task_figures_are_consistent() {
         "thread creation {thread} ns >= process creation {fork} ns"
     );
     if let (Some(fe), Some(ve)) = (median(j, "tasks.fork_exec"), median(j, "tasks.vfork_exec")) {
-        // Exec adds work to a fork; vfork skips copying the address space.
-        assert!(fe > fork, "fork+exec {fe} ns <= fork {fork} ns");
+        // Exec adds work to a fork, though little (a 132-byte program) beside the fork itself,
+        // and the two are measured one after the other: on a busy VM their medians can swap
+        // (CI saw 116.6 against 121.1 µs). What must not happen is fork+exec measurably cheaper:
+        // its median's 90% interval wholly below fork's.
+        let ci = |name: &str, end: &str| measurement(j, name)["summary"][end].as_f64().unwrap();
+        assert!(
+            fe > fork || ci("tasks.fork_exec", "ci90_high") >= ci("tasks.fork", "ci90_low"),
+            "fork+exec {fe} ns measurably below fork {fork} ns"
+        );
         assert!(ve < fe, "vfork+exec {ve} ns >= fork+exec {fe} ns");
     }
     let sw = measurement(j, "tasks.switch.process.same_cpu");

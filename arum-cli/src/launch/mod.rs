@@ -244,10 +244,10 @@ impl Running<'_> {
     /// (126/127 as the shell gives them) when the program never started.
     pub fn wait(mut self) -> Result<Reaped, ArumError> {
         let mut reaped = reap::reap(self.pid, self.t0)?;
-        if let Some(stack) = &mut self.stack {
+        if let Some(mut stack) = self.stack.take() {
             stack.child_gone();
         }
-        drop(self.signals);
+        drop(std::mem::replace(&mut self.signals, SignalGuard::inert()));
         // The child is gone: its end of the pipe is closed (on exec, or at its exit), so this
         // read does not wait; non-blocking all the same, should another process of arum's have
         // inherited that end.
@@ -258,12 +258,32 @@ impl Running<'_> {
         let outcome = child::read_exec_outcome(self.exec_error.as_fd());
         if let Some(errno) = outcome.error {
             return Err(ArumError::Exec {
-                program: self.display,
+                program: std::mem::take(&mut self.display),
                 source: errno,
             });
         }
         reaped.pre_exec_maxrss_bytes = outcome.pre_exec_maxrss_bytes;
         Ok(reaped)
+    }
+}
+
+impl Drop for Running<'_> {
+    /// Left without its reap (an error, or a panic that unwinds in a test build), a child in
+    /// arum's memory may still be reading the Executable whose borrow ends here: wait until it
+    /// has exec'd or exited, which closes its end of the exec-error pipe. It no longer touches
+    /// arum's memory then, and its stack can go.
+    fn drop(&mut self) {
+        if let Some(stack) = &mut self.stack {
+            let mut buf = [0u8; 16];
+            loop {
+                match nix::unistd::read(&self.exec_error, &mut buf) {
+                    Ok(0) => break stack.child_gone(),
+                    Ok(_) | Err(nix::errno::Errno::EINTR) => continue,
+                    // Unknown: the stack stays mapped (see ChildStack).
+                    Err(_) => break,
+                }
+            }
+        }
     }
 }
 

@@ -72,13 +72,28 @@ impl SignalGuard {
 }
 
 /// In the child before exec: the program gets the dispositions arum itself was started with (an
-/// ignored SIGHUP under nohup stays ignored; caught signals reset at exec anyway).
+/// ignored SIGHUP under nohup stays ignored), and every standard signal still caught goes back to
+/// its default. Exec resets caught signals anyway, and the child runs in arum's memory, where a
+/// handler of arum's (the delay-accounting guard's, Rust's stack-overflow one) must not run: it
+/// would act on arum's state from the child. arum catches no real-time signal.
 pub fn restore_in_child(saved: &[(Signal, SigAction)]) {
     for (sig, old) in saved {
         // SAFETY: sigaction is async-signal-safe; `old` was returned by the kernel earlier, so
         // the call cannot fail and leaves errno alone (the child may share arum's: see `child`).
         unsafe {
             let _ = signal::sigaction(*sig, old);
+        }
+    }
+    for sig in 1..32 {
+        // SAFETY: both calls only read or write this process's dispositions, with valid
+        // signal numbers and structs on this stack; neither can fail, so errno stays untouched.
+        unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(sig, std::ptr::null(), &mut current);
+            if current.sa_sigaction != libc::SIG_DFL && current.sa_sigaction != libc::SIG_IGN {
+                let default: libc::sigaction = std::mem::zeroed(); // SIG_DFL, no flags
+                libc::sigaction(sig, &default, std::ptr::null_mut());
+            }
         }
     }
 }
