@@ -55,7 +55,7 @@ struct ChildArgs {
 /// it would hold the start pipe's write end itself and never see EOF if the parent gives up.
 /// Every signal is blocked while the child is made, so that none runs arum's handlers in the
 /// child; the child unblocks them once it has arum's original dispositions back.
-pub(super) fn fork_waiting(
+pub(super) fn launch_waiting(
     exe: &Executable,
     signals: &SignalGuard,
     cgroup: Option<BorrowedFd<'_>>,
@@ -125,8 +125,7 @@ fn launch(args: ChildArgs, cgroup: Option<BorrowedFd<'_>>) -> Result<Launched, E
 
 /// clone(CLONE_VM): the child runs `entry` on a stack of its own in arum's memory.
 fn clone_sharing_memory(args: ChildArgs) -> Result<Launched, Errno> {
-    let mut stack =
-        ChildStack::new().map_err(|e| Errno::from_raw(e.raw_os_error().unwrap_or(0)))?;
+    let mut stack = ChildStack::new()?;
     let (args, top) = stack.place(args);
     // SAFETY: the child starts in `entry` on its own stack, with a pointer to its arguments on
     // that stack; it shares arum's memory and keeps to what the module's header allows. No

@@ -303,7 +303,7 @@ pub fn spawn<'exe>(
     let (err_r, err_w) =
         pipe2(OFlag::O_CLOEXEC).map_err(launch_err("creating the exec-error pipe"))?;
     let signals = SignalGuard::install();
-    let launched = child::fork_waiting(
+    let launched = child::launch_waiting(
         exe,
         &signals,
         cgroup,

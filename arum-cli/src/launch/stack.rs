@@ -3,8 +3,9 @@
 //! returned to the kernel only once the child is known to be gone: unmapped any earlier, its
 //! pages could be handed to arum's allocator while the child still writes into them.
 
-use std::io;
 use std::ptr::NonNull;
+
+use nix::errno::Errno;
 
 /// Room for `child_main` and the libc calls it makes (a debug build's frames included), with a
 /// wide margin: the child touches only the pages it uses.
@@ -18,7 +19,7 @@ pub(super) struct ChildStack {
 }
 
 impl ChildStack {
-    pub fn new() -> io::Result<Self> {
+    pub fn new() -> Result<Self, Errno> {
         // SAFETY: sysconf has no memory-safety preconditions.
         let guard = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
             .ok()
@@ -38,7 +39,7 @@ impl ChildStack {
             )
         };
         if base == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
+            return Err(Errno::last());
         }
         let base = NonNull::new(base).expect("mmap does not return NULL on success");
         let stack = ChildStack {
@@ -51,7 +52,7 @@ impl ChildStack {
         // whatever arum has mapped below.
         // SAFETY: the first page of the mapping just made, which nothing uses.
         if unsafe { libc::mprotect(base.as_ptr(), guard, libc::PROT_NONE) } != 0 {
-            return Err(io::Error::last_os_error());
+            return Err(Errno::last());
         }
         Ok(stack)
     }

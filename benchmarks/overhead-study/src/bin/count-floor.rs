@@ -1,13 +1,13 @@
 //! `count-floor [-e[=task-clock|page-faults]] -- CMD [ARGS...]`: the least a launcher that
 //! counts can cost. It forks, holds the child on a pipe, (with `-e`) opens task-clock and
-//! page-faults (or only the one named) on every online CPU
-//! bound to the child through arum's own perf layer, with the attributes its perf backend gives
-//! them in application scope (disabled, inherited, enabled at exec), releases it, waits, reads
-//! and closes the counters, and exits with the child's status. Nothing else: no arguments beyond
-//! these, no report. `benchmarks/overhead.sh` runs it with and without `-e`; the difference is the kernel's
-//! own price of counting two software events on this machine (opening, the static keys patched
-//! on open and close, counting in the child, inheritance at exit), which every tool that counts
-//! with perf_event_open pays whatever it does in user space.
+//! page-faults (or only the one named) on every online CPU bound to the child through arum's own
+//! perf layer, with the attributes its perf backend gives them in application scope (disabled,
+//! inherited, enabled at exec), releases it, waits, reads and closes the counters, and exits with
+//! the child's status. Nothing else: no arguments beyond these, no report.
+//! `benchmarks/overhead.sh` runs it without `-e`, with it, and with each event alone; the
+//! differences are the kernel's own price of counting these software events on this machine
+//! (opening, the static keys patched on open and close, counting in the child, inheritance at
+//! exit), which every tool that counts with perf_event_open pays whatever it does in user space.
 
 use std::ffi::CString;
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
@@ -26,15 +26,10 @@ fn main() {
         Some("-e=task-clock") => vec![perf::PERF_COUNT_SW_TASK_CLOCK],
         Some("-e=page-faults") => vec![perf::PERF_COUNT_SW_PAGE_FAULTS],
         Some("--") => Vec::new(),
-        _ => {
-            eprintln!("usage: count-floor [-e[=task-clock|page-faults]] -- CMD [ARGS...]");
-            std::process::exit(2);
-        }
+        _ => usage(),
     };
-    let count = !events.is_empty();
     let Some(dash) = args.iter().position(|a| a == "--") else {
-        eprintln!("usage: count-floor [-e[=task-clock|page-faults]] -- CMD [ARGS...]");
-        std::process::exit(2);
+        usage()
     };
     let argv: Vec<CString> = args[dash + 1..]
         .iter()
@@ -44,10 +39,10 @@ fn main() {
         eprintln!("count-floor: no command after --");
         std::process::exit(2);
     }
-    let cpus = if count {
-        arum_cli::system::cpulist::online().expect("the online CPUs")
-    } else {
+    let cpus = if events.is_empty() {
         Vec::new()
+    } else {
+        arum_cli::system::cpulist::online().expect("the online CPUs")
     };
     let (child, release) = fork_held(&argv);
     let counters: Vec<OwnedFd> = cpus
@@ -61,6 +56,11 @@ fn main() {
     }
     drop(counters);
     std::process::exit(status);
+}
+
+fn usage() -> ! {
+    eprintln!("usage: count-floor [-e[=task-clock|page-faults]] -- CMD [ARGS...]");
+    std::process::exit(2);
 }
 
 /// Forks a child that waits until the returned descriptor is closed, then execs `argv`.
