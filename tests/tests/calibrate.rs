@@ -235,13 +235,14 @@ fn task_figures_are_consistent() {
     );
     if let (Some(fe), Some(ve)) = (median(j, "tasks.fork_exec"), median(j, "tasks.vfork_exec")) {
         // Exec adds work to a fork, though little (a 132-byte program) beside the fork itself,
-        // and the two are measured one after the other: on a busy VM their medians can swap
-        // (CI saw 116.6 against 121.1 µs). What must not happen is fork+exec measurably cheaper:
-        // its median's 90% interval wholly below fork's.
-        let ci = |name: &str, end: &str| measurement(j, name)["summary"][end].as_f64().unwrap();
+        // and the two are measured one after the other: on a busy VM a noisy phase moved fork's
+        // median above fork+exec's (CI: 134.6 against 116.3 µs; fork's median has ranged 74-134
+        // µs between runs here). Noise only adds time, so the fastest samples compare them.
+        let min = |name: &str| measurement(j, name)["summary"]["min"].as_f64().unwrap();
+        let (fe_min, fork_min) = (min("tasks.fork_exec"), min("tasks.fork"));
         assert!(
-            fe > fork || ci("tasks.fork_exec", "ci90_high") >= ci("tasks.fork", "ci90_low"),
-            "fork+exec {fe} ns measurably below fork {fork} ns"
+            fe_min > fork_min,
+            "fastest fork+exec {fe_min} ns <= fastest fork {fork_min} ns"
         );
         assert!(ve < fe, "vfork+exec {ve} ns >= fork+exec {fe} ns");
     }
