@@ -111,7 +111,15 @@ fn a_1ms_function_called_1000_times() {
         return;
     };
     let f = function(&json, "spin_ms");
-    assert_eq!(u64_at(f, "/calls"), 1000);
+    // Every call exactly, whatever the machine: a shortfall has been seen once in CI (966); the
+    // whole entry and the warnings say where the calls went.
+    assert_eq!(
+        u64_at(f, "/calls"),
+        1000,
+        "{f}\nwarnings: {}\nrecords: {}",
+        json["warnings"],
+        json["functions"]["records"]
+    );
     assert_eq!(f["calls_exact"], true);
     assert_eq!(u64_at(f, "/timed_calls"), 1000);
     assert!(
@@ -368,18 +376,34 @@ fn exact_counts_and_no_throttle_count_every_call_and_state_the_cost() {
     }
 }
 
+/// The calibrated CPU time of one entry-probe hit here (ns), from a short probed run; None where
+/// probes cannot be opened.
+fn entry_probe_cost_ns() -> Option<f64> {
+    let args = ["-F", "tiny", "--", &native("fcalls"), "tiny", "10"];
+    let (_, json) = probed(&args)?;
+    json["functions"]["probe_cost"]["entry_ns"].as_f64()
+}
+
 #[test]
 fn sparse_calls_of_a_short_function_are_estimated_from_windows() {
-    // 10,000 calls, each followed by 100 µs of other work (CPU time): the function is too short
-    // to time, but its calls come far slower than a probe hit, so the windows can count them.
+    // Calls of a function too short to time, each followed by other work (CPU time), far slower
+    // than a probe hit so that the windows can count them. A hit costs 4-20 µs on our VMs: the gap
+    // is ten hits' calibrated cost (at least 100 µs), so a window's hits take about a tenth of its
+    // time, well below the fifth at which arum calls a window saturated; about 1 s of calls.
+    let Some(cost_ns) = entry_probe_cost_ns() else {
+        return;
+    };
+    let gap_us = ((10.0 * cost_ns / 1000.0).ceil() as u64).max(100);
+    let n = 1_000_000 / gap_us;
+    let (gap, calls) = (gap_us.to_string(), n.to_string());
     let args = [
         "-F",
         "tiny",
         "--",
         &native("fcalls"),
         "sparse",
-        "10000",
-        "100",
+        &calls,
+        &gap,
     ];
     let Some((_, json)) = probed(&args) else {
         return;
@@ -388,21 +412,22 @@ fn sparse_calls_of_a_short_function_are_estimated_from_windows() {
     assert!(!f["throttled"].is_null(), "{f}");
     let e = &f["estimate"];
     assert!(u64_at(e, "/windows") >= 2, "{e}");
-    let calls = e["calls"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no estimate: {e}"));
+    let truth = n as f64;
+    let calls = e["calls"].as_f64().unwrap_or_else(|| {
+        panic!("no estimate of {n} calls {gap_us} µs apart (a hit: {cost_ns:.0} ns): {e}")
+    });
     eprintln!(
-        "10,000 calls, estimated {calls:.0} ({e}; throttled: {})",
+        "{n} calls {gap_us} µs apart, estimated {calls:.0} ({e}; throttled: {})",
         f["throttled"]
     );
     assert!(
-        (calls - 10_000.0).abs() / 10_000.0 < 0.10,
-        "estimate {calls} of 10,000: {e}"
+        (calls - truth).abs() / truth < 0.10,
+        "estimate {calls} of {n}: {e}"
     );
     let (low, high) = (e["low"].as_f64().unwrap(), e["high"].as_f64().unwrap());
     assert!(
-        low <= 10_000.0 && 10_000.0 <= high,
-        "interval {low}..{high} misses 10,000"
+        low <= truth && truth <= high,
+        "interval {low}..{high} misses {n}"
     );
 }
 
