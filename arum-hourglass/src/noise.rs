@@ -292,7 +292,7 @@ struct ProbeSink {
     interrupt_ns: f64,
     task_ns: f64,
     running: u64,
-    times: Vec<f64>,
+    times: Vec<tick::Gap>,
     previous: Option<Interval>,
 }
 
@@ -312,7 +312,10 @@ impl Sink for ProbeSink {
                 }
             }
             if self.times.len() < self.times.capacity() {
-                self.times.push((p.end - self.t0) as f64 * 1e9 / self.hz);
+                self.times.push(tick::Gap {
+                    at_ns: (p.end - self.t0) as f64 * 1e9 / self.hz,
+                    len_ns: ns,
+                });
             }
         }
     }

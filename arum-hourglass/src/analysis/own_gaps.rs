@@ -53,13 +53,16 @@ pub fn analyse(
         .map(|th| {
             let window = windows_ns.get(th).copied().unwrap_or(0.0).max(1.0);
             let interrupts = Summary::of(&irq[th]);
-            let gap_times: Vec<f64> = t.by_thread[th]
-                .iter()
-                .filter(|i| matches!(i.ended, End::Gap { .. }))
-                .map(|i| tb.since_ns(i.end))
+            let gaps: Vec<tick::Gap> = t.by_thread[th]
+                .windows(2)
+                .filter(|w| matches!(w[0].ended, End::Gap { .. }))
+                .map(|w| tick::Gap {
+                    at_ns: tb.since_ns(w[0].end),
+                    len_ns: tb.ns(w[1].start.saturating_sub(w[0].end)),
+                })
                 .collect();
             let sources = tick::infer(
-                &gap_times,
+                &gaps,
                 tb.ns(t.received(th)),
                 kernel_hz.map(|hz| 1e9 / hz as f64),
             );
