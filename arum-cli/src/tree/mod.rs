@@ -1,7 +1,8 @@
 //! The launched process tree: which processes belong to it, the one source of that answer for
 //! every facility. Where the machine allows, the tree is born into a cgroup v2 group of its own
 //! (see `cgroup`), whose `cgroup.procs` lists exactly its processes however they were forked;
-//! elsewhere, the tree is found by following parent links in /proc from the launched process.
+//! elsewhere, the tree is found in /proc from the launched process down: each thread's list of
+//! children, or, where the kernel keeps none, every process's parent link.
 
 mod cgroup;
 
@@ -130,9 +131,46 @@ pub fn parse_pids(bytes: &[u8]) -> impl Iterator<Item = i32> + '_ {
         .filter_map(|w| std::str::from_utf8(w).ok()?.parse().ok())
 }
 
-/// The tree of `root` by parent links in /proc (the fallback without a cgroup).
+/// The tree of `root` from /proc (without a cgroup): the kernel's children lists, or where it
+/// has none, the parent links of every process.
 fn walk_proc(root: i32, out: &mut Vec<i32>) {
     out.push(root);
+    if !walk_children(out) {
+        walk_parent_links(out);
+    }
+}
+
+/// The tree below `out[0]` from the kernel's lists of each thread's children
+/// (`/proc/PID/task/TID/children`): a read per thread of the tree, however many processes the
+/// machine runs. False where the kernel has no such lists (built without CONFIG_PROC_CHILDREN).
+/// A process that is forked or exits during the walk may be missed or listed, as with any
+/// reading of /proc; an orphan belongs to its new parent, as with the parent links.
+fn walk_children(out: &mut Vec<i32>) -> bool {
+    if !std::path::Path::new("/proc/thread-self/children").exists() {
+        return false;
+    }
+    let mut i = 0;
+    while i < out.len() {
+        if let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", out[i])) {
+            for task in tasks.flatten() {
+                if let Ok(list) = std::fs::read(task.path().join("children")) {
+                    for pid in parse_pids(&list) {
+                        // A process reparented during the walk could be listed twice.
+                        if !out.contains(&pid) {
+                            out.push(pid);
+                        }
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The tree below `out[0]` from every process's parent link (its stat file): a scan of the
+/// whole of /proc.
+fn walk_parent_links(out: &mut Vec<i32>) {
     let Ok(all) = procfs::process::all_processes() else {
         return;
     };
@@ -167,7 +205,7 @@ mod tests {
     }
 
     #[test]
-    fn without_a_cgroup_the_tree_is_found_through_parent_links() {
+    fn without_a_cgroup_the_tree_is_found_through_proc() {
         // This test process and a child of it: the walk from our pid finds the child.
         let mut child = std::process::Command::new("sleep")
             .arg("5")
@@ -183,6 +221,39 @@ mod tests {
         let _ = child.wait();
         assert_eq!(pids[0], std::process::id() as i32);
         assert!(pids.contains(&(child.id() as i32)), "{pids:?}");
+    }
+
+    #[test]
+    fn children_lists_and_parent_links_find_the_same_tree() {
+        // A child of this test's thread and a grandchild under it.
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 5 & echo; wait"])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        // The grandchild exists once sh has written its line.
+        let mut line = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.as_mut().unwrap()),
+            &mut line,
+        )
+        .unwrap();
+        // From sh down: other tests of this process start and end children meanwhile.
+        let sh = child.id() as i32;
+        let mut by_children = vec![sh];
+        let lists = walk_children(&mut by_children);
+        let mut by_links = vec![sh];
+        walk_parent_links(&mut by_links);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(by_links.len(), 2, "sh and its sleep: {by_links:?}");
+        if !lists {
+            println!("this kernel keeps no children lists (CONFIG_PROC_CHILDREN): the parent links were checked alone");
+            return;
+        }
+        by_children.sort_unstable();
+        by_links.sort_unstable();
+        assert_eq!(by_children, by_links);
     }
 
     #[test]
