@@ -207,7 +207,7 @@ impl Facility for Functions<'_> {
         let pid = run.pid.as_raw();
         // Without throttling nothing reads the exact counters: every hit is recorded anyway.
         let counting = self.settings.policy.mode != ThrottleMode::NoThrottle;
-        let opened = match probes::open(&self.settings.targets, pid, &cpus, counting) {
+        let mut opened = match probes::open(&self.settings.targets, pid, &cpus, counting) {
             Ok(p) => p,
             Err(e) => {
                 let why = format!("cannot open {}: {}", e.what, e.why);
@@ -219,6 +219,9 @@ impl Facility for Functions<'_> {
                 return Ok(());
             }
         };
+        for w in opened.warnings.drain(..) {
+            run.warnings.add(w);
+        }
         let mut live = Live::new(
             self.settings.targets.clone(),
             opened,

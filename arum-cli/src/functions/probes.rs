@@ -63,6 +63,8 @@ pub struct Probes {
     pub anchors: Vec<OwnedFd>,
     /// The definitions; dropped after every event that uses them.
     pub tracefs: TraceFs,
+    /// What the report should say about probes that opened with less than asked.
+    pub warnings: Vec<String>,
 }
 
 /// Why probes could not be opened.
@@ -104,6 +106,7 @@ pub fn open(
         sideband: Vec::new(),
         anchors: Vec::new(),
         tracefs,
+        warnings: Vec::new(),
     };
     for &cpu in cpus {
         let owner = uprobe::open_sideband(pid, cpu as i32)
@@ -158,7 +161,15 @@ pub fn open(
             }
         }
         if counting {
-            f.counter = uprobe::open_counting(Probe::Defined(ids.0), Bind::Launched(pid)).ok();
+            match uprobe::open_counting(Probe::Defined(ids.0), Bind::Launched(pid)) {
+                Ok(fd) => f.counter = Some(fd),
+                // The function is still timed; its calls are counted from the records alone.
+                Err(errno) => probes.warnings.push(format!(
+                    "the exact call counter of {} could not be opened ({}): its calls are counted from the probe records, which a full ring buffer loses, and the probe budget does not see them",
+                    t.name,
+                    errno.desc()
+                )),
+            }
         }
         probes.functions.push(f);
     }
