@@ -355,6 +355,15 @@ fn memory_figures_are_consistent() {
                     .any(|n| n.starts_with(&format!("L{level} ")) && n.contains("virtual machine")),
                 "L{level} at {r} of the curve size inside it without an explanation: {notes:?}"
             ),
+            // A private level on a virtual machine: the host may run another guest on the
+            // core's other hyperthread, which shares it (a 2 MiB L2 stepped at 512 KiB in CI on
+            // the Intel 6/CF VM). Within a factor of 4, and the run says why.
+            Some(r) if !last && r >= 0.25 && caches["virtual_machine"] == true => assert!(
+                notes
+                    .iter()
+                    .any(|n| n.starts_with(&format!("L{level} ")) && n.contains("hyperthreads")),
+                "L{level} at {r} of the curve size inside it without an explanation: {notes:?}"
+            ),
             other => panic!(
                 "L{level}: detected / largest curve size inside the reported = {other:?}, expected within a factor of 2 ({cmp:?})"
             ),

@@ -252,6 +252,12 @@ pub fn explain(comparison: &[LevelComparison], largest: u64, vm: bool) -> Vec<St
                      the run",
                     mib(c.detected_bytes.unwrap_or(0))
                 )),
+                Some(r) if r < 0.5 && vm => Some(format!(
+                    "{lvl}: the curve steps up after {}, {r:.2} of the reported size: this is a \
+                     virtual machine, and a core's cache is shared by its hyperthreads, on which \
+                     the host may run other guests; the step shows the share this guest kept",
+                    mib(c.detected_bytes.unwrap_or(0))
+                )),
                 Some(r) => Some(format!(
                     "{lvl}: the curve steps at {}, {r:.2} times the reported size; replacement \
                      policy and prefetching blur this level's edge",
@@ -385,5 +391,29 @@ mod tests {
                 assert_eq!(s.size_bytes, c.size_bytes, "{r:?}");
             }
         }
+    }
+
+    #[test]
+    fn an_early_private_level_is_explained_by_shared_hyperthreads_only_on_a_vm() {
+        let level = |level, reported: u64, detected: u64| LevelComparison {
+            level,
+            reported_bytes: reported,
+            detected_bytes: Some(detected),
+            ratio: Some(detected as f64 / reported as f64),
+        };
+        let levels = [
+            level(1, 48 << 10, 32 << 10),
+            level(2, 2 << 20, 512 << 10),
+            level(3, 256 << 20, 200 << 20),
+        ];
+        let on_vm = explain(&levels, 1 << 30, true);
+        assert_eq!(on_vm.len(), 1, "{on_vm:?}");
+        assert!(
+            on_vm[0].starts_with("L2 ") && on_vm[0].contains("hyperthreads"),
+            "{on_vm:?}"
+        );
+        let bare = explain(&levels, 1 << 30, false);
+        assert_eq!(bare.len(), 1, "{bare:?}");
+        assert!(bare[0].contains("blur"), "{bare:?}");
     }
 }
