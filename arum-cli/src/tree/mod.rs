@@ -146,7 +146,9 @@ fn walk_proc(root: i32, out: &mut Vec<i32>) {
 /// A process that is forked or exits during the walk may be missed or listed, as with any
 /// reading of /proc; an orphan belongs to its new parent, as with the parent links.
 fn walk_children(out: &mut Vec<i32>) -> bool {
-    if !std::path::Path::new("/proc/thread-self/children").exists() {
+    // The kernel's build does not change while arum runs: asked once, not at every sample.
+    static KEPT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*KEPT.get_or_init(|| std::path::Path::new("/proc/thread-self/children").exists()) {
         return false;
     }
     let mut i = 0;

@@ -61,7 +61,7 @@ pub struct Gap {
 pub fn infer(gaps: &[Gap], running_ns: f64, hint_ns: Option<f64>) -> Sources {
     let times: Vec<f64> = gaps.iter().map(|g| g.at_ns).collect();
     let all = infer_times(&times, gaps.len(), running_ns, hint_ns);
-    if !all.found.is_empty() || all.at_hint.is_some() || gaps.len() < 16 {
+    if !all.found.is_empty() || all.at_hint.is_some() {
         return all;
     }
     let mut lengths: Vec<f64> = gaps.iter().map(|g| g.len_ns).collect();
@@ -170,10 +170,7 @@ fn one(times: &[f64], all: usize, running_ns: f64) -> Option<(Tick, Vec<f64>)> {
             let tol = (d.period_ns * 0.01).max(30e3);
             let followed = dm
                 .iter()
-                .filter(|&&t| {
-                    let i = dm.partition_point(|&u| u < t + d.period_ns - tol);
-                    dm.get(i).is_some_and(|&u| u <= t + d.period_ns + tol)
-                })
+                .filter(|&&t| has_near(&dm, t + d.period_ns, tol))
                 .count();
             if followed as f64 >= 0.8 * running_ns / d.period_ns {
                 return Some((d, dm));
@@ -243,14 +240,17 @@ fn accept(times: &[f64], all: usize, running_ns: f64, rough: f64) -> Option<(Tic
 
 /// The gaps with another gap one or two periods before or after them, within `tol`.
 fn on_lattice(times: &[f64], period: f64, tol: f64) -> impl Iterator<Item = f64> + '_ {
-    let near = move |target: f64| {
-        let i = times.partition_point(|&u| u < target - tol);
-        times.get(i).is_some_and(|&u| u <= target + tol)
-    };
-    times
-        .iter()
-        .copied()
-        .filter(move |&t| [-2.0, -1.0, 1.0, 2.0].iter().any(|k| near(t + k * period)))
+    times.iter().copied().filter(move |&t| {
+        [-2.0, -1.0, 1.0, 2.0]
+            .iter()
+            .any(|k| has_near(times, t + k * period, tol))
+    })
+}
+
+/// Whether a time of `times` (ascending) lies within `tol` of `target`.
+fn has_near(times: &[f64], target: f64, tol: f64) -> bool {
+    let i = times.partition_point(|&u| u < target - tol);
+    times.get(i).is_some_and(|&u| u <= target + tol)
 }
 
 /// The middle of the densest stretch `width` wide of `values`: where a clock's spacings crowd
