@@ -150,6 +150,8 @@ pub fn plan(args: &RunArgs) -> Result<Option<(Plan, RunFacts)>, ArumError> {
                 ..RunFacts::default()
             },
         )
+    } else if metrics.is_empty() && specs.iter().all(|s| arum_events::resolve::is_software(s)) {
+        (Machine::software_only(&cpu), RunFacts::default())
     } else {
         (
             Machine::this(&cpu, table, &pmus),

@@ -80,6 +80,21 @@ impl<'a> Machine<'a> {
         }
     }
 
+    /// The machine arum runs on, for software events only: they use no counter, so CPUID's
+    /// counter leaf (0xA) is not asked (on a virtual machine every CPUID instruction is an exit
+    /// to the hypervisor, 8-12.5 µs on our Intel VMs), nor the kernel's PMUs read.
+    pub fn software_only(cpu: &'a CpuIdent) -> Machine<'a> {
+        Machine {
+            cpu,
+            table: None,
+            cpuid_pmu: None,
+            arch: None,
+            pmus: None,
+            core_types: None,
+            common: std::cell::OnceCell::new(),
+        }
+    }
+
     /// A CPU named with --cpu: its table only; architectural events assumed for Intel.
     pub fn named(cpu: &'a CpuIdent, table: Option<Table>) -> Machine<'a> {
         Machine {

@@ -1344,6 +1344,13 @@ fn split_modifiers(spec: &str) -> (&str, bool, bool) {
     (spec, false, false)
 }
 
+/// Whether `spec` names one of the kernel's software events (with or without `:u`/`:k`): the
+/// same on every processor, counted without a hardware counter.
+pub fn is_software(spec: &str) -> bool {
+    let (body, _, _) = split_modifiers(spec);
+    software(body).is_some()
+}
+
 /// Whether `spec` can be resolved without an event table: software events and raw codes.
 pub fn needs_no_table(spec: &str) -> bool {
     let (body, _, _) = split_modifiers(spec);
