@@ -386,8 +386,8 @@ impl CpuIdent {
     /// the hypervisor: 8-12.5 µs each on our Intel 6/CF VM, 50-75 µs for the six, against
     /// 7.6-10.7 µs for the read there (C loops of 2,000 of each); on the AMD VMs the six
     /// cost about 6 µs, and on bare metal CPUID takes well under a microsecond (neither read
-    /// measured): at most a few µs more there, against a twentieth of a run of `true` saved on
-    /// the Intel VMs.
+    /// measured): at most a few µs more there, against 40-65 µs saved per run on the Intel
+    /// VMs.
     pub fn detect() -> Option<CpuIdent> {
         static DETECTED: std::sync::OnceLock<Option<CpuIdent>> = std::sync::OnceLock::new();
         DETECTED
