@@ -15,6 +15,7 @@ scripts/deps.sh
 cargo fmt --all -- --check
 rustfmt --edition 2021 --check arum-kmod/*.rs
 cargo clippy --workspace --all-targets -q -- -D warnings
+tools/startup-order/check.sh
 cargo build --workspace -q
 cargo test --workspace
 arum-kmod/test/run.sh

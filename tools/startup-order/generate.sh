@@ -4,7 +4,8 @@
 # valgrind's callgrind (apt-get install valgrind), which records every function executed, and
 # keeps the names the binary defines. Run it again when the start-up path changes or after a
 # toolchain or dependency update (the mangled names change), then check the effect with
-# benchmarks/overhead.sh (its page-fault column).
+# benchmarks/overhead.sh (its page-fault column). tools/startup-order/check.sh (run by the tests)
+# says when it is due.
 # Usage: tools/startup-order/generate.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
