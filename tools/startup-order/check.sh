@@ -3,19 +3,17 @@
 # names are functions of this tree's release build. The names are mangled with hashes of the
 # crates, which move with the code, the dependencies and the toolchain; the linker skips names it
 # does not find, silently, and arum then starts with more page faults (one stale order, with 570
-# of its 886 names left, took arum's peak RSS for `true` from 1.9 to 3.8 MiB and its launch
-# overhead from 1.25 to 1.29x GNU time's). The fix is to run tools/startup-order/generate.sh.
+# of its 886 names left, took arum's peak RSS for `true` from 1.9 to 3.8 MiB, with about 10 more
+# page faults per run). The fix is to run tools/startup-order/generate.sh.
 # Usage: tools/startup-order/check.sh   (builds the release with its symbol table kept, as
-# generate.sh does, in the same target directory)
+# generate.sh does, in the same target directory: symbols.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 order=arum-cli/startup-order.txt
-target_dir=target/startup-order
-ARUM_KEEP_SYMBOLS=1 ARUM_STARTUP_ORDER=0 cargo build --release -q -p arum-cli --target-dir "$target_dir"
-arum=$target_dir/x86_64-unknown-linux-gnu/release/arum
+source tools/startup-order/symbols.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-nm --defined-only "$arum" | awk '$2 ~ /^[tTwWi]$/ { print $3 }' | sort -u >"$work/defined"
+defined_names >"$work/defined" || true # nm fails on a stripped binary: said below
 if [ ! -s "$work/defined" ]; then
   echo "check.sh: $arum has no symbol table (a build script that ran without ARUM_KEEP_SYMBOLS=1 in $target_dir?): remove $target_dir and run again" >&2
   exit 1

@@ -11,9 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 command -v valgrind >/dev/null || { echo "valgrind is missing: apt-get install valgrind" >&2; exit 1; }
 # The names must be those of the release build: the same profile, with the symbol table kept.
-target_dir=target/startup-order
-ARUM_KEEP_SYMBOLS=1 ARUM_STARTUP_ORDER=0 cargo build --release -q -p arum-cli --target-dir "$target_dir"
-arum=$target_dir/x86_64-unknown-linux-gnu/release/arum
+source tools/startup-order/symbols.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 runs=(
@@ -32,7 +30,7 @@ for args in "${runs[@]}"; do
     "$arum" $args >/dev/null 2>&1 || true
   i=$((i + 1))
 done
-nm --defined-only "$arum" | awk '$2 ~ /^[tTwWi]$/ { print $3 }' | sort -u >"$work/defined"
+defined_names >"$work/defined"
 cat "$work"/cg.* | sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' | sed -E "s/'[0-9]+$//" | sort -u >"$work/run"
 # Under valgrind arum launches with fork (valgrind cannot run a clone that shares memory, see
 # arum-cli/src/launch/raw.rs), so the functions of the usual launch are added by name.
