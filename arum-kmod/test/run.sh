@@ -41,21 +41,59 @@ file /arum.ko $work/mod/arum-kmod/arum.ko 644 0 0
 LIST
 "$kdir/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
 
-# boot NAME CPUS MEMORY SECONDS [CMDLINE]: one guest run; its console goes to NAME.log.
-boot() {
-  local name=$1 cpus=$2 mem=$3 secs=$4 extra=${5:-}
-  echo "run.sh: booting the $cpus-CPU guest" >&2
-  local t0=$SECONDS
-  # loglevel=4: the console carries the kernel's errors (an RCU stall report among them), so a
-  # guest that hangs before /init leaves more than the firmware's banner.
-  timeout "$secs" qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$cpus" -m "$mem" \
+# A guest whose console shows no /init after this long is stuck in the kernel's boot: 32
+# emulated CPUs on an AMD EPYC VM reach /init in 40-60 s of wall time, and pinned to one host
+# core in about 100 s.
+init_secs=${ARUM_KTEST_INIT_SECS:-300}
+
+# boot_once NAME CPUS MEMORY SECONDS CMDLINE: one guest run, its console in NAME.log. Prints
+# "ran", "timeout" (the guest outlived SECONDS) or "no-init"; a guest that is stopped has where
+# its CPUs were (QEMU's monitor, System.map) printed first.
+boot_once() {
+  local name=$1 cpus=$2 mem=$3 secs=$4 extra=$5
+  local log=$work/$name.log mon=$work/$name.monitor state=ran t0=$SECONDS
+  rm -f "$mon"
+  # loglevel=4: the console carries the kernel's errors (an RCU stall report among them).
+  qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$cpus" -m "$mem" \
     -kernel "$kdir/arch/x86/boot/bzImage" -initrd "$work/initramfs.cpio" \
     -append "console=ttyS0 panic=-1 oops=panic panic_on_warn=1 loglevel=4 $extra" \
-    -nographic -no-reboot </dev/null >"$work/$name.log" 2>&1 || true
-  grep -E '^(PASS|FAIL) |^    |^guest: ' "$work/$name.log" | tr -d '\r' || true
+    -monitor "unix:$mon,server,nowait" -nographic -no-reboot </dev/null >"$log" 2>&1 &
+  local qemu=$!
+  while kill -0 "$qemu" 2>/dev/null; do
+    if ((SECONDS - t0 >= secs)); then
+      state=timeout
+    elif ((SECONDS - t0 >= init_secs)) && ! grep -aq '^guest: ' "$log"; then
+      state=no-init
+    fi
+    if [ $state != ran ]; then
+      echo "run.sh: the $cpus-CPU guest is stopped ($state after $((SECONDS - t0)) s); its CPUs were at:" >&2
+      python3 "$here/where.py" "$mon" "$kdir/System.map" 2>&1 | sed 's/^/run.sh:   /' >&2 || true
+      kill "$qemu" 2>/dev/null || true
+      break
+    fi
+    sleep 1
+  done
+  wait "$qemu" 2>/dev/null || true
   echo "run.sh: the $cpus-CPU guest ran for $((SECONDS - t0)) s of its $secs s limit" >&2
+  echo $state
+}
+
+# boot NAME CPUS MEMORY SECONDS [CMDLINE]: a guest run, with its checks and summary printed. A
+# boot that never reaches /init has run nothing of the module; it is booted again, at most twice,
+# each stuck console kept as NAME-no-init-N.log. Any other failure fails.
+boot() {
+  local name=$1 cpus=$2 mem=$3 secs=$4 extra=${5:-} attempt state
+  for attempt in 1 2 3; do
+    echo "run.sh: booting the $cpus-CPU guest" >&2
+    state=$(boot_once "$name" "$cpus" "$mem" "$secs" "$extra")
+    [ "$state" = no-init ] && [ $attempt -lt 3 ] || break
+    cp "$work/$name.log" "$work/$name-no-init-$attempt.log"
+    echo "run.sh: the $cpus-CPU guest did not reach /init in $init_secs s (console in" \
+      "$work/$name-no-init-$attempt.log); booting it once more" >&2
+  done
+  grep -aE '^(PASS|FAIL) |^    |^guest: ' "$work/$name.log" | tr -d '\r' || true
   local summary
-  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$work/$name.log" | tr -d '\r' | tail -n 1 || true)
+  summary=$(grep -aE '^[0-9]+ passed, [0-9]+ failed' "$work/$name.log" | tr -d '\r' | tail -n 1 || true)
   if [ -z "$summary" ]; then
     echo "the $cpus-CPU guest did not finish; its console:" >&2
     tail -n 60 "$work/$name.log" >&2
