@@ -42,8 +42,8 @@ LIST
 "$kdir/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
 
 # A guest whose console shows no /init after this long is stuck in the kernel's boot: 32
-# emulated CPUs on an AMD EPYC VM reach /init in 40-60 s of wall time, and pinned to one host
-# core in about 100 s.
+# emulated CPUs on an AMD EPYC VM reach /init after 38-60 s of guest time, and pinned to one host
+# core after 80-83 s.
 init_secs=${ARUM_KTEST_INIT_SECS:-300}
 
 # boot_once NAME CPUS MEMORY SECONDS CMDLINE: one guest run, its console in NAME.log. Prints
@@ -51,8 +51,10 @@ init_secs=${ARUM_KTEST_INIT_SECS:-300}
 # its CPUs were (QEMU's monitor, System.map) printed first.
 boot_once() {
   local name=$1 cpus=$2 mem=$3 secs=$4 extra=$5
-  local log=$work/$name.log mon=$work/$name.monitor state=ran t0=$SECONDS
-  rm -f "$mon"
+  # The monitor's socket lives in /tmp: a unix socket's path has at most 107 bytes, and the work
+  # directory's may be longer.
+  local log=$work/$name.log mon state=ran t0=$SECONDS
+  mon=$(mktemp -u /tmp/arum-ktest-XXXXXX.monitor)
   # loglevel=4: the console carries the kernel's errors (an RCU stall report among them).
   qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$cpus" -m "$mem" \
     -kernel "$kdir/arch/x86/boot/bzImage" -initrd "$work/initramfs.cpio" \
@@ -74,6 +76,7 @@ boot_once() {
     sleep 1
   done
   wait "$qemu" 2>/dev/null || true
+  rm -f "$mon"
   echo "run.sh: the $cpus-CPU guest ran for $((SECONDS - t0)) s of its $secs s limit" >&2
   echo $state
 }
