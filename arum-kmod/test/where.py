@@ -2,7 +2,7 @@
 """Where a hung guest's CPUs are: asks QEMU's monitor (a unix socket) for every CPU's registers
 and prints each CPU's instruction pointer as a kernel function, from the kernel's System.map.
 
-Usage: where.py MONITOR_SOCKET|SAVED_REPLY SYSTEM_MAP
+Usage: where.py MONITOR_SOCKET SYSTEM_MAP
 Prints one line per distinct place, with the CPUs there, most CPUs first."""
 
 import bisect
@@ -34,6 +34,7 @@ def registers(path):
 
 
 def symbols(path):
+    """The text symbols of System.map as two sorted lists: addresses and names."""
     table = []
     with open(path) as f:
         for line in f:
@@ -41,28 +42,22 @@ def symbols(path):
             if len(parts) == 3 and parts[1] in "tTwW":
                 table.append((int(parts[0], 16), parts[2]))
     table.sort()
-    return table
+    return [a for a, _ in table], [n for _, n in table]
 
 
-def name(table, addr):
-    i = bisect.bisect_right([a for a, _ in table], addr) - 1
+def name(addrs, names, addr):
+    i = bisect.bisect_right(addrs, addr) - 1
     if i < 0:
         return hex(addr)
-    base, sym = table[i]
-    return f"{sym}+{addr - base:#x}"
+    return f"{names[i]}+{addr - addrs[i]:#x}"
 
 
 def main():
-    # A saved reply (a file) is read as it is; anything else is the monitor's socket.
-    try:
-        with open(sys.argv[1]) as f:
-            text = f.read()
-    except OSError:
-        text = registers(sys.argv[1])
-    table = symbols(sys.argv[2])
+    text = registers(sys.argv[1])
+    addrs, names = symbols(sys.argv[2])
     places = {}
     for cpu, rip in re.findall(r"CPU#(\d+)\s.*?RIP=([0-9a-f]+)", text, re.S):
-        places.setdefault(name(table, int(rip, 16)), []).append(int(cpu))
+        places.setdefault(name(addrs, names, int(rip, 16)), []).append(int(cpu))
     if not places:
         print("no registers from the monitor")
         return

@@ -1,9 +1,12 @@
 //! `fsync_write PATH MIB [REPORT]`: writes MIB MiB to PATH and fsyncs it, so the data reaches the
 //! device. With REPORT it writes and fsyncs MIB MiB more, up to 8 rounds in all, until the kernel
-//! has counted a clock tick of block I/O wait for the thread (/proc/thread-self/stat's
-//! delayacct_blkio_ticks; a fast device can finish a round's writeback before fsync waits), then
-//! writes the thread's own `write_bytes` (/proc/thread-self/io) and that tick count there.
+//! has counted a clock tick of block I/O wait for it (/proc/self/stat's delayacct_blkio_ticks; a
+//! fast device can finish a round's writeback before fsync waits), then writes its own
+//! `write_bytes` (/proc/self/io) and that wait in nanoseconds there. It has one thread, so the
+//! process's counts are the thread's.
 use std::io::Write;
+
+use procfs::process::Process;
 
 const MAX_ROUNDS: usize = 8;
 
@@ -23,25 +26,15 @@ fn main() {
         }
     }
     if let Some(report) = report {
-        let io = std::fs::read_to_string("/proc/thread-self/io").unwrap();
-        let written = io
-            .lines()
-            .find_map(|l| l.strip_prefix("write_bytes: "))
-            .expect("write_bytes in /proc/thread-self/io");
-        std::fs::write(report, format!("{written} {}\n", blkio_ticks())).unwrap();
+        let written = Process::myself().unwrap().io().unwrap().write_bytes;
+        let blkio_ns = blkio_ticks() * (1_000_000_000 / procfs::ticks_per_second());
+        std::fs::write(report, format!("{written} {blkio_ns}\n")).unwrap();
     }
 }
 
-/// Field 42 of /proc/thread-self/stat: the thread's block I/O wait in clock ticks (0 while delay
-/// accounting is off). Counted from after the command name, which may hold spaces.
+/// Block I/O wait in clock ticks (0 while delay accounting is off).
 fn blkio_ticks() -> u64 {
-    let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
-    let after_comm = &stat[stat.rfind(')').expect("comm in stat") + 2..];
-    // After "pid (comm) " the fields start at 3 (state): field 42 is the 40th.
-    after_comm
-        .split_whitespace()
-        .nth(39)
-        .expect("delayacct_blkio_ticks in stat")
-        .parse()
-        .unwrap()
+    let stat = Process::myself().unwrap().stat().unwrap();
+    stat.delayacct_blkio_ticks
+        .expect("delayacct_blkio_ticks in /proc/self/stat")
 }
