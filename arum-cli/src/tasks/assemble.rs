@@ -19,6 +19,8 @@ pub struct Context {
     pub root: u32,
     /// CLOCK_MONOTONIC of the release, in nanoseconds.
     pub released_ns: u64,
+    /// When wait4 returned for the launched process, relative to the release (the run's wall time).
+    pub reaped_ns: i64,
     /// CLOCK_BOOTTIME minus CLOCK_MONOTONIC (for /proc start times, which count from boot).
     pub boot_offset_ns: u64,
     pub ticks_per_second: u64,
@@ -166,6 +168,20 @@ impl Times {
     fn process_of(&self, tid: u32) -> Option<u32> {
         self.started.get(&tid).map(|(p, _)| *p)
     }
+
+    /// When thread `tid` of process `tgid` ended, relative to the release. The kernel stamps the
+    /// exit event after it has woken the parent (do_exit: exit_notify, then
+    /// proc_exit_connector), so the launched process's last thread can be stamped a few
+    /// microseconds after wait4 returned; those threads ended before the reap, which bounds them.
+    /// Other processes of the tree may outlive the launched one and are left as stamped.
+    fn end(&self, ctx: &Context, tid: u32, tgid: u32) -> Option<i64> {
+        let end = relative(ctx, *self.ended.get(&tid)?);
+        Some(if tgid == ctx.root {
+            end.min(ctx.reaped_ns)
+        } else {
+            end
+        })
+    }
 }
 
 fn relative(ctx: &Context, mono_ns: u64) -> i64 {
@@ -191,7 +207,7 @@ fn split(cpu_ns: u64, user_ticks: u64, system_ticks: u64) -> (u64, u64) {
 }
 
 fn from_exit(ctx: &Context, t: &TaskStats, times: &Times) -> ThreadRecord {
-    let end = times.ended.get(&t.pid).map(|&e| relative(ctx, e));
+    let end = times.end(ctx, t.pid, t.tgid.unwrap_or(t.pid));
     let start = times
         .started
         .get(&t.pid)
@@ -246,7 +262,7 @@ fn from_sample(ctx: &Context, s: &ThreadSample, times: &Times) -> ThreadRecord {
         || (s.start_ticks * tick_ns) as i64 - ctx.boot_offset_ns as i64 - ctx.released_ns as i64,
         |&(_, t)| relative(ctx, t),
     );
-    let end = times.ended.get(&s.tid).map(|&e| relative(ctx, e));
+    let end = times.end(ctx, s.tid, s.tgid);
     // schedstat's time is exact; the ticks (4 ms samples, in 10 ms units) only stand in for it.
     let cpu_ns = if s.cpu_ns > 0 {
         s.cpu_ns
@@ -526,6 +542,7 @@ mod tests {
         Context {
             root: 100,
             released_ns: 1_000_000,
+            reaped_ns: 20_000_000,
             boot_offset_ns: 0,
             ticks_per_second: 100,
             delays_on: false,
@@ -603,6 +620,36 @@ mod tests {
         // Delay accounting off: only the run-queue delay is known.
         assert!(a.totals.delays.block_io.is_none());
         assert_eq!(a.totals.delays.run_queue.unwrap().count, 6);
+    }
+
+    #[test]
+    fn the_launched_process_threads_end_by_the_reap_and_others_may_outlive_it() {
+        let exit = |pid: u32, tgid: u32, t_ns: u64| ProcEvent::Exit {
+            t_ns,
+            pid,
+            tgid,
+            exit_code: 0,
+            parent_pid: 100,
+        };
+        let collected = Collected {
+            exits: vec![
+                task(101, 100, 1, 1_000_000),
+                task(100, 100, 50, 1_000_000),
+                task(200, 200, 100, 1_000_000),
+            ],
+            events: vec![
+                fork(100, 101, 100, 2_000_000),
+                fork(100, 200, 200, 3_000_000),
+                // Stamped 7 µs after wait4 returned (the reap is at 21 ms of CLOCK_MONOTONIC).
+                exit(101, 100, 21_007_000),
+                exit(200, 200, 30_000_000),
+            ],
+            ..Collected::default()
+        };
+        let a = assemble(&ctx(), &collected, &Samples::default());
+        let end = |tid: u32| a.threads.iter().find(|t| t.tid == tid).unwrap().end_ns;
+        assert_eq!(end(101), Some(20_000_000));
+        assert_eq!(end(200), Some(29_000_000));
     }
 
     #[test]

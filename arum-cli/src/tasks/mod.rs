@@ -167,6 +167,7 @@ impl Facility for Tasks<'_> {
         let ctx = Context {
             root: self.root,
             released_ns: reaped.released_at.as_nanos() as u64,
+            reaped_ns: reaped.wall.as_nanos() as i64,
             boot_offset_ns: boot_offset_ns(),
             ticks_per_second: procfs::ticks_per_second(),
             delays_on: self.delays.on,
