@@ -12,8 +12,9 @@ use nix::fcntl::OFlag;
 
 use super::sample::{command, Command};
 
-/// How long to wait, after the reap, for the launched process's own exit event: the kernel
-/// sends it just after the exit is visible to the parent.
+/// How long to wait, after the reap, for the exit events of the launched process's threads: the
+/// kernel sends each just after the exit is visible to the parent (do_exit: exit_notify, then
+/// proc_exit_connector), so the last thread's can come after wait4 has returned.
 const LAST_EVENT_WAIT: Duration = Duration::from_millis(200);
 
 /// What the watcher gathered.
@@ -76,9 +77,17 @@ struct State {
     members: HashSet<u32>,
     root: u32,
     root_exited: bool,
+    /// The launched process's other threads, from their fork to their exit event.
+    root_threads: HashSet<u32>,
 }
 
 impl State {
+    /// Every thread of the launched process has sent its exit event (all have exited once it is
+    /// reaped; only the events may still be on their way).
+    fn root_gone(&self) -> bool {
+        self.root_exited && self.root_threads.is_empty()
+    }
+
     fn take_events(&mut self, new: Vec<ProcEvent>) {
         for e in &new {
             match *e {
@@ -94,8 +103,23 @@ impl State {
                     if let Some(c) = command(tgid) {
                         self.collected.commands.insert(tgid, c);
                     }
+                    // An exec leaves one thread, under the process's pid, whichever thread
+                    // called it: the others are gone, and the caller's own tid with them.
+                    if tgid == self.root {
+                        self.root_threads.clear();
+                    }
+                }
+                ProcEvent::Fork {
+                    child_pid,
+                    child_tgid,
+                    ..
+                } if child_tgid == self.root && child_pid != self.root => {
+                    self.root_threads.insert(child_pid);
                 }
                 ProcEvent::Exit { pid, .. } if pid == self.root => self.root_exited = true,
+                ProcEvent::Exit { pid, tgid, .. } if tgid == self.root => {
+                    self.root_threads.remove(&pid);
+                }
                 _ => {}
             }
         }
@@ -125,6 +149,7 @@ fn run(
         members: HashSet::from([root]),
         root,
         root_exited: false,
+        root_threads: HashSet::new(),
     };
     let mut stopping: Option<std::time::Instant> = None;
     loop {
@@ -143,7 +168,7 @@ fn run(
         drain(&mut state);
         if let Some(since) = stopping {
             // Other tasks' records keep coming on a busy machine: the wait is bounded.
-            if state.root_exited || events.is_none() || since.elapsed() > LAST_EVENT_WAIT {
+            if state.root_gone() || events.is_none() || since.elapsed() > LAST_EVENT_WAIT {
                 return state.collected;
             }
         }
@@ -190,4 +215,69 @@ fn poll(fds: &[i32], timeout_ms: i32) -> bool {
 
 fn readable(fd: i32) -> bool {
     poll(&[fd], 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        State {
+            collected: Collected::default(),
+            members: HashSet::from([100]),
+            root: 100,
+            root_exited: false,
+            root_threads: HashSet::new(),
+        }
+    }
+
+    fn fork(child_pid: u32, child_tgid: u32) -> ProcEvent {
+        ProcEvent::Fork {
+            t_ns: 0,
+            parent_pid: 100,
+            parent_tgid: 100,
+            child_pid,
+            child_tgid,
+        }
+    }
+
+    fn exit(pid: u32, tgid: u32) -> ProcEvent {
+        ProcEvent::Exit {
+            t_ns: 0,
+            pid,
+            tgid,
+            exit_code: 0,
+            parent_pid: 1,
+        }
+    }
+
+    #[test]
+    fn the_launched_process_is_gone_when_its_last_thread_has_sent_its_exit() {
+        let mut s = state();
+        // Two threads and a child process; the leader's exit event comes before a thread's.
+        s.take_events(vec![fork(101, 100), fork(102, 100), fork(200, 200)]);
+        s.take_events(vec![exit(101, 100), exit(100, 100)]);
+        assert!(s.root_exited);
+        assert!(!s.root_gone(), "thread 102 has not sent its exit");
+        s.take_events(vec![exit(102, 100)]);
+        // The child process may outlive the launched one: it is not waited for.
+        assert!(s.root_gone());
+    }
+
+    #[test]
+    fn an_exec_leaves_the_launched_process_one_thread() {
+        let mut s = state();
+        s.take_events(vec![fork(101, 100), fork(102, 100)]);
+        // Thread 102 execs: 101 is killed (its exit is sent), 102 continues as pid 100.
+        s.take_events(vec![
+            exit(101, 100),
+            ProcEvent::Exec {
+                t_ns: 0,
+                pid: 100,
+                tgid: 100,
+            },
+        ]);
+        s.take_events(vec![exit(100, 100)]);
+        assert!(s.root_gone());
+    }
 }
