@@ -42,7 +42,7 @@ LIST
 "$kdir/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
 
 # A guest whose console shows no /init after this long is stuck in the kernel's boot: 32
-# emulated CPUs on an AMD EPYC VM reach /init after 38-60 s of guest time, and pinned to one host
+# emulated CPUs on an AMD EPYC VM reach /init after 38-72 s of guest time, and pinned to one host
 # core after 80-83 s.
 init_secs=${ARUM_KTEST_INIT_SECS:-300}
 
