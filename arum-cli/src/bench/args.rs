@@ -82,8 +82,39 @@ pub struct SeriesArgs {
     pub export_markdown: Option<PathBuf>,
 
     /// Confidence level of intervals and tests: 0.9 or 90% (default).
-    #[arg(long, value_name = "LEVEL", default_value = "0.9", value_parser = crate::values::confidence_level)]
+    #[arg(long, value_name = "LEVEL", default_value_t = DEFAULT_CONFIDENCE, value_parser = crate::values::confidence_level)]
     pub confidence: f64,
+}
+
+/// `--confidence` when it is not given.
+const DEFAULT_CONFIDENCE: f64 = 0.9;
+
+/// What clap gives when none of these options is on the command line: the series options of a
+/// single run, which its own parser does not define (see `cli::Cli::parse_args`). The CLI's
+/// tests check it against clap's parse of a command line without them.
+impl Default for SeriesArgs {
+    fn default() -> Self {
+        SeriesArgs {
+            runs: None,
+            repeat: false,
+            warmup: 0,
+            min_runs: None,
+            max_runs: None,
+            prepare: None,
+            setup: None,
+            cleanup: None,
+            parameter_list: Vec::new(),
+            parameter_scan: Vec::new(),
+            parameter_step_size: None,
+            env: Vec::new(),
+            compare: false,
+            ignore_failure: false,
+            export_json: None,
+            export_csv: None,
+            export_markdown: None,
+            confidence: DEFAULT_CONFIDENCE,
+        }
+    }
 }
 
 impl SeriesArgs {
