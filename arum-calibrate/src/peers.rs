@@ -205,15 +205,20 @@ impl Spec {
     }
 }
 
+/// Below this share of its CPU the peer mostly waited for other processes: a figure scaled up
+/// more than fourfold tells the machine's load, not the peer's cost.
+const LEAST_SHARE: f64 = 0.25;
+
 /// A figure timed by the clock, scaled to the time the peer actually ran: below a 90% share
 /// of its CPU, the peer waited while other processes ran and counted that as its own cost.
 /// Only a peer on one CPU can be scaled so: the threads of a peer on several CPUs share the
-/// memory bus, and one running alone gets more than its part, so no scaling is right (None).
+/// memory bus, and one running alone gets more than its part, so no scaling is right (None);
+/// nor is any below `LEAST_SHARE`.
 pub fn for_time_ran(unit: Unit, printed: f64, share: f64, busy_cpus: usize) -> Option<f64> {
     if share >= 0.9 {
         return Some(printed);
     }
-    if busy_cpus > 1 {
+    if busy_cpus > 1 || share < LEAST_SHARE {
         return None;
     }
     Some(match unit {
@@ -233,13 +238,22 @@ fn compare(
             Some(printed),
             Some(share),
             None,
-            Some(format!(
-                "the peer had only {:.0}% of its {} CPUs (other processes ran meanwhile), and \
-                 the rate of threads sharing the memory bus cannot be scaled to the time they \
-                 ran; compare on a quieter machine",
-                share * 100.0,
-                spec.busy_cpus
-            )),
+            Some(if spec.busy_cpus > 1 {
+                format!(
+                    "the peer had only {:.0}% of its {} CPUs (other processes ran meanwhile), \
+                     and the rate of threads sharing the memory bus cannot be scaled to the \
+                     time they ran; compare on a quieter machine",
+                    share * 100.0,
+                    spec.busy_cpus
+                )
+            } else {
+                format!(
+                    "the peer had only {:.0}% of its CPU (other processes ran meanwhile): its \
+                     figure for the time it ran would be scaled more than fourfold, which tells \
+                     the machine's load rather than the peer's cost; compare on a quieter machine",
+                    share * 100.0
+                )
+            }),
         ),
         Err(e) => (None, None, None, Some(e)),
     };
@@ -578,6 +592,12 @@ mod tests {
         assert_eq!(for_time_ran(Unit::BytesPerS, 2e9, 0.5, 1), Some(4e9));
         assert_eq!(for_time_ran(Unit::Ns, 600.0, 0.95, 1), Some(600.0));
         assert_eq!(for_time_ran(Unit::BytesPerS, 2e9, 0.5, 2), None);
+        assert_eq!(for_time_ran(Unit::Ns, 600.0, 0.3, 1), Some(180.0));
+        assert_eq!(
+            for_time_ran(Unit::Ns, 600.0, 0.2, 1),
+            None,
+            "mostly waiting"
+        );
         let c = compare(&spec, Ok((600.0, 0.5, Some(300.0))), Some(280.0));
         assert!(
             c.explanation.contains("50% of its CPU time"),
