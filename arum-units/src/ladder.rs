@@ -1,0 +1,72 @@
+//! A ladder of units (ns, µs, ms, s; B, KiB, MiB…): which step a figure is shown in, and its
+//! digits there.
+
+use crate::digits::{significant, significant_shifted, HUMAN};
+
+/// How far apart the steps of a ladder are.
+pub(crate) enum Ratio {
+    /// Powers of 1000: the point moves in the decimal digits, so a figure in µs has the same
+    /// digits as in ns (1234.5 ns is `1.235 µs`, as `1235 ns` would round).
+    Thousand,
+    /// Powers of 1024.
+    Binary,
+}
+
+/// Units from the smallest up, each `ratio` times the one before.
+pub(crate) struct Ladder {
+    pub ratio: Ratio,
+    pub units: &'static [&'static str],
+}
+
+impl Ladder {
+    fn ratio(&self) -> f64 {
+        match self.ratio {
+            Ratio::Thousand => 1e3,
+            Ratio::Binary => 1024.0,
+        }
+    }
+
+    /// How many of the smallest unit step `i` holds (exact: at most 1024^4).
+    fn size(&self, i: usize) -> f64 {
+        self.ratio().powi(i as i32)
+    }
+
+    /// The step for a finite `v`: the largest in which `|v|` is at least 1 (the first below
+    /// that). When rounding to [`HUMAN`] digits would reach the next step (999.96 ns is
+    /// `1000 ns`), the next step is taken, as long as it still shows at least 1 (`1 µs`;
+    /// 1023.6 KiB stays `1024 KiB` rather than `0.9996 MiB`).
+    pub(crate) fn pick(&self, v: f64) -> usize {
+        let a = v.abs();
+        let i = (0..self.units.len())
+            .rev()
+            .find(|&i| a >= self.size(i))
+            .unwrap_or(0);
+        let shown = |i: usize| -> f64 { self.number(i, a).parse().unwrap_or(a) };
+        if i + 1 < self.units.len() && shown(i) >= self.ratio() && shown(i + 1) >= 1.0 {
+            i + 1
+        } else {
+            i
+        }
+    }
+
+    /// `v` in step `i`, with the significant digits of every figure.
+    pub(crate) fn number(&self, i: usize, v: f64) -> String {
+        match self.ratio {
+            Ratio::Thousand => significant_shifted(v, -3 * i as i32, HUMAN),
+            Ratio::Binary => significant(v / self.size(i), HUMAN),
+        }
+    }
+
+    pub(crate) fn unit(&self, i: usize) -> &'static str {
+        self.units[i]
+    }
+
+    /// `v` in the step chosen for it, the unit after `separator`; `-` when `v` is not finite.
+    pub(crate) fn format(&self, v: f64, separator: &str) -> String {
+        if !v.is_finite() {
+            return "-".into();
+        }
+        let i = self.pick(v);
+        format!("{}{separator}{}", self.number(i, v), self.unit(i))
+    }
+}
