@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
-[ -x "$arum" ] || cargo build --release -q -p arum-cli
+[ -x "$arum" ] || cargo build --release -q -p arum
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

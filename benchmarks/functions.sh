@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 n=${1:-200000}
 rounds=${2:-5}
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
-[ -x "$arum" ] || cargo build --release -q -p arum-cli
+[ -x "$arum" ] || cargo build --release -q -p arum
 if ! command -v bpftrace >/dev/null; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

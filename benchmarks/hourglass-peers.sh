@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-5}
 cpu=${2:-$(($(nproc) - 1))}
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
-[ -x "$arum" ] || cargo build --release -q -p arum-cli
+[ -x "$arum" ] || cargo build --release -q -p arum
 for p in perf cyclictest taskset chrt; do
   command -v $p >/dev/null || { echo "$p is missing: scripts/deps.sh installs it" >&2; exit 1; }
 done

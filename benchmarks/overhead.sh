@@ -15,7 +15,7 @@ runs=${1:-300}
 rounds=10
 per_round=$(((runs + rounds - 1) / rounds))
 # The builds of this tree (cargo makes them, or finds them up to date), unless named.
-[ -n "${ARUM:-}" ] || cargo build --release -q -p arum-cli
+[ -n "${ARUM:-}" ] || cargo build --release -q -p arum
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
 [ -n "${FLOOR:-}" ] || cargo build --release -q -p overhead-study --bin count-floor
 floor=${FLOOR:-target/x86_64-unknown-linux-gnu/release/count-floor}

@@ -16,7 +16,7 @@ shift $(($# < 2 ? $# : 2))
 opts=("$@")
 ((${#opts[@]})) || opts=(--syscalls)
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
-[ -x "$arum" ] || cargo build --release -q -p arum-cli
+[ -x "$arum" ] || cargo build --release -q -p arum
 for tool in /usr/sbin/nginx wrk; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: run scripts/deps.sh" >&2; exit 1; }
 done

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-cargo build --release -q -p arum-cli
+cargo build --release -q -p arum
 input=$(mktemp)
 trap 'rm -f "$input"' EXIT
 for _ in 1 2 3 4; do cat target/x86_64-unknown-linux-gnu/release/arum; done >"$input"

@@ -21,7 +21,7 @@ make -s -C "$kdir" M="$work/mod/arum-kmod" LLVM=-19 modules >&2
 
 echo "run.sh: building static arum and kmod_probe" >&2
 (cd "$top" && RUSTFLAGS='-C target-feature=+crt-static' cargo build -q --release \
-  --target x86_64-unknown-linux-gnu -p arum-cli -p arum-tests --bin arum --bin kmod_probe)
+  --target x86_64-unknown-linux-gnu -p arum -p arum-tests --bin arum --bin kmod_probe)
 bin="$top/target/x86_64-unknown-linux-gnu/release"
 
 busybox=$(command -v busybox || echo /bin/busybox)

@@ -7,7 +7,7 @@ mod common;
 use std::path::Path;
 use std::process::Output;
 
-use arum_cli::bench::result::RunSet;
+use arum_core::series::result::RunSet;
 use common::{arum, helper, temp_dir};
 use serde_json::Value;
 
@@ -35,7 +35,11 @@ fn named<'a>(metrics: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {name} in {metrics}"))
 }
 
-fn metric<'a>(set: &'a RunSet, b: usize, name: &str) -> &'a arum_cli::bench::result::MetricSummary {
+fn metric<'a>(
+    set: &'a RunSet,
+    b: usize,
+    name: &str,
+) -> &'a arum_core::series::result::MetricSummary {
     set.benchmarks[b]
         .metrics
         .iter()
@@ -154,7 +158,7 @@ fn exports_parse_as_json_csv_and_markdown() {
     let mut rows = csv_text.lines();
     assert_eq!(
         rows.next().unwrap(),
-        arum_cli::export::csv::HEADER.join(",")
+        arum_core::series::export::csv::HEADER.join(",")
     );
     let wall_row = rows
         .find(|r| r.contains(",usage.wall_ns,"))
@@ -163,7 +167,7 @@ fn exports_parse_as_json_csv_and_markdown() {
     let fields: Vec<&str> = wall_row.split(',').collect();
     assert_eq!(
         fields.len(),
-        arum_cli::export::csv::HEADER.len(),
+        arum_core::series::export::csv::HEADER.len(),
         "{wall_row}"
     );
     assert_eq!((fields[2], fields[3]), ("usage.wall_ns", "3"));

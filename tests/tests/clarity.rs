@@ -20,8 +20,8 @@ fn ambient_intervals_need_a_unit_and_huge_values_are_refused_without_a_panic() {
         ("--ambient=10", "has no unit"),
         ("--ambient=500us", "1 ms"),
         ("--ambient=99999999999999999999", "has no unit"),
-        ("--ambient=99999999999999999999s", "longer than a day"),
-        ("--ambient=-1s", "does not start with a number"),
+        ("--ambient=99999999999999999999s", "longer than"),
+        ("--ambient=-1s", "negative"),
     ] {
         let (code, err) = stderr_of(&[value, "--", "true"]);
         assert_eq!(code, Some(2), "{value}: {err}");

@@ -270,8 +270,9 @@ fn text_mode_prints_one_line_per_interval() {
     let wall: f64 = stderr
         .lines()
         .find_map(|l| l.trim().strip_prefix("application elapsed time"))
-        .and_then(|v| v.trim().strip_suffix(" s")?.parse().ok())
-        .expect("the report gives the elapsed time");
+        .and_then(|v| arum_units::duration::parse(v).ok())
+        .expect("the report gives the elapsed time")
+        .as_secs_f64();
     // At most one per 100 ms of the run (a starved sampler skips some), and the last, partial
     // one: the lines add up to the total.
     let most = (wall / 0.1) as u64 + 1;

@@ -1,4 +1,4 @@
-//! The launched child runs in arum's own memory until exec (arum-cli's `launch::child`), so none
+//! The launched child runs in arum's own memory until exec (arum-core's `launch::child`), so none
 //! of arum's signal handlers may run in it: a signal that reaches the held child acts as it would
 //! on the program (exec resets caught signals anyway), never through a handler that would change
 //! arum's state from the child. A file of its own: the test installs a process-wide handler.
@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use arum_cli::launch::{self, Executable};
+use arum_core::launch::{self, Executable};
 
 static HANDLED: AtomicBool = AtomicBool::new(false);
 

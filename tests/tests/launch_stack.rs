@@ -1,9 +1,9 @@
-//! The launched child runs in arum's own address space on a stack of its own (arum-cli's
+//! The launched child runs in arum's own address space on a stack of its own (arum-core's
 //! `launch::child`): that stack must stay mapped while the child may use it and be unmapped once
 //! the child is reaped, whether it ran or was abandoned before its release. One test in a file of
 //! its own, so that no other test of the process maps or unmaps memory meanwhile.
 
-use arum_cli::launch::{self, Executable};
+use arum_core::launch::{self, Executable};
 
 /// The child stacks mapped now: a 4 KiB inaccessible guard page directly below a read-write
 /// anonymous mapping of 128 KiB, the shape `launch` gives them; or of more, should the kernel

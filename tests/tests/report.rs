@@ -2,7 +2,7 @@
 
 mod common;
 
-use arum_cli::report::model::Report;
+use arum_core::report::model::Report;
 use common::{arum, helper, run_json};
 
 #[test]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fails when arum-cli/startup-order.txt has gone stale: when fewer than 90% of the functions it
+# Fails when arum/startup-order.txt has gone stale: when fewer than 90% of the functions it
 # names are functions of this tree's release build. The names are mangled with hashes of the
 # crates, which move with the code, the dependencies and the toolchain; the linker skips names it
 # does not find, silently, and arum then starts with more page faults (one stale order, with 570
@@ -9,7 +9,7 @@
 # generate.sh does, in the same target directory: symbols.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-order=arum-cli/startup-order.txt
+order=arum/startup-order.txt
 source tools/startup-order/symbols.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Writes arum-cli/startup-order.txt: the functions of arum that measured runs execute, for the
-# linker to place together (see arum-cli/build/startup_order.rs). Runs typical invocations under
+# Writes arum/startup-order.txt: the functions of arum that measured runs execute, for the
+# linker to place together (see arum/build/startup_order.rs). Runs typical invocations under
 # valgrind's callgrind (apt-get install valgrind), which records every function executed, and
 # keeps the names the binary defines. Run it again when the start-up path changes or after a
 # toolchain or dependency update (the mangled names change), then check the effect with
@@ -33,13 +33,13 @@ done
 defined_names >"$work/defined"
 cat "$work"/cg.* | sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' | sed -E "s/'[0-9]+$//" | sort -u >"$work/run"
 # Under valgrind arum launches with fork (valgrind cannot run a clone that shares memory, see
-# arum-cli/src/launch/raw.rs), so the functions of the usual launch are added by name.
+# arum-core/src/launch/raw.rs), so the functions of the usual launch are added by name.
 grep -E '6launch5(child20clone_sharing_memory|child5entry|stack10ChildStack)' "$work/defined" >>"$work/run" || true
 sort -u -o "$work/run" "$work/run"
-out=arum-cli/startup-order.txt
+out=arum/startup-order.txt
 {
   echo "# Functions a measured run executes, placed together by the linker (LLD's"
-  echo "# --symbol-ordering-file; see arum-cli/build/startup_order.rs)."
+  echo "# --symbol-ordering-file; see arum/build/startup_order.rs)."
   echo "# Made by tools/startup-order/generate.sh; do not edit."
   comm -12 "$work/run" "$work/defined"
 } >"$out"

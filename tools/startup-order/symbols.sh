@@ -3,7 +3,7 @@
 # applied) and sets `arum` to it; `defined_names` prints the functions it defines, sorted.
 # shellcheck shell=bash
 target_dir=target/startup-order
-ARUM_KEEP_SYMBOLS=1 ARUM_STARTUP_ORDER=0 cargo build --release -q -p arum-cli --target-dir "$target_dir"
+ARUM_KEEP_SYMBOLS=1 ARUM_STARTUP_ORDER=0 cargo build --release -q -p arum --target-dir "$target_dir"
 arum=$target_dir/x86_64-unknown-linux-gnu/release/arum
 defined_names() {
   nm --defined-only "$arum" | awk '$2 ~ /^[tTwWi]$/ { print $3 }' | sort -u

@@ -225,7 +225,7 @@ fn main() {
     let args = Args::parse();
     assert!(
         args.arum.exists(),
-        "{} is missing: build it with `cargo build --release -p arum-cli`, or give --arum PATH",
+        "{} is missing: build it with `cargo build --release -p arum`, or give --arum PATH",
         args.arum.display()
     );
     let ev = events();

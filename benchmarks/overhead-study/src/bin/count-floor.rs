@@ -12,7 +12,7 @@
 use std::ffi::CString;
 use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 
-use arum_cli::counters::sys::{self, Attr};
+use arum_core::perf::sys::{self, Attr};
 use perf_event_open_sys::bindings as perf;
 
 fn main() {
@@ -42,7 +42,7 @@ fn main() {
     let cpus = if events.is_empty() {
         Vec::new()
     } else {
-        arum_cli::system::cpulist::online().expect("the online CPUs")
+        arum_core::system::cpulist::online().expect("the online CPUs")
     };
     let (child, release) = fork_held(&argv);
     let counters: Vec<OwnedFd> = cpus

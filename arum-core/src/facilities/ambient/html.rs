@@ -1,0 +1,196 @@
+//! `--ambient`: what the rest of the machine did, as time series (CPU busy share per CPU, the
+//! launched tree's memory and threads, interrupts and switches) and a summary.
+
+use crate::facilities::ambient::model::AmbientReport;
+use crate::render::html::page::{facts, figure, section, table};
+use crate::render::html::plot::{self, Series};
+use arum_units::{duration, size};
+
+pub fn render(a: &AmbientReport) -> String {
+    let s = &a.summary;
+    let mut body = facts(&[
+        (
+            "sampling interval",
+            if a.interval_ms == 0 {
+                "start and end only".into()
+            } else {
+                format!("{} ms", a.interval_ms)
+            },
+        ),
+        ("samples", a.samples.len().to_string()),
+        (
+            "sampler CPU time",
+            duration::format_ns(a.sampler_cpu_ns as f64),
+        ),
+        (
+            "interrupts per second",
+            format!("{:.1}", s.interrupts_per_second),
+        ),
+        (
+            "context switches per second",
+            format!("{:.1}", s.context_switches_per_second),
+        ),
+        ("processes created", s.processes_created.to_string()),
+        (
+            "CPU time of everything else",
+            duration::format_ns(s.other_cpu_ns as f64),
+        ),
+        (
+            "tree peak memory",
+            size::format(s.tree_peak_rss_bytes as f64),
+        ),
+        ("tree peak threads", s.tree_peak_threads.to_string()),
+    ]);
+    if a.samples.len() >= 2 {
+        body.push_str(&figure(plot::lines(
+            "CPU busy share between samples",
+            "seconds since the program started",
+            "% busy",
+            &busy_series(a),
+            None,
+            plot::YAxis::Linear,
+        )));
+        let per_s = |f: fn(&crate::facilities::ambient::model::AmbientSample) -> u64,
+                     name: &str| Series {
+            name: name.into(),
+            points: a
+                .samples
+                .windows(2)
+                .filter(|w| long_enough(a, w))
+                .map(|w| {
+                    let dt = w[1].t_ns.saturating_sub(w[0].t_ns).max(1) as f64 / 1e9;
+                    (
+                        w[1].t_ns as f64 / 1e9,
+                        f(&w[1]).saturating_sub(f(&w[0])) as f64 / dt,
+                    )
+                })
+                .collect(),
+        };
+        body.push_str(&figure(plot::lines(
+            "Interrupts and context switches, whole machine",
+            "seconds since the program started",
+            "per second",
+            &[
+                per_s(|x| x.interrupts, "interrupts"),
+                per_s(|x| x.context_switches, "context switches"),
+                per_s(|x| x.softirqs, "softirqs"),
+            ],
+            None,
+            plot::YAxis::Linear,
+        )));
+    }
+    if a.tree.len() >= 2 {
+        let mib = |b: u64| b as f64 / (1 << 20) as f64;
+        body.push_str(&figure(plot::lines(
+            "The launched tree's resident memory",
+            "seconds since the program started",
+            "MiB",
+            &[Series {
+                name: "resident".into(),
+                points: a
+                    .tree
+                    .iter()
+                    .map(|t| (t.t_ns as f64 / 1e9, mib(t.rss_bytes)))
+                    .collect(),
+            }],
+            None,
+            plot::YAxis::Linear,
+        )));
+        body.push_str(&figure(plot::lines(
+            "The launched tree's tasks",
+            "seconds since the program started",
+            "count",
+            &[
+                Series {
+                    name: "threads".into(),
+                    points: a
+                        .tree
+                        .iter()
+                        .map(|t| (t.t_ns as f64 / 1e9, t.threads as f64))
+                        .collect(),
+                },
+                Series {
+                    name: "processes".into(),
+                    points: a
+                        .tree
+                        .iter()
+                        .map(|t| (t.t_ns as f64 / 1e9, t.processes as f64))
+                        .collect(),
+                },
+            ],
+            None,
+            plot::YAxis::Linear,
+        )));
+    }
+    let rows: Vec<Vec<String>> = s
+        .cpu_utilisation
+        .iter()
+        .map(|c| {
+            let p = &c.percent;
+            [
+                p.busy, p.user, p.system, p.iowait, p.irq, p.softirq, p.steal,
+            ]
+            .iter()
+            .fold(vec![format!("CPU {}", c.cpu)], |mut row, v| {
+                row.push(format!("{v:.1}"));
+                row
+            })
+        })
+        .collect();
+    body.push_str(&table(
+        &[
+            "CPU",
+            "% busy",
+            "% user",
+            "% system",
+            "% iowait",
+            "% irq",
+            "% softirq",
+            "% steal",
+        ],
+        &rows,
+    ));
+    if !s.busiest_irqs.is_empty() {
+        let rows: Vec<Vec<String>> = s
+            .busiest_irqs
+            .iter()
+            .map(|i| vec![i.name.clone(), i.desc.clone(), i.count.to_string()])
+            .collect();
+        body.push_str(&table(&["interrupt", "source", "count"], &rows));
+    }
+    section("ambient", "The machine during the run", &body)
+}
+
+/// Each CPU's busy share between consecutive samples.
+fn busy_series(a: &AmbientReport) -> Vec<Series> {
+    let cpus: Vec<u32> = a
+        .samples
+        .first()
+        .map(|s| s.cpus.iter().map(|c| c.cpu).collect())
+        .unwrap_or_default();
+    cpus.iter()
+        .map(|&cpu| Series {
+            name: format!("CPU {cpu}"),
+            points: a
+                .samples
+                .windows(2)
+                .filter(|w| long_enough(a, w))
+                .filter_map(|w| {
+                    let before = w[0].cpus.iter().find(|c| c.cpu == cpu)?;
+                    let after = w[1].cpus.iter().find(|c| c.cpu == cpu)?;
+                    let d = after.times.delta(&before.times);
+                    let share = 100.0 * d.busy() as f64 / d.total().max(1) as f64;
+                    Some((w[1].t_ns as f64 / 1e9, share))
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// Whether two samples are far enough apart for a rate: the last sample, taken as the program
+/// ended, can follow the one before by far less than the interval, and a share or a count over
+/// a fraction of it says nothing.
+fn long_enough(a: &AmbientReport, w: &[crate::facilities::ambient::model::AmbientSample]) -> bool {
+    let span = w[1].t_ns.saturating_sub(w[0].t_ns);
+    span * 4 >= a.interval_ms * 1_000_000
+}

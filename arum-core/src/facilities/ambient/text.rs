@@ -1,0 +1,150 @@
+//! The text of the ambient section: what the machine did during the run.
+
+use std::fmt::Write;
+
+use arum_units::{duration, size};
+
+use super::model::AmbientReport;
+use crate::render::grid::Grid;
+use crate::render::text::{indented, row, section};
+
+/// What the machine did during the run: deltas and rates, then notes on likely interference.
+pub fn render(out: &mut String, a: &AmbientReport) {
+    let s = &a.summary;
+    let every = if a.interval_ms == 0 {
+        "at start and end".to_string()
+    } else {
+        format!("every {}", duration::format_ns(a.interval_ms as f64 * 1e6))
+    };
+    let _ = writeln!(
+        out,
+        "\nAmbient environment ({} samples {every} over {}; the sampler used {} of CPU)",
+        a.samples.len(),
+        duration::format_ns(s.duration_ns as f64),
+        duration::format_ns(a.sampler_cpu_ns as f64)
+    );
+    let mut cpu = Grid::new();
+    cpu.push_record([
+        "CPU", "user%", "nice%", "sys%", "iowait%", "irq%", "soft%", "steal%", "idle%",
+    ]);
+    for c in &s.cpu_utilisation {
+        let p = &c.percent;
+        cpu.push_record(
+            std::iter::once(c.cpu.to_string()).chain(
+                [
+                    p.user, p.nice, p.system, p.iowait, p.irq, p.softirq, p.steal, p.idle,
+                ]
+                .map(|v| format!("{v:.1}")),
+            ),
+        );
+    }
+    let t = cpu.align_right(1..);
+    indented(out, &t);
+    let bytes = |b: u64| size::format(b as f64);
+    let mut rows = vec![
+        row(
+            "interrupts",
+            format!("{} ({:.0}/s)", s.interrupts, s.interrupts_per_second),
+        ),
+        row("softirqs", s.softirqs),
+        row(
+            "context switches",
+            format!(
+                "{} ({:.0}/s)",
+                s.context_switches, s.context_switches_per_second
+            ),
+        ),
+        row("processes created", s.processes_created),
+        row(
+            "runnable / blocked (max)",
+            format!("{} / {}", s.max_procs_running, s.max_procs_blocked),
+        ),
+        row("memory available", {
+            let (start, end) = (s.memory_start.available_bytes, s.memory_end.available_bytes);
+            // The change itself, which four digits of each end may not show.
+            let change = end as f64 - start as f64;
+            let sign = if change < 0.0 { "-" } else { "+" };
+            format!(
+                "{} -> {} ({sign}{})",
+                bytes(start),
+                bytes(end),
+                size::format(change.abs())
+            )
+        }),
+        row(
+            "page cache / dirty (end)",
+            format!(
+                "{} / {}",
+                bytes(s.memory_end.cached_bytes),
+                bytes(s.memory_end.dirty_bytes)
+            ),
+        ),
+        row(
+            "page faults / major",
+            format!("{} / {}", s.paging.pgfault, s.paging.pgmajfault),
+        ),
+        row(
+            "swap in / out (pages)",
+            format!("{} / {}", s.paging.pswpin, s.paging.pswpout),
+        ),
+        row("other CPU time", duration::format_ns(s.other_cpu_ns as f64)),
+    ];
+    if let Some([c, m, i]) = s.pressure_stall_us {
+        rows.push(row(
+            "stalls cpu / memory / io",
+            [c, m, i]
+                .map(|us| duration::format_ns(us as f64 * 1e3))
+                .join(" / "),
+        ));
+    }
+    if let Some(l) = a.samples.last() {
+        rows.push(row(
+            "load average (end)",
+            format!("{:.2} {:.2} {:.2}", l.load.one, l.load.five, l.load.fifteen),
+        ));
+    }
+    rows.push(row(
+        "launched tree (peak)",
+        format!(
+            "{} threads, RSS {}, virtual {}",
+            s.tree_peak_threads,
+            bytes(s.tree_peak_rss_bytes),
+            bytes(s.tree_peak_vsize_bytes)
+        ),
+    ));
+    for irq in &s.busiest_irqs {
+        rows.push(row(
+            &format!("irq {}", irq.name),
+            format!("{} ({})", irq.count, irq.desc),
+        ));
+    }
+    for d in &s.disks {
+        let c = &d.counters;
+        rows.push(row(
+            &format!("disk {}", d.name),
+            format!(
+                "{} reads, {} writes, {} / {} sectors, busy {} ms",
+                c.reads, c.writes, c.sectors_read, c.sectors_written, c.busy_ms
+            ),
+        ));
+    }
+    for n in &s.net {
+        let c = &n.counters;
+        rows.push(row(
+            &format!("net {}", n.name),
+            format!(
+                "rx {} B / {} pkts, tx {} B / {} pkts, errors {}, drops {}",
+                c.rx_bytes,
+                c.rx_packets,
+                c.tx_bytes,
+                c.tx_packets,
+                c.rx_errors + c.tx_errors,
+                c.rx_drops + c.tx_drops
+            ),
+        ));
+    }
+    section(out, None, &rows);
+    for n in &a.notes {
+        let _ = writeln!(out, " note: {n}");
+    }
+}

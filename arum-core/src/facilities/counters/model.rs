@@ -1,0 +1,167 @@
+//! The counters section of the report: every event with its per-CPU counts, metrics and ratios.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::request::Scope;
+
+/// Performance-counter events of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CountersReport {
+    pub backend: BackendKind,
+    pub scope: Scope,
+    pub cpus: Vec<u32>,
+    /// The CPU the events were resolved for, and its event table.
+    pub cpu_key: String,
+    pub table: Option<String>,
+    pub microarchitecture: Option<String>,
+    /// Whether hardware events were counted, and why not.
+    pub hardware_counting: bool,
+    pub hardware_off_reason: Option<String>,
+    /// Kernel-mode counting was not allowed, so only user space was counted.
+    pub user_only: bool,
+    pub user_only_reason: Option<String>,
+    /// How the counters were opened (grouping per CPU, pinning).
+    pub opened_as: String,
+    /// How multiplexing was detected for the per-CPU values.
+    pub multiplexing_detection: String,
+    pub events: Vec<EventCounts>,
+    /// Events asked for but not opened at all, because hardware counting is off.
+    #[serde(default)]
+    pub not_counted: Vec<NotCounted>,
+    /// On a hybrid part, the core type of each counted CPU (its PMU: cpu_core, cpu_atom).
+    #[serde(default)]
+    pub core_types: Vec<CpuCoreType>,
+    /// Derived metrics (-M): each with its value and unit, its inputs, or why it has none.
+    #[serde(default)]
+    pub metrics: Vec<arum_events::metrics::MetricValue>,
+    /// Things to know about how the names were resolved (assumed PMU types, a likely typo) and
+    /// how counting went (a CPU that went offline, a late read of the module's counters).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// The /dev/arum module: how far apart the CPUs started counting, and stopped.
+    #[serde(default)]
+    pub start_spread_ns: Option<u64>,
+    #[serde(default)]
+    pub stop_spread_ns: Option<u64>,
+    /// Derived ratios whose inputs were all counted.
+    pub ratios: Vec<Ratio>,
+    /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval.
+    pub interval_ms: Option<u64>,
+    pub intervals: Vec<Interval>,
+}
+
+/// The counting back-end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BackendKind {
+    /// perf_event_open(2).
+    PerfEventOpen,
+    /// The /dev/arum kernel module (counts whole CPUs).
+    Kmod,
+}
+
+impl BackendKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendKind::PerfEventOpen => "perf_event_open",
+            BackendKind::Kmod => "kmod",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventStatus {
+    Counted,
+    /// The kernel (or the module) refused it.
+    NotSupported,
+    /// Pinned, and the kernel could not give it a counter while the program ran.
+    NotScheduled,
+}
+
+impl EventStatus {
+    pub fn describe(self) -> &'static str {
+        match self {
+            EventStatus::Counted => "counted",
+            EventStatus::NotSupported => "not supported",
+            EventStatus::NotScheduled => "not scheduled",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventCounts {
+    /// As the user wrote it.
+    pub spec: String,
+    /// Canonical name (`task-clock`, `EVENT:MASK`, `r003c`).
+    pub name: String,
+    pub alias: Option<String>,
+    pub perf_type: u32,
+    /// perf_event_attr.config, hex.
+    pub config: String,
+    pub config1: Option<String>,
+    /// Counter it was placed on by ARUM's scheduler (the perf backend lets the kernel choose).
+    pub counter: Option<u32>,
+    /// Where the encoding came from: `table NAME (sources)`, `generic (the kernel's mapping)`,
+    /// `architectural (CPUID leaf 0xA)`, `raw`, `software`...
+    #[serde(default)]
+    pub encoding: String,
+    /// Named by the user; false for events counted only because a metric needs them.
+    #[serde(default = "named")]
+    pub requested: bool,
+    pub status: EventStatus,
+    /// The kernel's reason when not counted.
+    pub reason: Option<String>,
+    pub per_cpu: Vec<CpuCount>,
+    pub total_raw: u64,
+    /// Total with multiplexed CPUs scaled up; equals total_raw when nothing was multiplexed.
+    pub total_scaled: u64,
+    pub time_enabled_ns: u64,
+    pub time_running_ns: u64,
+    /// Share of the time the event could count during which it did count, in percent.
+    pub percent_running: f64,
+    pub multiplexed: bool,
+}
+
+fn named() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuCoreType {
+    pub cpu: u32,
+    /// The PMU that counts it: `cpu_core`, `cpu_atom`, `cpu_lowpower`.
+    pub core_type: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotCounted {
+    /// As the user wrote it.
+    pub spec: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuCount {
+    pub cpu: u32,
+    pub raw: u64,
+    pub scaled: u64,
+    pub time_enabled_ns: u64,
+    pub time_running_ns: u64,
+    pub percent_running: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ratio {
+    pub name: String,
+    pub value: f64,
+    pub numerator: String,
+    pub denominator: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// End of the interval, since the program was released.
+    pub t_end_ns: u64,
+    pub counts: Vec<Vec<u64>>,
+}

@@ -1,0 +1,72 @@
+//! How the counters were opened and how multiplexing is told apart, as facts; the report's
+//! sentences are made from them here, in one place.
+
+use crate::facilities::counters::model::Scope;
+
+/// How the events of a CPU were put on the PMU.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grouping {
+    /// One group of the hardware events per CPU, scheduled together (ratios are consistent);
+    /// software events alone.
+    PerCpuGroups,
+    /// Software events only: one counter per event and CPU (nothing to schedule together).
+    Separate,
+    /// Separate counters, because the kernel refused a group.
+    Ungrouped { why: String },
+    /// Separate pinned counters (`--no-multiplex`).
+    Pinned,
+    /// The /dev/arum module: one counter per event on each CPU.
+    Module,
+}
+
+/// How multiplexing is detected in the per-CPU values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Multiplexing {
+    /// App scope: an event's running time on a CPU against the task's own run time there.
+    AgainstTaskClock,
+    /// App scope without the task-clock reference: values are not scaled.
+    Unscaled,
+    /// Only software events, which the kernel never multiplexes.
+    SoftwareOnly,
+    /// System scope: running below enabled.
+    EnabledVsRunning,
+    /// The module's counters, multiplexed by the kernel.
+    ModuleEnabledVsRunning,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opening {
+    pub grouping: Grouping,
+    pub multiplexing: Multiplexing,
+    pub scope: Scope,
+}
+
+impl Opening {
+    /// How the counters were opened, in one sentence.
+    pub fn describe(&self) -> String {
+        let how = match &self.grouping {
+            Grouping::PerCpuGroups => "hardware events in one group per CPU (scheduled together), software events alone".into(),
+            Grouping::Separate => "one counter per event and CPU".into(),
+            Grouping::Ungrouped { why } => format!("one counter per event and CPU, ungrouped: {why}"),
+            Grouping::Pinned => "one counter per event and CPU, pinned (not multiplexed), ungrouped".into(),
+            Grouping::Module => return "/dev/arum: one counter per event on each CPU, counting everything on the CPU".into(),
+        };
+        let whom = match self.scope {
+            Scope::App => "bound to the program, inherited by its threads and children",
+            Scope::System => "counting everything on the CPU",
+        };
+        format!("{how}; {whom}")
+    }
+}
+
+impl Multiplexing {
+    pub fn describe(self) -> &'static str {
+        match self {
+            Multiplexing::AgainstTaskClock => "per CPU, an event's time running is compared with the task's own run time on that CPU (task-clock); below it, the event was multiplexed and is scaled",
+            Multiplexing::Unscaled => "task-clock reference unavailable: per-CPU values are not scaled",
+            Multiplexing::SoftwareOnly => "software events only: the kernel never multiplexes them, values are not scaled",
+            Multiplexing::EnabledVsRunning => "time running below time enabled means multiplexing; values are scaled by enabled/running",
+            Multiplexing::ModuleEnabledVsRunning => "time running below time enabled means the kernel multiplexed the module's counters; values are scaled",
+        }
+    }
+}

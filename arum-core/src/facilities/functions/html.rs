@@ -1,0 +1,150 @@
+//! `-F`: function timing by uprobes: the table of functions, the quantiles of their durations
+//! as a plot, and each function's threads and processes.
+
+use super::model::FunctionsReport;
+use crate::facilities::functions::model::{DurationSummary, FunctionTiming, ThrottleReason};
+use crate::render::html::page::{facts, figure, item, para, section, table};
+use crate::render::html::plot::{self, Series};
+use arum_units::duration;
+
+pub fn render(f: &FunctionsReport) -> String {
+    let ns = |v: f64| duration::format_ns(v);
+    let mut body = String::new();
+    if let Some(why) = &f.off_reason {
+        body.push_str(&para(&format!("No function was timed: {why}")));
+    }
+    body.push_str(&facts(&[
+        (
+            "probe cost (entry and return)",
+            format!(
+                "{} ± {}",
+                ns(f.probe_cost.pair_ns),
+                ns(f.probe_cost.spread_ns)
+            ),
+        ),
+        ("throttling", format!("{:?}", f.policy.mode)),
+        (
+            "records",
+            format!(
+                "{} ({} lost, {} ring buffers)",
+                f.records.records, f.records.lost, f.records.ring_buffers
+            ),
+        ),
+        (
+            "probe overhead",
+            format!(
+                "{} ({:.2}% of the program's CPU time)",
+                ns(f.perturbation.overhead_ns as f64),
+                f.perturbation.percent_of_cpu
+            ),
+        ),
+    ]));
+    let rows: Vec<Vec<String>> = f.functions.iter().map(row).collect();
+    body.push_str(&table(
+        &[
+            "function",
+            "calls",
+            "timed",
+            "total",
+            "mean",
+            "min",
+            "median",
+            "p90",
+            "p99",
+            "max",
+            "exclusive total",
+            "state",
+        ],
+        &rows,
+    ));
+    let timed: Vec<&FunctionTiming> = f.functions.iter().filter(|x| x.timed_calls > 0).collect();
+    if !timed.is_empty() {
+        let quantiles: Vec<String> = ["min", "median", "p90", "p99", "max"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let series: Vec<Series> = timed
+            .iter()
+            .map(|x| Series {
+                name: x.name.clone(),
+                points: profile(&x.inclusive)
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, v)| (i as f64, v))
+                    .collect(),
+            })
+            .collect();
+        body.push_str(&figure(plot::lines(
+            "Distribution of inclusive durations (quantiles, log scale)",
+            "quantile",
+            "ns",
+            &series,
+            Some(&quantiles),
+            plot::YAxis::Log,
+        )));
+    }
+    for x in &f.functions {
+        let threads: Vec<Vec<String>> = x
+            .threads
+            .iter()
+            .map(|t| {
+                vec![
+                    format!("{} (pid {})", t.tid, t.pid),
+                    t.calls.to_string(),
+                    t.timed_calls.to_string(),
+                    ns(t.inclusive_ns as f64),
+                    ns(t.exclusive_ns as f64),
+                ]
+            })
+            .collect();
+        let mut inner = para(&format!("{} in {} at {:#x}", x.symbol, x.file, x.offset));
+        inner.push_str(&table(
+            &["thread", "calls", "timed", "inclusive", "exclusive"],
+            &threads,
+        ));
+        if let Some(est) = &x.estimate {
+            inner.push_str(&para(&format!(
+                "Calls estimated from {} sampling windows: {} (95% {} – {}){}",
+                est.windows,
+                est.calls.map_or("none".into(), |c| format!("{c:.0}")),
+                est.low,
+                est.high.map_or("unbounded".into(), |h| format!("{h:.0}")),
+                if est.saturated { ", saturated" } else { "" }
+            )));
+        }
+        body.push_str(&item(&x.name, &inner));
+    }
+    section("functions", "Function timing (-F)", &body)
+}
+
+fn row(x: &FunctionTiming) -> Vec<String> {
+    let ns = |v: f64| duration::format_ns(v);
+    let i = &x.inclusive;
+    let state = match (&x.throttled, x.too_short) {
+        (Some(t), _) => match t.reason {
+            ThrottleReason::TooShort => "throttled: too short".into(),
+            ThrottleReason::Budget => "throttled: probe budget".into(),
+        },
+        (None, true) => "too short to time".into(),
+        (None, false) => String::new(),
+    };
+    vec![
+        x.name.clone(),
+        format!("{}{}", x.calls, if x.calls_exact { "" } else { " (est.)" }),
+        x.timed_calls.to_string(),
+        ns(i.total_ns as f64),
+        ns(i.mean_ns),
+        ns(i.min_ns as f64),
+        ns(i.p50_ns as f64),
+        ns(i.p90_ns as f64),
+        ns(i.p99_ns as f64),
+        ns(i.max_ns as f64),
+        ns(x.exclusive.total_ns as f64),
+        state,
+    ]
+}
+
+/// min, median, p90, p99, max in ns.
+fn profile(d: &DurationSummary) -> [f64; 5] {
+    [d.min_ns, d.p50_ns, d.p90_ns, d.p99_ns, d.max_ns].map(|v| v as f64)
+}

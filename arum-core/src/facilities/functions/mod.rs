@@ -1,0 +1,276 @@
+//! Function-level timing of the unmodified program (ARUM's application-level measurement): entry
+//! and return uprobes on chosen functions of the executable and its libraries, every call timed
+//! from the records they write, and self-throttling so that measuring does not perturb the run.
+//!
+//! ```text
+//!  prepare   the uprobe PMU; the cost of a probe hit, calibrated on arum's own helper function
+//!  arm       per CPU a ring buffer; per function entry + return probes on the held child
+//!            (inherited, enabled by exec) and an exact counting entry probe
+//!  released  the reader thread (`live`): drain → pair per thread → statistics; functions too
+//!            short to time (mean < K × cost after N calls) or over the probe budget lose both
+//!            probes; their calls are then counted exactly (--exact-counts) or sampled in windows
+//!  stop      the last drain after the reap: nothing in flight is lost
+//!  finish    the report section (`section`), estimates from the windows (`estimate`)
+//! ```
+//!
+//! `targets` turns `-F` names into probe sites (via arum-symbols), `uprobe` and `probes` open the
+//! events, `calibrate` measures the cost. The records layer under it (`records`) is shared with
+//! other probing facilities.
+
+mod calibrate;
+mod estimate;
+pub mod html;
+mod live;
+pub mod model;
+mod probes;
+mod section;
+mod settings;
+pub mod targets;
+pub mod text;
+mod uprobe;
+
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::error::ArumError;
+use crate::facilities::functions::model::{FunctionsReport, ThrottleMode};
+use crate::facility::{Armed, Facility, Stopped};
+use crate::launch::Reaped;
+use crate::perf::records::event::{Journal, SharedJournal};
+use crate::perf::sys::{self, Attr};
+use crate::periodic::{Cadence, FirstTick, Sampler};
+use crate::system::perms::Permissions;
+
+pub use calibrate::ProbeCost;
+use live::Live;
+pub use settings::{Policy, Settings};
+use uprobe::UprobePmu;
+
+/// Whether this process may open uprobes, and if not, the one line saying what to do.
+pub fn permission_problem(perms: &Permissions) -> Option<String> {
+    // The kernel's uprobe PMU asks for CAP_SYS_ADMIN itself (perf_uprobe_event_init), whatever
+    // perf_event_paranoid says; CAP_PERFMON is not enough for it.
+    (!perms.cap_sys_admin).then(|| {
+        "function timing needs CAP_SYS_ADMIN: the kernel's uprobe PMU accepts no less (CAP_PERFMON and perf_event_paranoid do not apply to it); run arum as root or grant it with `sudo setcap cap_sys_admin+ep $(command -v arum)`".to_string()
+    })
+}
+
+/// The facility for one run.
+pub struct Functions<'s> {
+    settings: &'s Settings,
+    cost: Option<ProbeCost>,
+    off: Option<String>,
+    live: Option<Live>,
+    reader: Option<Sampler<Live>>,
+    /// The calibration's events, closed with the run's (see `calibrate`).
+    calibration: Vec<OwnedFd>,
+    program_cpu_ns: Option<u64>,
+    /// Where the timed calls go for the views (`--syscalls`), if anywhere.
+    journal: Option<SharedJournal>,
+}
+
+impl<'s> Functions<'s> {
+    /// `journal`: where every timed call goes for the views, when they are built.
+    pub fn new(settings: &'s Settings, journal: Option<SharedJournal>) -> Self {
+        Functions {
+            journal,
+            settings,
+            cost: None,
+            off: None,
+            live: None,
+            reader: None,
+            calibration: Vec::new(),
+            program_cpu_ns: None,
+        }
+    }
+
+    /// Function timing is off for this run: an error with --strict, else a warning.
+    fn turn_off(&mut self, why: String) -> Result<(), ArumError> {
+        if self.settings.strict {
+            return Err(ArumError::Functions(format!("{why} (--strict)")));
+        }
+        self.off = Some(why);
+        Ok(())
+    }
+}
+
+/// The tree's CPU time: task-clock of the held child.
+fn open_task_clock(pid: i32) -> Option<OwnedFd> {
+    open_on_tree(
+        pid,
+        Attr {
+            type_: 1,  // PERF_TYPE_SOFTWARE
+            config: 1, // PERF_COUNT_SW_TASK_CLOCK
+            ..Attr::default()
+        },
+    )
+}
+
+/// The tree's user-mode cycles: a hardware counter; None without a PMU (our VMs).
+fn open_user_cycles(pid: i32) -> Option<OwnedFd> {
+    open_on_tree(
+        pid,
+        Attr {
+            type_: 0,  // PERF_TYPE_HARDWARE
+            config: 0, // PERF_COUNT_HW_CPU_CYCLES
+            exclude_kernel: true,
+            ..Attr::default()
+        },
+    )
+}
+
+/// A counter on the held child and everything it starts, counting from its exec on.
+fn open_on_tree(pid: i32, event: Attr) -> Option<OwnedFd> {
+    let attr = Attr {
+        disabled: true,
+        inherit: true,
+        enable_on_exec: true,
+        ..event
+    };
+    sys::open(&attr, pid, -1, None).ok()
+}
+
+impl Facility for Functions<'_> {
+    type Section = FunctionsReport;
+
+    fn lists_the_tree(&self) -> bool {
+        // Sampling windows open probes on every thread of the tree.
+        self.settings.policy.mode == ThrottleMode::Throttle
+    }
+
+    fn prepare(&mut self) -> Result<(), ArumError> {
+        if let Some(why) = permission_problem(&Permissions::current()) {
+            return self.turn_off(why);
+        }
+        let pmu = match UprobePmu::detect() {
+            Ok(p) => p,
+            Err(why) => return self.turn_off(why),
+        };
+        match calibrate::calibrate(&pmu) {
+            Ok((cost, events)) => {
+                self.cost = Some(cost);
+                self.calibration = events;
+                Ok(())
+            }
+            Err(why) => self.turn_off(format!("function timing is off: {why}")),
+        }
+    }
+
+    fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
+        if let Some(why) = &self.off {
+            run.warnings.add(why.clone());
+            return Ok(());
+        }
+        let Some(cost) = self.cost else {
+            return Ok(());
+        };
+        let cpus = crate::system::cpulist::online().unwrap_or_else(|| vec![0]);
+        let pid = run.pid.as_raw();
+        // Without throttling nothing reads the exact counters: every hit is recorded anyway.
+        let counting = self.settings.policy.mode != ThrottleMode::NoThrottle;
+        let mut opened = match probes::open(&self.settings.targets, pid, &cpus, counting) {
+            Ok(p) => p,
+            Err(e) => {
+                let why = format!("cannot open {}: {}", e.what, e.why);
+                if self.settings.strict {
+                    return Err(ArumError::Functions(format!("{why} (--strict)")));
+                }
+                run.warnings.add(format!("function timing is off: {why}"));
+                self.off = Some(why);
+                return Ok(());
+            }
+        };
+        for w in opened.warnings.drain(..) {
+            run.warnings.add(w);
+        }
+        let mut live = Live::new(
+            self.settings.targets.clone(),
+            opened,
+            std::mem::take(&mut self.calibration),
+            self.settings.policy,
+            cost,
+            open_task_clock(pid),
+            // Only where the calibration could count a hit in the same cycles.
+            cost.entry_user_cycles.and_then(|_| open_user_cycles(pid)),
+            Arc::clone(run.tree),
+            self.settings.interval_ms.map(|ms| ms * 1_000_000),
+        );
+        if self.journal.is_some() {
+            live.journal = Some(Journal {
+                names: self
+                    .settings
+                    .targets
+                    .iter()
+                    .map(|t| t.name.clone())
+                    .collect(),
+                ..Journal::default()
+            });
+        }
+        // The reader starts now, not after the launch's grace: a short function called back to
+        // back costs a probe hit per call until the reader throttles it.
+        // Ticks on a 1 ms grid; each tick says how long it can wait (windows need 1 ms).
+        self.reader = Sampler::spawn(
+            "arum-functions",
+            (
+                Cadence::Fixed {
+                    period: Duration::from_millis(1),
+                    at_start: true,
+                },
+                FirstTick::Thread,
+                false,
+            ),
+            live,
+            |live, tick| {
+                if tick.elapsed.is_zero() {
+                    live::prefer_this_thread();
+                }
+                live.tick(false).saturating_sub(Duration::from_micros(500))
+            },
+            |live| live,
+        );
+        if self.reader.is_none() {
+            return Err(ArumError::Functions(
+                "cannot start the function-timing reader thread; check the process limits (ulimit -u)".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    fn stop(&mut self, run: &mut Stopped<'_>) {
+        if let Some(reader) = self.reader.take() {
+            self.live = reader.finish();
+        }
+        let Some(live) = &mut self.live else { return };
+        live.tick(true);
+        self.program_cpu_ns = live.final_counts();
+        if let (Some(shared), Some(mine)) = (&self.journal, live.journal.take()) {
+            shared
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .append(mine);
+        }
+        if live.lost > 0 {
+            run.warnings.add(format!(
+                "{} probe records were lost (a ring buffer was full): some calls are counted but not timed",
+                live.lost
+            ));
+        }
+    }
+
+    fn finish(self, reaped: &Reaped) -> FunctionsReport {
+        section::build(
+            self.settings,
+            self.off.as_deref(),
+            self.cost,
+            self.live.as_ref(),
+            self.program_cpu_ns
+                .unwrap_or_else(|| rusage_cpu_ns(&reaped.rusage)),
+        )
+    }
+}
+
+fn rusage_cpu_ns(r: &libc::rusage) -> u64 {
+    let ns = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    ns(r.ru_utime) + ns(r.ru_stime)
+}

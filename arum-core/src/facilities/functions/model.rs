@@ -1,0 +1,235 @@
+//! The functions section of the report: function-level timing by uprobes.
+
+use serde::{Deserialize, Serialize};
+
+/// Function-level timing by uprobes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionsReport {
+    /// Why no function was timed (no permission, no uprobe PMU), when none was.
+    pub off_reason: Option<String>,
+    pub probe_cost: ProbeCostInfo,
+    pub policy: ThrottlePolicy,
+    /// Sorted by total inclusive time, largest first.
+    pub functions: Vec<FunctionTiming>,
+    pub records: RecordStats,
+    pub perturbation: Perturbation,
+    /// `-I`: calls per interval; `calls[f]` is function f (in `functions` order) in that interval.
+    pub interval_ms: Option<u64>,
+    pub intervals: Vec<FunctionInterval>,
+    /// What sampling windows measure the program's own time in (see `EstimateAxis`).
+    #[serde(default)]
+    pub estimate_axis: EstimateAxis,
+}
+
+/// The clock the estimates of throttled functions run on. Inside a window every call costs a
+/// probe hit; the program's own time there is what the calls are counted against.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EstimateAxis {
+    /// User-mode cycles of the program (a hardware counter): a hit's kernel part is not on this
+    /// axis, so calls as fast as a hit can still be counted against the program's own time.
+    UserCycles,
+    /// The program's CPU time: the calibrated cost of each hit is taken out, which fails when
+    /// the calls come as fast as the hits (the estimate is then a lower bound).
+    #[default]
+    CpuTime,
+    /// Wall time, where the program's CPU time cannot be read.
+    WallTime,
+}
+
+/// The calibrated cost of probe hits on this machine.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProbeCostInfo {
+    /// A call with entry and return probes, over the same call unprobed.
+    pub pair_ns: f64,
+    /// A call with the entry probe only (counting, sampling windows).
+    pub entry_ns: f64,
+    /// Probe time inside a measured call's own interval (taken out of every duration).
+    pub inside_ns: f64,
+    /// Half the range of the per-round costs.
+    pub spread_ns: f64,
+    /// With a hardware cycle counter: the user-mode cycles an entry-probe hit adds to a call.
+    #[serde(default)]
+    pub entry_user_cycles: Option<f64>,
+    /// ALMT's probe-cost test: probed calls back to back, the time between consecutive entry
+    /// records: how many intervals, their mean and standard deviation.
+    #[serde(default)]
+    pub back_to_back_intervals: u64,
+    #[serde(default)]
+    pub back_to_back_mean_ns: f64,
+    #[serde(default)]
+    pub back_to_back_sd_ns: f64,
+    #[serde(default)]
+    pub back_to_back_median_ns: f64,
+    pub calibration_calls: u64,
+    pub calibration_rounds: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThrottleMode {
+    /// Short or costly functions stop being probed; further calls are sampled.
+    Throttle,
+    /// As `throttle`, but the entry probe keeps counting every call.
+    ExactCounts,
+    /// Every call is timed.
+    NoThrottle,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ThrottlePolicy {
+    pub mode: ThrottleMode,
+    /// Calls timed before a function is judged.
+    pub judge_after_calls: u64,
+    /// A function whose mean is below this many probe costs is too short to time.
+    pub short_factor: f64,
+    /// The most estimated probe overhead allowed, in percent of the program's CPU time.
+    pub budget_percent: f64,
+    /// Sampling windows: `window_ms` of every `period_ms`.
+    pub window_ms: f64,
+    pub period_ms: f64,
+}
+
+impl Default for ThrottlePolicy {
+    /// After 100 calls, below 10 probe costs, 2% of the CPU time, windows of 1 ms every 100 ms.
+    fn default() -> Self {
+        ThrottlePolicy {
+            mode: ThrottleMode::Throttle,
+            judge_after_calls: 100,
+            short_factor: 10.0,
+            budget_percent: 2.0,
+            window_ms: 1.0,
+            period_ms: 100.0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ThrottleReason {
+    /// Its mean duration was below short_factor × the probe cost.
+    TooShort,
+    /// Its probe overhead would have taken the run over the probe budget.
+    Budget,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Throttled {
+    pub reason: ThrottleReason,
+    /// Since the program was released (approximately: arum's arming of the probes).
+    pub at_ns: u64,
+    /// Calls timed before.
+    pub timed_calls: u64,
+    /// Their mean inclusive duration.
+    pub mean_ns: f64,
+}
+
+/// The calls of a throttled function after its probes were removed, from sampling windows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallEstimate {
+    /// Calls counted while probed, before the throttling.
+    pub counted_before: u64,
+    /// Calls counted inside the sampling windows.
+    pub sampled: u64,
+    pub windows: u64,
+    /// Estimated calls in all; None when no estimate could be made (see `saturated`).
+    pub calls: Option<f64>,
+    /// 95% interval of all calls; `high` None when unbounded.
+    pub low: f64,
+    pub high: Option<f64>,
+    /// The sampled calls came as fast as probe hits: the calls between them cannot be told.
+    pub saturated: bool,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct DurationSummary {
+    pub total_ns: u64,
+    pub mean_ns: f64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub p50_ns: u64,
+    pub p90_ns: u64,
+    pub p99_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionTiming {
+    /// As asked for (`compute`, `libc:malloc`, a demangled name).
+    pub name: String,
+    pub symbol: String,
+    pub file: String,
+    pub offset: u64,
+    /// Calls in all: exact (`calls_exact`), or the estimate's central value (or lower bound).
+    pub calls: u64,
+    pub calls_exact: bool,
+    /// Calls with both entry and return seen: the ones the durations are of.
+    pub timed_calls: u64,
+    /// Durations with the probes' own time taken out.
+    pub inclusive: DurationSummary,
+    /// Inclusive time less the time in probed functions called from it.
+    pub exclusive: DurationSummary,
+    /// The mean is below short_factor × the probe cost: durations are not reliable.
+    pub too_short: bool,
+    pub throttled: Option<Throttled>,
+    pub estimate: Option<CallEstimate>,
+    /// Entries whose return never came before the program ended.
+    pub unfinished: u64,
+    /// Entries whose frame was left without a return (longjmp, exceptions).
+    pub unwound: u64,
+    /// Returns without an entry.
+    pub orphan_returns: u64,
+    /// Entries counted by the kernel whose records were lost.
+    pub lost_entries: u64,
+    /// Probe hits and their estimated cost.
+    pub probe_hits: u64,
+    pub overhead_ns: u64,
+    pub threads: Vec<ThreadTiming>,
+    pub processes: Vec<ProcessHits>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadTiming {
+    pub tid: u32,
+    pub pid: u32,
+    /// Entries seen on this thread.
+    pub calls: u64,
+    pub timed_calls: u64,
+    pub inclusive_ns: u64,
+    pub exclusive_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessHits {
+    pub pid: u32,
+    pub name: Option<String>,
+    pub calls: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RecordStats {
+    pub records: u64,
+    pub bytes: u64,
+    /// Records the kernel dropped because a buffer was full.
+    pub lost: u64,
+    pub ring_buffers: u64,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Perturbation {
+    pub probe_hits: u64,
+    /// Hits × their calibrated cost.
+    pub overhead_ns: u64,
+    /// CPU time of the program (all its threads and processes).
+    pub program_cpu_ns: u64,
+    /// overhead / program CPU time, in percent (at most 100: the calibrated cost can exceed what
+    /// a hit cost in the program).
+    pub percent_of_cpu: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionInterval {
+    pub t_end_ns: u64,
+    pub calls: Vec<u64>,
+    /// Per function, whether the count is (partly) estimated.
+    pub estimated: Vec<bool>,
+}

@@ -1,0 +1,65 @@
+//! The system-calls section of the report.
+
+use serde::{Deserialize, Serialize};
+
+/// System calls of the launched tree, from raw_syscalls:sys_enter/sys_exit.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SyscallsReport {
+    /// What `--syscalls` asked for: categories or call names (`all`).
+    pub selection: Vec<String>,
+    /// Why no call was traced (permissions, no tracepoints), when none was.
+    pub off_reason: Option<String>,
+    /// The tracepoint filter set in the kernel (ftrace syntax), when a subset was asked.
+    pub filter: Option<String>,
+    /// Whether tracefs was mounted nowhere and the tracepoints were read through a private,
+    /// detached mount of arum's own.
+    pub private_tracefs: bool,
+    /// Records read, lost by the kernel (full buffers), exits without an entry.
+    pub records: u64,
+    pub lost: u64,
+    pub orphan_exits: u64,
+    /// Calls entered and never left before the end (calls cut by the end of the run).
+    pub unfinished: Vec<CallCount>,
+    /// Measured cost of one traced call (enter + exit records) on this machine, and the estimate
+    /// of what tracing added to the program: calls × that cost.
+    pub probe_cost_ns: Option<f64>,
+    pub overhead_ns: Option<u64>,
+    /// The part of that cost inside a call's measured interval (from its entry record to its exit
+    /// record), measured the same way and taken out of every duration.
+    pub probe_inside_ns: Option<f64>,
+    /// Per call, sorted by total time, largest first.
+    pub calls: Vec<SyscallStats>,
+    /// Per category (process, network, file, memory, other), same figures summed.
+    pub categories: Vec<SyscallStats>,
+}
+
+/// One system call's (or category's) figures. Durations from entry to exit, in ns.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct SyscallStats {
+    pub name: String,
+    pub category: String,
+    pub calls: u64,
+    /// Calls that returned an error.
+    pub errors: u64,
+    /// Errors by errno name (ENOENT...), most frequent first.
+    pub errnos: Vec<ErrnoCount>,
+    pub total_ns: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+    /// Bytes moved (the sum of non-negative return values), for the read/write/send/recv families.
+    pub bytes: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CallCount {
+    pub name: String,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ErrnoCount {
+    pub errno: String,
+    pub count: u64,
+}

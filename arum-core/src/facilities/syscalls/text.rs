@@ -1,0 +1,127 @@
+//! The text of the system-calls section: the per-call and per-category tables.
+
+use std::fmt::Write;
+
+use crate::render::grid::Grid;
+
+use arum_units::duration;
+use arum_units::quantity::grouped;
+
+use super::model::{SyscallStats, SyscallsReport};
+use crate::render::text::right_aligned;
+
+/// Calls listed in the text (JSON and CSV have them all).
+const CALLS_SHOWN: usize = 25;
+
+pub(crate) fn stats_table(out: &mut String, first: &str, rows: &[SyscallStats]) {
+    let mut b = Grid::new();
+    b.push_record([
+        first, "Calls", "Errors", "Total", "Mean", "p50", "p99", "Max", "Bytes", "Errno",
+    ]);
+    for s in rows {
+        let ns = |v: u64| duration::format_ns(v as f64);
+        b.push_record([
+            s.name.clone(),
+            grouped(s.calls),
+            grouped(s.errors),
+            ns(s.total_ns),
+            duration::format_ns(s.mean_ns),
+            ns(s.p50_ns),
+            ns(s.p99_ns),
+            ns(s.max_ns),
+            s.bytes.map_or_else(String::new, grouped),
+            s.errnos
+                .iter()
+                .map(|e| format!("{} {}", e.errno, grouped(e.count)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    right_aligned(out, b);
+}
+
+pub fn render(out: &mut String, s: &SyscallsReport) {
+    let _ = writeln!(
+        out,
+        "\nSystem calls (raw_syscalls tracepoints; {})",
+        s.selection.join(", ")
+    );
+    if let Some(why) = &s.off_reason {
+        let _ = writeln!(out, " not traced: {why}");
+        return;
+    }
+    stats_table(out, "Category", &s.categories);
+    let _ = writeln!(out);
+    stats_table(out, "Call", &s.calls[..s.calls.len().min(CALLS_SHOWN)]);
+    if s.calls.len() > CALLS_SHOWN {
+        let _ = writeln!(
+            out,
+            " ... {} more calls in the JSON and CSV reports",
+            s.calls.len() - CALLS_SHOWN
+        );
+    }
+    let _ = writeln!(
+        out,
+        " records: {} read, {} lost, {} exits without an entry, {} calls unfinished at the end",
+        grouped(s.records),
+        grouped(s.lost),
+        grouped(s.orphan_exits),
+        s.unfinished.iter().map(|c| c.count).sum::<u64>()
+    );
+    if let (Some(cost), Some(total)) = (s.probe_cost_ns, s.overhead_ns) {
+        let _ = writeln!(
+            out,
+            " perturbation: a traced call costs {} here, about {} in all",
+            duration::format_ns(cost),
+            duration::format_ns(total as f64)
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::syscalls::model::ErrnoCount;
+
+    #[test]
+    fn the_section_shows_calls_errnos_and_the_probe_cost() {
+        let openat = SyscallStats {
+            name: "openat".into(),
+            category: "file".into(),
+            calls: 1200,
+            errors: 300,
+            errnos: vec![ErrnoCount {
+                errno: "ENOENT".into(),
+                count: 300,
+            }],
+            total_ns: 2_400_000,
+            mean_ns: 2000.0,
+            bytes: None,
+            ..SyscallStats::default()
+        };
+        let s = SyscallsReport {
+            selection: vec!["file".into()],
+            calls: vec![openat.clone()],
+            categories: vec![openat],
+            records: 2400,
+            probe_cost_ns: Some(1000.0),
+            overhead_ns: Some(1_200_000),
+            ..SyscallsReport::default()
+        };
+        let mut out = String::new();
+        render(&mut out, &s);
+        assert!(
+            out.contains("System calls (raw_syscalls tracepoints; file)"),
+            "{out}"
+        );
+        assert!(out.contains("1,200") && out.contains("ENOENT 300"), "{out}");
+        assert!(out.contains("a traced call costs 1 µs"), "{out}");
+        let off = SyscallsReport {
+            off_reason: Some("no permission".into()),
+            ..SyscallsReport::default()
+        };
+        let mut out = String::new();
+        render(&mut out, &off);
+        assert!(out.contains("not traced: no permission"), "{out}");
+    }
+}

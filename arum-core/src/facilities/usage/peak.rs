@@ -1,0 +1,149 @@
+//! Peak resident memory, thread and process counts of the launched tree.
+//!
+//! `ru_maxrss` of a child is the largest *single* process, and arum's memory, in which the child
+//! runs until exec, counts towards it (exec keeps the old memory's high-water mark), so it is wrong
+//! in both directions for a tree. Where the tree has a cgroup v2 group with the memory
+//! controller, `memory.peak` is exact. Otherwise a sampler thread, once the program has run past
+//! the launch grace, adds up the proportional set size (PSS, from smaps_rollup) of the tree's
+//! processes, so pages shared between them (a compiler's text under `make -j`) count once; and
+//! `ru_maxrss` counts when it exceeds the child's own high-water mark just before exec (measured,
+//! not guessed), since then it is the program's own. The kernel walks every page of a process to
+//! give its PSS (25 ms for 1 GiB here), so the sampler spaces its samples to stay within a
+//! small share of one CPU.
+
+use std::time::Duration;
+
+use crate::facilities::usage::model::{PeakMemory, PeakMethod};
+use crate::periodic::{Cadence, FirstTick, Sampler};
+use crate::tree::Tree;
+
+/// First sampling interval: short, because short programs matter too.
+const FIRST_INTERVAL: Duration = Duration::from_millis(2);
+/// Sampling slows down to this for long runs, to stay out of the program's way.
+const MAX_INTERVAL: Duration = Duration::from_millis(50);
+/// The sampler's CPU time stays under 1/BUDGET of the time between samples.
+const BUDGET: u32 = 50;
+
+/// What the child may still map between reporting its high-water mark and exec replacing its
+/// memory: its code on the way to execve is faulted in from the binary, 64 KiB per fault (the
+/// kernel's fault-around). The same code path each time: 0.8-0.9 MiB measured with a debug
+/// build (`ARUM_TEST_BALLAST_MIB=300 arum --format json -- true`: rusage_maxrss_bytes less
+/// launcher_rss_at_fork_bytes), less in release; the margin is twice that.
+const EXEC_PATH_MARGIN: u64 = 2 * 1024 * 1024;
+
+#[derive(Debug, Default, Clone, Copy)]
+pub struct TreeStats {
+    samples: u64,
+    /// Largest sum over the tree's processes at one instant: PSS where smaps_rollup could be
+    /// read for every process, else resident set size.
+    sum: u64,
+    /// Whether some sample fell back to summing resident set sizes.
+    rss_only: bool,
+    /// Largest VmHWM of any one process (its own exact peak, up to its last sample).
+    hwm: u64,
+    threads: u64,
+    processes: u64,
+}
+
+/// Starts sampling the tree (once the program has run past the launch grace).
+pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
+    let mut reader = tree.reader();
+    let mut pids = Vec::with_capacity(64);
+    Sampler::spawn(
+        "arum-tree",
+        (
+            Cadence::Growing {
+                first: FIRST_INTERVAL,
+                max: MAX_INTERVAL,
+            },
+            FirstTick::Thread,
+            false,
+        ),
+        TreeStats::default(),
+        move |stats, _| {
+            let t0 = thread_cpu();
+            reader.read(&mut pids);
+            sample(&pids, stats);
+            thread_cpu().saturating_sub(t0) * BUDGET
+        },
+        |stats| stats,
+    )
+}
+
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
+}
+
+fn sample(pids: &[i32], stats: &mut TreeStats) {
+    let (mut sum, mut threads, mut rss_only) = (0, 0, false);
+    for &pid in pids {
+        let Ok(p) = procfs::process::Process::new(pid) else {
+            continue;
+        };
+        let Ok(status) = p.status() else { continue };
+        let rss = status.vmrss.unwrap_or(0) * 1024;
+        stats.hwm = stats.hwm.max(status.vmhwm.unwrap_or(0) * 1024);
+        threads += status.threads;
+        match p.smaps_rollup().ok().and_then(|r| pss_bytes(&r)) {
+            Some(pss) => sum += pss,
+            None => {
+                sum += rss;
+                rss_only |= rss > 0;
+            }
+        }
+    }
+    stats.samples += 1;
+    stats.sum = stats.sum.max(sum);
+    stats.rss_only |= rss_only;
+    stats.threads = stats.threads.max(threads);
+    stats.processes = stats.processes.max(pids.len() as u64);
+}
+
+fn pss_bytes(r: &procfs::process::SmapsRollup) -> Option<u64> {
+    r.memory_map_rollup
+        .iter()
+        .find_map(|m| m.extension.map.get("Pss").copied())
+}
+
+/// The tree's peak: `exact` (memory.peak) when there is one, else the samples and ru_maxrss.
+pub fn peak_memory(
+    stats: &TreeStats,
+    exact: Option<u64>,
+    rusage_maxrss_bytes: u64,
+    inherited_rss_bytes: u64,
+) -> PeakMemory {
+    let (peak_rss_bytes, method) = match exact {
+        Some(peak) => (peak, PeakMethod::CgroupV2MemoryPeak),
+        None => {
+            // Above what the child held before exec, ru_maxrss is the program's own largest
+            // process (beyond the pages the child still touches on its way to exec).
+            let trusted = if rusage_maxrss_bytes > inherited_rss_bytes + EXEC_PATH_MARGIN {
+                rusage_maxrss_bytes
+            } else {
+                0
+            };
+            let sampled = stats.sum.max(stats.hwm).max(trusted);
+            if sampled == 0 {
+                // Ended before the first sample, and ru_maxrss may be arum's copy: all that is
+                // known is that the program's peak was at most ru_maxrss.
+                (rusage_maxrss_bytes, PeakMethod::RusageUpperBound)
+            } else if stats.rss_only {
+                (sampled, PeakMethod::ProcfsSampling)
+            } else {
+                (sampled, PeakMethod::PssSampling)
+            }
+        }
+    };
+    PeakMemory {
+        peak_rss_bytes,
+        method,
+        includes_page_cache: method.includes_page_cache(),
+        samples: stats.samples,
+        // The program ran: one process with one thread at least, sampled or not.
+        peak_threads: stats.threads.max(stats.processes).max(1),
+        peak_processes: stats.processes.max(1),
+        launcher_rss_at_fork_bytes: inherited_rss_bytes,
+    }
+}

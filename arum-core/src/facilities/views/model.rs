@@ -1,0 +1,137 @@
+//! The views section of the report: ALMT's views of the probe records.
+
+use serde::{Deserialize, Serialize};
+
+use crate::perf::records::stats::Durations;
+
+/// ALMT's views of the probe records of a run. Times in ns from the first record unless named.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ViewsReport {
+    pub overview: OverviewView,
+    /// Tasks delimited by `--task-begin`/`--task-end` (hierarchical and percentage views).
+    pub tasks: Option<TasksView>,
+    /// Elapsed time per process and probe.
+    pub table: Vec<TableRow>,
+    /// TSC ticks per second used for the cycle column (none where the TSC is not a clock).
+    pub tsc_hz: Option<f64>,
+    /// Probe events not kept in memory (the journal's limit), so not in the views.
+    pub dropped_events: u64,
+}
+
+/// The session on a time line.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct OverviewView {
+    pub duration_ns: u64,
+    pub interval_ns: u64,
+    /// System calls completed per interval (function probes are not counted here).
+    pub rate: Vec<u64>,
+    pub processes: Vec<ProcessLine>,
+    /// The probes with the most time, largest first (at most 10).
+    pub busiest: Vec<ProbeLine>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ProcessLine {
+    pub pid: u32,
+    pub name: String,
+    pub threads: u64,
+    pub events: u64,
+    pub first_ns: u64,
+    pub last_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct ProbeLine {
+    pub probe: String,
+    pub calls: u64,
+    pub total_ns: u64,
+}
+
+/// Tasks between a begin and an end probe, and the probes nested in them.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TasksView {
+    pub begin: String,
+    pub end: String,
+    /// `descriptor`: a task is the life of the descriptor the begin call returned (accept4 →
+    /// close of it), nested calls are those on it; `thread`: from begin to the next end in the
+    /// same thread, every call of the thread nested.
+    pub keyed_by: String,
+    pub tasks: u64,
+    /// Tasks begun and never ended.
+    pub open: u64,
+    pub duration: SpanSummary,
+    /// Per nested probe, aggregated over tasks; `share_pct` is the percentage view: the part of
+    /// the tasks' total time in its calls made directly by the task (a call inside another
+    /// nested call counts in that call's share).
+    pub nested: Vec<NestedProbe>,
+    /// Time of the tasks in no nested probe, as a share of their total time.
+    pub unaccounted_pct: f64,
+    /// The slowest tasks, slowest first (at most 5), with their nested calls.
+    pub slowest: Vec<TaskLine>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct SpanSummary {
+    pub count: u64,
+    pub total_ns: u64,
+    pub mean_ns: f64,
+    pub p50_ns: u64,
+    pub p99_ns: u64,
+    pub max_ns: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NestedProbe {
+    pub probe: String,
+    /// Tasks that called it at least once.
+    pub tasks: u64,
+    pub calls: u64,
+    pub calls_per_task: f64,
+    pub duration: SpanSummary,
+    pub share_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TaskLine {
+    pub pid: u32,
+    pub tid: u32,
+    pub start_ns: u64,
+    pub duration_ns: u64,
+    /// The descriptor, for tasks keyed by one.
+    pub fd: Option<i64>,
+    pub nested: Vec<NestedCall>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct NestedCall {
+    pub probe: String,
+    /// From the task's start.
+    pub offset_ns: u64,
+    pub duration_ns: u64,
+}
+
+/// Elapsed time of one probe in one process.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct TableRow {
+    pub pid: u32,
+    pub process: String,
+    pub probe: String,
+    pub calls: u64,
+    pub elapsed_us: f64,
+    /// The same in TSC cycles, where the TSC is a clock.
+    pub elapsed_cycles: Option<u64>,
+}
+
+impl SpanSummary {
+    /// The summary of a set of durations.
+    pub fn of(d: &Durations) -> SpanSummary {
+        SpanSummary {
+            count: d.count,
+            total_ns: d.total_ns,
+            mean_ns: d.mean_ns(),
+            p50_ns: d.quantile_ns(0.5),
+            p99_ns: d.quantile_ns(0.99),
+            max_ns: d.max_ns,
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! What every report says of its run: the machine, the command, how it ended, arum's own
+//! phases and the rank of a parallel job. A leaf: the launcher, the system facts and every
+//! renderer use these types.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metadata {
+    pub arum_version: String,
+    pub host: String,
+    pub kernel_release: String,
+    pub kernel_version: String,
+    pub arch: String,
+    pub cpu: arum_events::cpu::CpuIdent,
+    pub online_cpus: usize,
+    /// RFC 3339, UTC, when the program was released.
+    pub start_time_utc: String,
+    pub start_time_unix_ns: u64,
+}
+
+/// A run's place in a parallel job, from the launcher's environment (the host is
+/// `metadata.host`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankInfo {
+    pub rank: u32,
+    /// Ranks in the job, when the launcher says.
+    pub size: Option<u32>,
+    /// Rank among those on this host.
+    pub local_rank: Option<u32>,
+    /// The batch system's job id (SLURM_JOB_ID, PBS_JOBID, LSB_JOBID).
+    pub job_id: Option<String>,
+    /// Whose variables gave the rank: `openmpi`, `pmix`, `pmi`, `slurm`.
+    pub launcher: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandInfo {
+    /// What was executed: program and arguments.
+    pub argv: Vec<String>,
+    /// How the command line was given: `argv` (after `--`), `split` (--launch), `shell`.
+    pub how: LaunchHow,
+    /// The --launch string as given, if any.
+    pub launch: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchHow {
+    /// `-- CMD ARGS...`: taken word for word.
+    Argv,
+    /// `--launch "CMD ARGS"`: split as a POSIX shell splits words.
+    Split,
+    /// `--launch "..." --shell`: run by /bin/sh -c.
+    Shell,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExitInfo {
+    /// arum's own exit status: the program's code, or 128+N for signal N.
+    pub status: i32,
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub signal_name: Option<String>,
+    pub core_dumped: bool,
+}
+
+impl ExitInfo {
+    pub fn describe(&self) -> String {
+        match (self.code, self.signal) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(sig)) => format!(
+                "terminated by signal {sig} ({}){}",
+                self.signal_name.as_deref().unwrap_or("unknown"),
+                if self.core_dumped {
+                    ", core dumped"
+                } else {
+                    ""
+                }
+            ),
+            (None, None) => "unknown".into(),
+        }
+    }
+}
+
+/// arum's own phases, in microseconds, as in the original ARUM paper's Tables 1 and 2.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelfTiming {
+    /// Set-up phase 1: argument parsing and data structures.
+    pub setup_phase1_us: u64,
+    /// Set-up phase 2: event verification and counter configuration.
+    pub setup_phase2_us: u64,
+    /// Post-processing phase 1: reading the counters.
+    pub post_phase1_us: u64,
+    /// Post-processing phase 2: resource usage and the report.
+    pub post_phase2_us: u64,
+}

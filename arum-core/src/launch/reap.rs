@@ -1,0 +1,154 @@
+//! Waiting for the program and collecting its exit status and resource usage.
+
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Duration;
+
+use nix::errno::Errno;
+use nix::sys::signal::Signal;
+use nix::sys::wait::{waitid, Id, WaitPidFlag};
+use nix::unistd::Pid;
+
+use super::signals;
+use crate::error::ArumError;
+use crate::header::ExitInfo;
+
+/// How the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal { signal: i32, core_dumped: bool },
+}
+
+impl Exit {
+    /// arum's own exit status: the program's, or 128+N for signal N (as a shell reports it).
+    pub fn status(self) -> i32 {
+        match self {
+            Exit::Code(c) => c,
+            Exit::Signal { signal, .. } => 128 + signal,
+        }
+    }
+
+    pub fn signal_name(self) -> Option<&'static str> {
+        match self {
+            Exit::Signal { signal, .. } => Signal::try_from(signal).ok().map(|s| s.as_str()),
+            Exit::Code(_) => None,
+        }
+    }
+
+    /// The report's description of this exit.
+    pub fn info(self) -> ExitInfo {
+        let (code, signal, core_dumped) = match self {
+            Exit::Code(c) => (Some(c), None, false),
+            Exit::Signal {
+                signal,
+                core_dumped,
+            } => (None, Some(signal), core_dumped),
+        };
+        ExitInfo {
+            status: self.status(),
+            code,
+            signal,
+            signal_name: self.signal_name().map(str::to_string),
+            core_dumped,
+        }
+    }
+}
+
+/// The reaped program: its exit, wall time and the kernel's rusage for it and its reaped children.
+pub struct Reaped {
+    pub exit: Exit,
+    pub wall: Duration,
+    /// CLOCK_MONOTONIC when the program was released (the origin of the report's times).
+    pub released_at: Duration,
+    pub rusage: libc::rusage,
+    /// The child's ru_maxrss just before exec (arum's memory as the child inherited it and
+    /// touched it), which the kernel's ru_maxrss of the program includes.
+    pub pre_exec_maxrss_bytes: u64,
+}
+
+/// Whether `pid` exits within `grace`, told by polling a pidfd (readable once the process has
+/// exited; nothing is reaped). Kernels without pidfd_open (before 5.3) answer "no" at once.
+pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    if fd < 0 {
+        return false;
+    }
+    // SAFETY: the descriptor was just returned to us and nobody else owns it.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
+    let mut pfd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let deadline = monotonic() + grace;
+    loop {
+        let left = deadline.saturating_sub(monotonic());
+        // SAFETY: one valid pollfd; the timeout is in milliseconds, rounded up.
+        let r = unsafe { libc::poll(&mut pfd, 1, left.as_micros().div_ceil(1000) as i32) };
+        match r {
+            1 => return true,
+            -1 if Errno::last() == Errno::EINTR => continue,
+            _ => return false,
+        }
+    }
+}
+
+pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
+    // Wait for the exit without reaping, so the pid cannot be reused while signals are forwarded.
+    loop {
+        match waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT) {
+            Ok(_) => break,
+            Err(Errno::EINTR) => continue,
+            Err(source) => {
+                return Err(ArumError::Launch {
+                    what: "waiting for the program",
+                    source,
+                })
+            }
+        }
+    }
+    signals::forget_child();
+    let mut status = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it in full when it returns the pid.
+    let mut rusage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: status and rusage are valid, writable locals.
+        let r = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut rusage) };
+        let wall = monotonic().saturating_sub(t0);
+        if r == pid.as_raw() {
+            let exit = if libc::WIFSIGNALED(status) {
+                Exit::Signal {
+                    signal: libc::WTERMSIG(status),
+                    core_dumped: libc::WCOREDUMP(status),
+                }
+            } else {
+                Exit::Code(libc::WEXITSTATUS(status))
+            };
+            return Ok(Reaped {
+                exit,
+                wall,
+                released_at: t0,
+                rusage,
+                // Known from the child's side of the launch, read after this (Running::wait).
+                pre_exec_maxrss_bytes: 0,
+            });
+        }
+        match Errno::last() {
+            Errno::EINTR => continue,
+            source => {
+                return Err(ArumError::Launch {
+                    what: "reaping the program",
+                    source,
+                })
+            }
+        }
+    }
+}
+
+/// CLOCK_MONOTONIC as a duration since an arbitrary origin.
+pub fn monotonic() -> Duration {
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .expect("CLOCK_MONOTONIC is always available on Linux");
+    Duration::new(ts.tv_sec() as u64, ts.tv_nsec() as u32)
+}

@@ -1,0 +1,48 @@
+//! ARUM, the Application Resource Usage Monitor: the engine behind the `arum` binary.
+//!
+//! One run, in the order `run.rs` performs it: a [`request::RunRequest`] (what was asked, as
+//! the command line or a suite gave it) → [`settings::Settings`] (decided once) →
+//! [`measure::measure_once`] (the launch in `launch`, with every facility around it) → the
+//! report (one model, several renderings, written by `report::sink`).
+//!
+//! Layers, each importing only the ones before it (`tools/module-graph/check.py` fails on a
+//! cycle):
+//! 1. `header`, `error`, `warnings`, `version`: leaves.
+//! 2. `system` (facts about the machine), `launch` (fork, start line, exec, reap), `perf`
+//!    (perf_event_open, ring buffers, probe records), `tree` (the launched tree), `periodic`
+//!    (sampler threads), `placement` (a parallel job's rank), `render` (the text grid and the
+//!    HTML page and plot primitives every renderer shares).
+//! 3. `facility` (the run lifecycle) and `facilities/`: one folder per facility, each with its
+//!    settings, its collection, its section of the model (`model.rs`) and its text and HTML
+//!    (`text.rs`, `html.rs`).
+//! 4. `report`: the model of a whole run, the table of its sections (`report::sections`) that
+//!    the text, HTML and JSON all follow, the renderers, `metrics` (every number of a report,
+//!    by name, with its unit and direction) and `sink` (the one writer of files).
+//! 5. `request`, `settings`, `measure`, `run`: one measured run.
+//! 6. `series` (repeated runs, comparisons, merges, exports, suites), `info`, `list`.
+//!
+//! Adding a facility: a folder under `facilities/` (implement `facility::Facility`; its
+//! `model.rs`, `text.rs`, `html.rs`), then one row in `report::sections::SECTIONS`, which names
+//! the report field its section fills; its settings go in `settings::Settings`.
+
+pub mod error;
+pub mod facilities;
+pub mod facility;
+pub mod header;
+pub mod info;
+pub mod launch;
+pub mod list;
+pub mod measure;
+pub mod perf;
+pub mod periodic;
+pub mod placement;
+pub mod render;
+pub mod report;
+pub mod request;
+pub mod run;
+pub mod series;
+pub mod settings;
+pub mod system;
+pub mod tree;
+pub mod version;
+pub mod warnings;

@@ -1,0 +1,131 @@
+//! `--fail-if-worse METRIC:PCT`: a CI gate. It fails when the metric got worse by more than PCT
+//! percent and the change is significant at the confidence level. Between two single runs
+//! nothing can be significant: the change alone decides, and the verdict says so.
+
+use serde::{Deserialize, Serialize};
+
+use super::analysis::{Change, Comparison};
+use crate::error::ArumError;
+use crate::report::metrics;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gate {
+    /// As the user named it.
+    pub given: String,
+    pub metric: String,
+    pub percent: f64,
+}
+
+/// The verdict of one gate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateResult {
+    pub gate: String,
+    pub metric: String,
+    pub failed: bool,
+    pub reason: String,
+}
+
+/// Parses `METRIC:PCT` (PCT may end in `%`).
+pub fn parse(spec: &str) -> Result<Gate, ArumError> {
+    let bad = || {
+        ArumError::Usage(format!(
+            "--fail-if-worse {spec:?}: write METRIC:PCT, e.g. usage.wall_ns:5 or wall:5%"
+        ))
+    };
+    let (metric, pct) = spec.rsplit_once(':').ok_or_else(bad)?;
+    let percent: f64 = pct
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| bad())?;
+    if metric.is_empty() || !percent.is_finite() || percent < 0.0 {
+        return Err(bad());
+    }
+    Ok(Gate {
+        given: spec.to_string(),
+        metric: metric.to_string(),
+        percent,
+    })
+}
+
+/// Resolves the gate's metric among `names` (full name, unique tail, or a short name).
+pub fn resolve(gate: &Gate, names: &[&str]) -> Result<Gate, ArumError> {
+    let metric = metrics::resolve(&gate.metric, names).map_err(|why| {
+        ArumError::Usage(format!(
+            "--fail-if-worse {}: {why}; `arum compare --all` lists the metrics",
+            gate.given
+        ))
+    })?;
+    Ok(Gate {
+        metric: metric.to_string(),
+        ..gate.clone()
+    })
+}
+
+/// Judges a resolved gate against a comparison.
+pub fn judge(gate: &Gate, c: &Comparison) -> GateResult {
+    let result = |failed: bool, reason: String| GateResult {
+        gate: gate.given.clone(),
+        metric: gate.metric.clone(),
+        failed,
+        reason,
+    };
+    let Some(m) = c.metrics.iter().find(|m| m.metric == gate.metric) else {
+        return result(false, "0 in both: nothing to compare".into());
+    };
+    let Some(pct) = m.percent() else {
+        return result(
+            false,
+            "the base is 0, so no percentage can be judged".to_string(),
+        );
+    };
+    let worse_by = if m.change == Change::Worse {
+        pct.abs()
+    } else {
+        0.0
+    };
+    let beyond = worse_by > gate.percent;
+    match (m.significant, m.p_value) {
+        (Some(sig), Some(p)) => {
+            let failed = beyond && sig;
+            let why = if m.change != Change::Worse {
+                format!("not worse ({pct:+.2}%)")
+            } else if !beyond {
+                format!("{worse_by:.2}% worse, within {}%", gate.percent)
+            } else if !sig {
+                format!(
+                    "{worse_by:.2}% worse but not significant at {:.0}% (p = {p:.3})",
+                    c.confidence_level * 100.0
+                )
+            } else {
+                format!(
+                    "{worse_by:.2}% worse, significant at {:.0}% (p = {p:.2e}), beyond {}%",
+                    c.confidence_level * 100.0,
+                    gate.percent
+                )
+            };
+            result(failed, why)
+        }
+        _ => result(
+            beyond,
+            format!(
+                "{pct:+.2}% from single runs: no significance can be tested, the change alone decides"
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gate_specs() {
+        let g = parse("usage.wall_ns:5").unwrap();
+        assert_eq!((g.metric.as_str(), g.percent), ("usage.wall_ns", 5.0));
+        assert_eq!(parse("wall:2.5%").unwrap().percent, 2.5);
+        for bad in ["wall", ":5", "wall:x", "wall:-1"] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+}

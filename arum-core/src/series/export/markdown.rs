@@ -1,0 +1,111 @@
+//! Markdown: a table of the commands' wall times (as hyperfine's), then each command's metrics,
+//! then the comparisons.
+
+use std::fmt::Write;
+
+use crate::report::metrics::{self, Unit};
+use crate::series::result::{Benchmark, MetricSummary, RunSet};
+
+pub fn render(set: &RunSet) -> String {
+    let mut out = String::new();
+    let pct = set.confidence_level * 100.0;
+    fn wall(b: &Benchmark) -> Option<&MetricSummary> {
+        b.metrics.iter().find(|m| m.metric == "usage.wall_ns")
+    }
+    let fastest = set
+        .benchmarks
+        .iter()
+        .filter_map(|b| wall(b).map(|m| m.stats.mean))
+        .fold(f64::INFINITY, f64::min);
+    let _ = writeln!(
+        out,
+        "| Command | Runs | Wall mean ± σ | {pct:.0}% CI | Min | Max | Relative |\n|:---|---:|---:|---:|---:|---:|---:|"
+    );
+    for b in &set.benchmarks {
+        let Some(w) = wall(b) else { continue };
+        let s = &w.stats;
+        let t = Unit::Nanoseconds;
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} ± {} | {} | {} | {} | {:.2} |",
+            escape(&b.label),
+            s.n,
+            t.format(s.mean),
+            t.format(s.std_dev),
+            s.ci.map_or("-".into(), |c| format!(
+                "{} … {}",
+                t.format(c.low),
+                t.format(c.high)
+            )),
+            t.format(s.min),
+            t.format(s.max),
+            s.mean / fastest
+        );
+    }
+    for b in &set.benchmarks {
+        let _ = writeln!(out, "\n### `{}`\n", escape(&b.label));
+        let _ = writeln!(
+            out,
+            "| Metric | Mean ± σ | {pct:.0}% CI | Median | Min | Max | Outlier runs |\n|:---|---:|---:|---:|---:|---:|---:|"
+        );
+        for m in &b.metrics {
+            let s = &m.stats;
+            if !metrics::shown(&m.metric, false) || (s.min == 0.0 && s.max == 0.0) {
+                continue;
+            }
+            let u = Unit::of(&m.metric);
+            let _ = writeln!(
+                out,
+                "| {} | {} ± {} | {} | {} | {} | {} | {} |",
+                escape(&m.metric),
+                u.format(s.mean),
+                u.format(s.std_dev),
+                s.ci.map_or("-".into(), |c| format!(
+                    "{} … {}",
+                    u.format(c.low),
+                    u.format(c.high)
+                )),
+                u.format(s.median),
+                u.format(s.min),
+                u.format(s.max),
+                m.outlier_runs
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+    }
+    for c in &set.comparisons {
+        let _ = writeln!(
+            out,
+            "\n### `{}` against `{}`\n\n| Metric | Base | New | Change | Ratio [{pct:.0}% CI] | p (Welch) | |\n|:---|---:|---:|---:|---:|---:|:---|",
+            escape(&c.new),
+            escape(&c.base)
+        );
+        for m in &c.metrics {
+            let u = Unit::of(&m.metric);
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                escape(&m.metric),
+                u.format(m.base_mean),
+                u.format(m.new_mean),
+                m.percent().map_or("-".into(), |p| format!("{p:+.2}%")),
+                match (m.ratio, m.ratio_ci) {
+                    (Some(r), Some(ci)) => format!("{r:.3} [{:.3}, {:.3}]", ci.low, ci.high),
+                    (Some(r), None) => format!("{r:.3}"),
+                    _ => "-".into(),
+                },
+                m.p_value.map_or("-".into(), |p| format!("{p:.3}")),
+                m.marks()
+            );
+        }
+    }
+    out
+}
+
+/// A table cell: pipes would end the cell, backticks the code span.
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('`', "'")
+}

@@ -1,0 +1,291 @@
+//! What a run measures and how, decided once from the request before anything runs: the
+//! program, each facility's settings, the report's format. Everything here is a domain type.
+
+mod program;
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+pub use program::{env_pairs, from_line, program, programs, Program};
+
+use crate::error::ArumError;
+use crate::facilities::counters::model::{BackendKind, Scope};
+use crate::facilities::counters::{self, events};
+use crate::facilities::functions::model::ThrottleMode;
+use crate::facilities::{functions, syscalls, tasks, views};
+use crate::launch::Executable;
+use crate::request::Format;
+use crate::request::{BackendChoice, PerTask, RunRequest};
+use crate::system;
+use crate::warnings::Warnings;
+
+/// arum's own set-up, timed (the report's self-timing phases 1 and 2).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SetupTiming {
+    /// From arum's start to the end of argument parsing.
+    pub phase1_us: u64,
+    /// Event verification (resolution, placement).
+    pub events_us: u64,
+}
+
+pub struct Settings {
+    pub program: Program,
+    /// The program prepared for exec before fork (the child allocates nothing).
+    pub executable: Executable,
+    pub output: Option<PathBuf>,
+    /// `--html FILE`: the report as a page too.
+    pub html: Option<PathBuf>,
+    pub format: Format,
+    pub show_self_timing: bool,
+    pub counters: Option<counters::Settings>,
+    /// `--ambient`: the sampling interval.
+    pub ambient: Option<Duration>,
+    /// `-F/--functions`: the functions to time.
+    pub functions: Option<functions::Settings>,
+    /// `--per-task`: a record for every task of the tree.
+    pub tasks: Option<tasks::Settings>,
+    /// `--noise-probe`: the CPUs to probe (empty: all).
+    pub noise_probe: Option<Vec<usize>>,
+    /// `--syscalls`: the system calls to trace, and the task probes of the views.
+    pub syscalls: Option<crate::facilities::syscalls::Settings>,
+    /// How many threads the text report lists in each of its top lists (`None`: every one).
+    pub top_threads: Option<usize>,
+    /// Set-up warnings, already printed; every run's report repeats them.
+    pub warnings: Vec<String>,
+    /// Print warnings as they arise: the report is not the text on stderr that shows them.
+    pub echo_warnings: bool,
+    pub timing: SetupTiming,
+}
+
+impl Settings {
+    /// Decides everything from `request`; `started` is when arum started (for the self-timing).
+    pub fn from_request(request: &RunRequest, started: Instant) -> Result<Settings, ArumError> {
+        let r = request;
+        let program = program(&r.program)?;
+        let executable = Executable::with_env(&program.argv, &env_pairs(&r.program.env)?)?;
+        if r.enable_delayacct && r.per_task.is_none() {
+            return Err(ArumError::Usage(
+                "--enable-delayacct turns on delay accounting for --per-task records; add --per-task".into(),
+            ));
+        }
+        let tasks = r.per_task.map(|_| tasks::Settings {
+            enable_delayacct: r.enable_delayacct,
+            events_counted: !r.events.events.is_empty() || r.events.events_file.is_some(),
+        });
+        let top_threads = match r.per_task {
+            Some(PerTask::All) => None,
+            _ => Some(tasks::text::TOP_THREADS),
+        };
+        let phase1_us = micros(started);
+
+        let events_started = Instant::now();
+        let echo_warnings = r.format != Format::Text || r.output.is_some();
+        let mut warnings = Warnings::new(echo_warnings);
+        let planned = events::plan(&r.events, r.strict)?;
+        let functions = function_settings(r, &program)?;
+        if functions.is_none() {
+            for option in function_options(r) {
+                warnings.add(format!(
+                    "{option} has no effect without functions; name some with -F/--functions"
+                ));
+            }
+        }
+        if planned.is_none() {
+            for option in event_options(r) {
+                // -I and --strict also serve function timing.
+                if functions.is_some() && matches!(option, "-I/--interval" | "--strict") {
+                    continue;
+                }
+                warnings.add(format!(
+                    "{option} has no effect without events; name some with -e/--events"
+                ));
+            }
+        }
+        let counters = match planned {
+            Some((plan, facts)) => {
+                if let Some(reason) = &plan.hardware_off {
+                    // The counters section says so; JSON has counters.hardware_off_reason.
+                    warnings.echo(&format!("hardware counting is off: {reason}"));
+                }
+                let request = counter_request(r, &mut warnings)?;
+                let mut left_out = events::specs(&r.events)?;
+                for e in &plan.events {
+                    if let Some(i) = left_out.iter().position(|s| *s == e.event.spec) {
+                        left_out.remove(i);
+                    }
+                }
+                Some(counters::Settings {
+                    plan,
+                    facts,
+                    request,
+                    left_out,
+                })
+            }
+            None => None,
+        };
+        let expand = |p: &Option<PathBuf>| {
+            p.as_deref()
+                .map(crate::placement::expand_output)
+                .transpose()
+        };
+        Ok(Settings {
+            program,
+            executable,
+            output: expand(&r.output)?,
+            html: expand(&r.html)?,
+            format: r.format,
+            show_self_timing: r.self_timing,
+            counters,
+            ambient: r.ambient,
+            functions,
+            tasks,
+            noise_probe: r.noise_probe.clone(),
+            syscalls: syscall_settings(r)?,
+            top_threads,
+            warnings: warnings.into_vec(),
+            echo_warnings,
+            timing: SetupTiming {
+                phase1_us,
+                events_us: micros(events_started),
+            },
+        })
+    }
+}
+
+/// `--syscalls` and the task probes.
+fn syscall_settings(r: &RunRequest) -> Result<Option<syscalls::Settings>, ArumError> {
+    let Some(spec) = &r.syscalls.syscalls else {
+        return Ok(None);
+    };
+    let selection = syscalls::Selection::parse(spec).map_err(ArumError::Usage)?;
+    let tasks = match (&r.syscalls.task_begin, &r.syscalls.task_end) {
+        (Some(begin), Some(end)) => Some(views::TaskProbes {
+            begin: begin.clone(),
+            end: end.clone(),
+        }),
+        _ => None,
+    };
+    Ok(Some(syscalls::Settings { selection, tasks }))
+}
+
+/// The options given that only matter when events are counted.
+fn event_options(r: &RunRequest) -> Vec<&'static str> {
+    let e = &r.events;
+    [
+        (e.cpus.is_some(), "-C/--cpus"),
+        (e.backend != BackendChoice::Auto, "--backend"),
+        (e.cpu.cpu.is_some(), "--cpu"),
+        (e.cpu.event_tables.is_some(), "--event-tables"),
+        (e.interval_ms.is_some(), "-I/--interval"),
+        (e.scope != Scope::App, "-a/--scope system"),
+        (e.no_multiplex, "--no-multiplex"),
+        (r.strict, "--strict"),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect()
+}
+
+/// The options given that only matter when functions are timed.
+fn function_options(r: &RunRequest) -> Vec<&'static str> {
+    let f = &r.functions;
+    [
+        (f.exact_counts, "--exact-counts"),
+        (f.probe_budget.is_some(), "--probe-budget"),
+        (f.no_throttle, "--no-throttle"),
+    ]
+    .into_iter()
+    .filter_map(|(given, name)| given.then_some(name))
+    .collect()
+}
+
+/// `-F` and `--functions-file`, resolved in the program (bare names) and its libraries.
+fn function_settings(
+    r: &RunRequest,
+    program: &Program,
+) -> Result<Option<functions::Settings>, ArumError> {
+    let f = &r.functions;
+    if f.functions.is_empty() && f.functions_file.is_none() {
+        return Ok(None);
+    }
+    let mut policy = functions::Policy::default();
+    if let Some(pct) = f.probe_budget {
+        policy.budget_percent = pct;
+    }
+    policy.mode = if f.no_throttle {
+        ThrottleMode::NoThrottle
+    } else if f.exact_counts {
+        ThrottleMode::ExactCounts
+    } else {
+        ThrottleMode::Throttle
+    };
+    functions::Settings::resolve(
+        &f.functions,
+        f.functions_file.as_ref(),
+        &program.first_word(),
+        policy,
+        r.events.interval_ms,
+        r.strict,
+    )
+}
+
+fn micros(since: Instant) -> u64 {
+    since.elapsed().as_micros() as u64
+}
+
+/// Where and how to count, from the command line.
+fn counter_request(
+    r: &RunRequest,
+    warnings: &mut Warnings,
+) -> Result<counters::Request, ArumError> {
+    let e = &r.events;
+    let online = system::cpulist::online().unwrap_or_default();
+    let cpus = match &e.cpus {
+        None => online,
+        Some(list) => {
+            let wanted = system::cpulist::parse(list).map_err(|why| ArumError::BadCpuList {
+                list: list.clone(),
+                why,
+            })?;
+            if let Some(&bad) = wanted.iter().find(|c| !online.contains(c)) {
+                return Err(ArumError::CpuNotOnline {
+                    cpu: bad,
+                    online: online
+                        .iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                });
+            }
+            wanted
+        }
+    };
+    let scope = e.scope;
+    let backend = match e.backend {
+        BackendChoice::Perf => BackendKind::PerfEventOpen,
+        BackendChoice::Kmod => BackendKind::Kmod,
+        // The module counts whole CPUs: it serves system scope, never app scope.
+        BackendChoice::Auto if scope == Scope::System && counters::kmod::usable() => {
+            BackendKind::Kmod
+        }
+        BackendChoice::Auto => BackendKind::PerfEventOpen,
+    };
+    if backend == BackendKind::Kmod && scope == Scope::App {
+        warnings.add(
+            "the kmod back-end counts everything on the CPUs (system scope), not only the program",
+        );
+    }
+    Ok(counters::Request {
+        scope: if backend == BackendKind::Kmod {
+            Scope::System
+        } else {
+            scope
+        },
+        cpus,
+        no_multiplex: e.no_multiplex,
+        strict: r.strict,
+        backend,
+        interval_ms: e.interval_ms,
+        print_intervals: r.format == Format::Text,
+    })
+}

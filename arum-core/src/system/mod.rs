@@ -1,0 +1,39 @@
+//! Facts about the machine that the report and `arum info` state.
+
+pub mod cpulist;
+pub mod perms;
+pub mod tracefs;
+
+use std::time::SystemTime;
+
+use crate::header::Metadata;
+
+/// The machine's description for the report; `started` is when the program was released.
+pub fn metadata(started: SystemTime) -> Metadata {
+    let uts = nix::sys::utsname::uname().ok();
+    let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
+        uts.as_ref()
+            .map(|u| f(u).to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    Metadata {
+        arum_version: env!("CARGO_PKG_VERSION").into(),
+        host: field(|u| u.nodename()),
+        kernel_release: field(|u| u.release()),
+        kernel_version: field(|u| u.version()),
+        arch: field(|u| u.machine()),
+        cpu: arum_events::cpu::CpuIdent::detect().unwrap_or_else(|| arum_events::cpu::CpuIdent {
+            vendor: "unknown".into(),
+            family: 0,
+            model: 0,
+            stepping: 0,
+            model_name: String::new(),
+        }),
+        online_cpus: cpulist::online().map(|c| c.len()).unwrap_or(0),
+        start_time_utc: humantime::format_rfc3339_nanos(started).to_string(),
+        start_time_unix_ns: started
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map(|d| d.as_nanos() as u64)
+            .unwrap_or(0),
+    }
+}

@@ -1,0 +1,181 @@
+//! What clap parsed, as the engine's requests: field for field, no decision taken here.
+
+use arum_core::info::InfoFormat as Listing;
+use arum_core::list::ListRequest;
+use arum_core::request::{
+    BackendChoice as Backend, CpuChoice, EventRequest, Format, FunctionRequest, PerTask,
+    ProgramRequest, RunRequest, Scope, SyscallRequest,
+};
+use arum_core::series::compare::{CompareFormat as ComparisonFormat, CompareRequest};
+use arum_core::series::merge::{MergeFormat as MergedFormat, MergeRequest};
+use arum_core::series::saved::HtmlRequest;
+use arum_core::series::SeriesRequest;
+
+use super::commands::{
+    CompareArgs, CompareFormat, HtmlArgs, InfoFormat, ListArgs, MergeArgs, MergeFormat,
+};
+use super::run::{BackendChoice, CpuArgs, PerTaskArg, ReportFormat, RunArgs, ScopeArg};
+use super::series::SeriesArgs;
+
+impl RunArgs {
+    /// The run's request and the series options given with it.
+    pub fn requests(self) -> (RunRequest, SeriesRequest) {
+        let scope = if self.all_cpus {
+            Scope::System
+        } else {
+            match self.scope {
+                ScopeArg::App => Scope::App,
+                ScopeArg::System => Scope::System,
+            }
+        };
+        let run = RunRequest {
+            program: ProgramRequest {
+                launch: self.launch,
+                shell: self.shell,
+                argv: self.argv,
+                compare: self.series.compare,
+                env: self.series.env.clone(),
+            },
+            output: self.output,
+            format: match self.format {
+                ReportFormat::Text => Format::Text,
+                ReportFormat::Json => Format::Json,
+                ReportFormat::Csv => Format::Csv,
+            },
+            html: self.html,
+            self_timing: self.self_timing,
+            events: EventRequest {
+                events: self.events,
+                metrics: self.metrics,
+                events_file: self.events_file,
+                cpu: self.cpu.into(),
+                scope,
+                cpus: self.cpus,
+                no_multiplex: self.no_multiplex,
+                interval_ms: self.interval,
+                backend: match self.backend {
+                    BackendChoice::Auto => Backend::Auto,
+                    BackendChoice::Perf => Backend::Perf,
+                    BackendChoice::Kmod => Backend::Kmod,
+                },
+            },
+            ambient: self.ambient,
+            functions: FunctionRequest {
+                functions: self.functions,
+                functions_file: self.functions_file,
+                exact_counts: self.exact_counts,
+                probe_budget: self.probe_budget,
+                no_throttle: self.no_throttle,
+            },
+            syscalls: SyscallRequest {
+                syscalls: self.syscalls,
+                task_begin: self.task_begin,
+                task_end: self.task_end,
+            },
+            noise_probe: self.noise_probe.map(|c| c.0),
+            per_task: self.per_task.map(|p| match p {
+                PerTaskArg::Top => PerTask::Top,
+                PerTaskArg::All => PerTask::All,
+            }),
+            enable_delayacct: self.enable_delayacct,
+            strict: self.strict,
+        };
+        (run, self.series.into())
+    }
+}
+
+impl From<SeriesArgs> for SeriesRequest {
+    fn from(s: SeriesArgs) -> SeriesRequest {
+        SeriesRequest {
+            runs: s.runs,
+            repeat: s.repeat,
+            warmup: s.warmup,
+            min_runs: s.min_runs,
+            max_runs: s.max_runs,
+            prepare: s.prepare,
+            setup: s.setup,
+            cleanup: s.cleanup,
+            parameter_list: s.parameter_list,
+            parameter_scan: s.parameter_scan,
+            parameter_step_size: s.parameter_step_size,
+            ignore_failure: s.ignore_failure,
+            export_json: s.export_json,
+            export_csv: s.export_csv,
+            export_markdown: s.export_markdown,
+            confidence: s.confidence,
+        }
+    }
+}
+
+impl From<CpuArgs> for CpuChoice {
+    fn from(c: CpuArgs) -> CpuChoice {
+        CpuChoice {
+            cpu: c.cpu,
+            event_tables: c.event_tables,
+        }
+    }
+}
+
+impl From<InfoFormat> for Listing {
+    fn from(f: InfoFormat) -> Listing {
+        match f {
+            InfoFormat::Text => Listing::Text,
+            InfoFormat::Json => Listing::Json,
+        }
+    }
+}
+
+impl From<ListArgs> for ListRequest {
+    fn from(a: ListArgs) -> ListRequest {
+        ListRequest {
+            cpus: a.cpus,
+            cpu: a.cpu.into(),
+            format: a.format.into(),
+            metrics: a.metrics,
+            pattern: a.pattern,
+        }
+    }
+}
+
+impl From<CompareArgs> for CompareRequest {
+    fn from(a: CompareArgs) -> CompareRequest {
+        CompareRequest {
+            base: a.base,
+            new: a.new,
+            metrics: a.metrics,
+            all: a.all,
+            fail_if_worse: a.fail_if_worse,
+            confidence: a.confidence,
+            base_name: a.base_name,
+            new_name: a.new_name,
+            format: match a.format {
+                CompareFormat::Text => ComparisonFormat::Text,
+                CompareFormat::Json => ComparisonFormat::Json,
+            },
+            output: a.output,
+        }
+    }
+}
+
+impl From<MergeArgs> for MergeRequest {
+    fn from(a: MergeArgs) -> MergeRequest {
+        MergeRequest {
+            files: a.files,
+            format: match a.format {
+                MergeFormat::Text => MergedFormat::Text,
+                MergeFormat::Json => MergedFormat::Json,
+            },
+            output: a.output,
+            all: a.all,
+        }
+    }
+}
+
+impl From<HtmlArgs> for HtmlRequest {
+    fn from(a: HtmlArgs) -> HtmlRequest {
+        HtmlRequest {
+            input: a.input,
+            output: a.output,
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! The command line: clap's definitions of every option and subcommand, nothing measured yet.
+//! `convert` turns what clap parsed into the engine's requests; no clap type goes further.
+
+mod commands;
+mod convert;
+mod run;
+mod series;
+
+pub use commands::*;
+pub use run::*;
+pub use series::SeriesArgs;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Exit codes, shown in `--help` and kept in step with README.md.
+pub const EXIT_CODES_HELP: &str = "\
+Exit status:
+  N        the measured program's own exit status (0-255)
+  128+N    the measured program was ended by signal N (e.g. 137 for SIGKILL)
+  125      arum itself failed (bad option value, cannot write the report, ...)
+  126      the program was found but could not be executed (permission, format)
+  127      the program was not found
+  2        usage error (unknown option, missing command)
+
+The report goes to stderr (or to --output FILE); the program's stdin, stdout and
+stderr are passed through untouched.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "arum",
+    version = arum_core::version::VERSION,
+    about = "ARUM, the Application Resource Usage Monitor: run a program and report its resource usage",
+    after_help = EXIT_CODES_HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// The names `Command` answers to (checked against it in the tests).
+const SUBCOMMANDS: &[&str] = &[
+    "info",
+    "list",
+    "compare",
+    "merge",
+    "completions",
+    "man",
+    "hourglass",
+    "calibrate",
+    "suite",
+    "html",
+    "help",
+];
+
+/// A single measured run's arguments alone: what `Cli` parses when no subcommand is named,
+/// without building the definitions of the subcommands and of the series options (clap builds
+/// every definition on every parse: this is most of its cost in a run; leaving out the series
+/// options took 40-70 µs off a run on the AMD VM, two builds interleaved run by run, before the
+/// start-up order was regenerated). A command line that uses a series option (`--env` among
+/// them) is refused here and parsed by the full parser.
+#[derive(Debug, Parser)]
+#[command(name = "arum")]
+struct RunOnly {
+    #[command(flatten)]
+    run: RunArgs<NoSeries>,
+}
+
+/// In place of the series options in [`RunOnly`]: none.
+#[derive(Debug, Args)]
+struct NoSeries {}
+
+impl Cli {
+    /// Parses `args` (the program name first) as `Cli::try_parse_from` does. A plain run is
+    /// parsed by the run's own parser; help, version, subcommands and anything that parser
+    /// refuses go to the full one, so its messages are the same.
+    pub fn parse_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
+        if is_plain_run(&args) {
+            if let Ok(r) = RunOnly::try_parse_from(&args) {
+                return Ok(Cli {
+                    command: None,
+                    run: r.run.with_series(SeriesArgs::default()),
+                });
+            }
+        }
+        Cli::try_parse_from(args)
+    }
+}
+
+/// Whether nothing before `--` asks for help or the version or names a subcommand.
+fn is_plain_run(args: &[std::ffi::OsString]) -> bool {
+    args.len() > 1
+        && args[1..].iter().take_while(|a| *a != "--").all(|a| {
+            let a = a.to_string_lossy();
+            !SUBCOMMANDS.contains(&a.as_ref())
+                && !matches!(a.as_ref(), "-h" | "--help" | "-V" | "--version")
+        })
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show what matters before measuring: CPU, kernel, permissions, usable counter backends.
+    Info(InfoArgs),
+    /// List the events of the detected (or --cpu) processor, or the supported processors.
+    List(ListArgs),
+    /// Compare two reports or run series: difference, ratio, confidence interval, Welch's t-test.
+    Compare(CompareArgs),
+    /// Combine the reports of a parallel job's ranks: per-rank table, totals, spread, imbalance.
+    Merge(MergeArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to stdout.
+    Man,
+    /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
+    Hourglass(arum_hourglass::Args),
+    /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
+    Calibrate(arum_calibrate::Args),
+    /// Run a test suite (server, client, parameters, netem network conditions) from a TOML file.
+    Suite(SuiteArgs),
+    /// Render a saved JSON report or series (--export-json) as one self-contained HTML page.
+    Html(HtmlArgs),
+}
+
+/// The `arum = [...]` options of a suite file, read as a measured run's command line: the
+/// run's options and the series options among them (the suite names the program itself).
+pub fn suite_options(
+    words: &[String],
+) -> Result<
+    (
+        arum_core::request::RunRequest,
+        arum_core::series::SeriesRequest,
+    ),
+    String,
+> {
+    let argv = std::iter::once("arum".to_string())
+        .chain(words.iter().cloned())
+        .chain(["--".to_string(), "true".to_string()]);
+    match Cli::try_parse_from(argv) {
+        Ok(Cli { command: None, run }) => Ok(run.requests()),
+        Ok(_) => Err("a subcommand is not an option of a run".into()),
+        Err(e) => Err(e.to_string().lines().next().unwrap_or("").to_string()),
+    }
+}
+
+/// The usual mistake behind an argument clap does not know: the program named without `--`
+/// before it (`arum xz --version`). `args` are arum's arguments, without its own name.
+pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
+    let first = args
+        .iter()
+        .take_while(|a| *a != "--")
+        .position(|a| !a.starts_with('-'))?;
+    // Option values (`-o FILE`) also do not start with '-': only a word after an option that
+    // takes no value, or the very first word, is taken for the program.
+    let before = &args[..first];
+    let takes_value = before.last().is_some_and(|o| {
+        !o.contains('=')
+            && [
+                "-o",
+                "--output",
+                "-l",
+                "--launch",
+                "-e",
+                "--events",
+                "--events-file",
+                "--format",
+                "--html",
+                "--cpu",
+                "--event-tables",
+                "--scope",
+                "-C",
+                "--cpus",
+                "-I",
+                "--interval",
+                "--backend",
+                "-r",
+                "--runs",
+                "-w",
+                "--warmup",
+                "--min-runs",
+                "--max-runs",
+                "--prepare",
+                "--setup",
+                "--cleanup",
+                "-D",
+                "--parameter-step-size",
+                "--env",
+                "--confidence",
+                "--export-json",
+                "--export-csv",
+                "--export-markdown",
+                "-F",
+                "--functions",
+                "--functions-file",
+                "--probe-budget",
+                "--task-begin",
+                "--task-end",
+            ]
+            .contains(&o.as_str())
+    });
+    if takes_value {
+        return None;
+    }
+    let program = shell_words::join(&args[first..]);
+    Some(format!(
+        "put the program after `--`: arum {}-- {program}",
+        before
+            .iter()
+            .map(|a| format!("{} ", shell_words::quote(a)))
+            .collect::<String>()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        Cli::try_parse_from(args).expect("parses")
+    }
+
+    #[test]
+    fn the_requests_carry_what_was_asked() {
+        use arum_core::request::{Format, PerTask, Scope};
+        let (run, series) = parse(&[
+            "arum",
+            "-a",
+            "--env",
+            "A=1",
+            "--format",
+            "csv",
+            "-e",
+            "x",
+            "--per-task=all",
+            "-I",
+            "2s",
+            "-r",
+            "3",
+            "--confidence",
+            "95%",
+            "--",
+            "./app",
+            "-v",
+        ])
+        .run
+        .requests();
+        assert_eq!(run.events.scope, Scope::System, "-a is --scope system");
+        assert_eq!(run.program.env, ["A=1"]);
+        assert_eq!(run.program.argv, ["./app", "-v"]);
+        assert_eq!(run.format, Format::Csv);
+        assert_eq!(run.events.interval_ms, Some(2000));
+        assert_eq!(run.per_task, Some(PerTask::All));
+        assert_eq!((series.runs, series.confidence), (Some(3), 0.95));
+        assert!(series.asks_for_a_series(&run.program));
+        let (run, series) = parse(&["arum", "--", "true"]).run.requests();
+        assert!(!series.asks_for_a_series(&run.program));
+        assert_eq!(run.events.scope, Scope::App);
+    }
+
+    #[test]
+    fn a_suite_s_options_are_read_as_a_run_s() {
+        let (run, series) = suite_options(&["--ambient".into(), "-i".into()]).unwrap();
+        assert!(run.ambient.is_some() && series.ignore_failure);
+        assert!(suite_options(&["--bogus".into()])
+            .unwrap_err()
+            .contains("--bogus"));
+    }
+
+    #[test]
+    fn a_program_is_required_unless_a_subcommand_is_given() {
+        assert!(Cli::try_parse_from(["arum"]).is_err());
+        assert!(Cli::try_parse_from(["arum", "info"]).is_ok());
+        assert!(Cli::try_parse_from(["arum", "--launch", "x", "--", "y"]).is_err());
+    }
+
+    #[test]
+    fn a_program_without_double_dash_gets_a_hint() {
+        let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+        assert_eq!(
+            hint_for_stray_program(&words("xz --version")).unwrap(),
+            "put the program after `--`: arum -- xz --version"
+        );
+        assert_eq!(
+            hint_for_stray_program(&words("--self-timing xz -9 f")).unwrap(),
+            "put the program after `--`: arum --self-timing -- xz -9 f"
+        );
+        assert_eq!(hint_for_stray_program(&words("-o out.json --bogus")), None);
+        assert_eq!(hint_for_stray_program(&words("--bogus -- xz")), None);
+    }
+
+    #[test]
+    fn the_run_parser_knows_every_subcommand_name() {
+        use clap::CommandFactory;
+        let mut names: Vec<String> = Cli::command()
+            .get_subcommands()
+            .map(|c| c.get_name().to_string())
+            .collect();
+        names.push("help".into());
+        let mut known: Vec<String> = SUBCOMMANDS.iter().map(|s| s.to_string()).collect();
+        names.sort();
+        known.sort();
+        assert_eq!(names, known);
+    }
+
+    #[test]
+    fn the_run_parser_gives_what_the_full_parser_gives() {
+        let os = |v: &[&str]| v.iter().map(std::ffi::OsString::from).collect::<Vec<_>>();
+        for args in [
+            &["arum", "--", "true"][..],
+            &[
+                "arum",
+                "-e",
+                "cycles,task-clock",
+                "-I",
+                "100",
+                "--",
+                "./app",
+                "-h",
+            ],
+            &[
+                "arum", "--format", "json", "-o", "r.json", "--launch", "app -t 2",
+            ],
+            &[
+                "arum",
+                "--ambient=250ms",
+                "-F",
+                "f,libc:malloc",
+                "--per-task",
+                "--",
+                "x",
+            ],
+            &[
+                "arum", "-a", "-C", "0-1", "--strict", "--", "sh", "-c", "info",
+            ],
+            // Series options: the run's parser refuses them, the full one parses them.
+            &["arum", "--env", "A=1", "-e", "task-clock", "--", "x"],
+            &["arum", "-r", "3", "--confidence", "95%", "--", "x"],
+            &["arum", "-l", "a", "-l", "b", "--export-json", "s.json"],
+        ] {
+            assert!(is_plain_run(&os(args)), "{args:?}");
+            let fast = Cli::parse_args(os(args)).unwrap();
+            let full = Cli::try_parse_from(args).unwrap();
+            assert_eq!(format!("{fast:?}"), format!("{full:?}"), "{args:?}");
+        }
+        for args in [
+            &["arum", "info"][..],
+            &["arum", "--help"],
+            &["arum", "-V"],
+            &["arum", "-e", "x", "list"],
+        ] {
+            assert!(!is_plain_run(&os(args)), "{args:?}");
+        }
+        // What the run's parser refuses gets the full parser's message.
+        for args in [
+            &["arum", "--bogus", "--", "x"][..],
+            &["arum"],
+            &["arum", "xz", "-9"],
+        ] {
+            let fast = Cli::parse_args(os(args)).unwrap_err().to_string();
+            let full = Cli::try_parse_from(args).unwrap_err().to_string();
+            assert_eq!(fast, full, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,262 @@
+//! A measured run's options.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::series::SeriesArgs;
+
+/// Which processor's events to use.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CpuArgs {
+    /// Use the tables of this CPU instead of the detected one: VENDOR-FAMILY-MODEL[-STEPPING],
+    /// family decimal and model hex as in the kernel's mapfile (e.g. GenuineIntel-6-55,
+    /// AuthenticAMD-25-1, or 6-55 where the family tells the vendor), or a table's name
+    /// (`arum list --cpus`, e.g. intel-skylakex).
+    #[arg(long, value_name = "SPEC")]
+    pub cpu: Option<String>,
+
+    /// Read event tables from DIR before the built-in ones (also ARUM_EVENT_TABLES=DIR).
+    #[arg(long, value_name = "DIR")]
+    pub event_tables: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScopeArg {
+    /// Only the launched program, its threads and children, per CPU.
+    App,
+    /// Everything on the selected CPUs (needs perf_event_paranoid <= 0 or CAP_PERFMON).
+    System,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum BackendChoice {
+    /// kmod for system scope when /dev/arum is usable, else perf.
+    Auto,
+    /// perf_event_open.
+    Perf,
+    /// The /dev/arum module (counts whole CPUs, like --scope system).
+    Kmod,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PerTaskArg {
+    /// The process tree and the top threads.
+    #[value(hide = true)]
+    Top,
+    /// Every thread.
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+/// A measured run's options; `S`, the options of repeated runs (see [`RunOnly`] for why it is a
+/// parameter).
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("program").required(true).args(["launch", "argv"]))]
+pub struct RunArgs<S: Args = SeriesArgs> {
+    /// Program and arguments as one string, split into words as a POSIX shell would
+    /// (quotes, backslash escapes); no shell is run unless --shell is given. Repeat it to
+    /// benchmark several commands against each other.
+    #[arg(short = 'l', long, value_name = "\"CMD ARGS\"")]
+    pub launch: Vec<String>,
+
+    /// Run the --launch string through `/bin/sh -c` instead of splitting it.
+    #[arg(long)]
+    pub shell: bool,
+
+    /// Write the report to FILE (atomically) instead of stderr.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+
+    /// Also write the report as one self-contained HTML page (plots, collapsible sections; a
+    /// series of runs: summaries, distributions, comparisons) to FILE, as -o writes.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+
+    /// Show arum's own set-up and post-processing phases (always recorded in JSON).
+    #[arg(long)]
+    pub self_timing: bool,
+
+    /// Events to count: aliases (dcache_misses), native names (INST_RETIRED.ANY,
+    /// EVENT:UMASK), raw codes (r003c), perf-style terms (cpu/event=0x41,umask=0x1/), software
+    /// events (task-clock); `:u`/`:k` count user or kernel only. Space- or comma-separated, repeatable.
+    #[arg(short, long = "events", value_name = "LIST")]
+    pub events: Vec<String>,
+
+    /// Derived metrics to compute after the run, by name or group (insn_per_cycle, TopdownL1, ...;
+    /// `arum list --metrics`): their events are counted too. Comma-separated, repeatable.
+    #[arg(short = 'M', long = "metrics", value_name = "NAME|GROUP")]
+    pub metrics: Vec<String>,
+
+    /// Read event names from FILE, one per line (`#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub events_file: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub cpu: CpuArgs,
+
+    /// Count only the launched process tree (`app`, per CPU) or everything on the CPUs (`system`).
+    #[arg(long, value_enum, default_value_t = ScopeArg::App)]
+    pub scope: ScopeArg,
+
+    /// Count everything on every CPU: the same as --scope system.
+    #[arg(short = 'a', long = "all-cpus")]
+    pub all_cpus: bool,
+
+    /// Count on these CPUs only (Linux cpulist syntax, e.g. 0-3,8).
+    #[arg(short = 'C', long = "cpus", value_name = "LIST")]
+    pub cpus: Option<String>,
+
+    /// Open events pinned, never multiplexed; events that could not get a counter are reported.
+    #[arg(long)]
+    pub no_multiplex: bool,
+
+    /// Also read the counters every MS milliseconds while the program runs (a time series);
+    /// a duration with a unit (250ms, 1s) works too. At least 1 ms.
+    #[arg(short = 'I', long = "interval", value_name = "MS", value_parser = crate::values::interval_ms)]
+    pub interval: Option<u64>,
+
+    /// Counting back-end: perf_event_open (`perf`) or the /dev/arum module (`kmod`).
+    #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
+    pub backend: BackendChoice,
+
+    /// Also record what the rest of the machine does (CPU, interrupts, memory, paging, disks,
+    /// network) and the launched tree, every INTERVAL, a duration with its unit (default 1s;
+    /// 250ms; at least 1ms; 0 = at start and end only).
+    #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
+    pub ambient: Option<std::time::Duration>,
+
+    /// Time these functions of the program (uprobes): NAME in its executable, LIB:NAME in a
+    /// library it loads (libc:malloc), PATH:NAME in a file; globs (parse_*) and demangled Rust and
+    /// C++ names (mycrate::parse, ns::Class::method) work. Comma-separated, repeatable.
+    #[arg(short = 'F', long = "functions", value_name = "LIST")]
+    pub functions: Vec<String>,
+
+    /// Count and time the system calls of the tree (kernel tracepoints): per call and per
+    /// category, calls, errors by errno, durations, bytes. LIST: categories (process, network,
+    /// file, memory, all) and call names, comma-separated; all when none is given.
+    #[arg(long, value_name = "LIST", num_args = 0..=1, require_equals = true, default_missing_value = "all")]
+    pub syscalls: Option<String>,
+
+    /// With --syscalls: a task begins at this probe, a system call (accept4: a task per accepted
+    /// descriptor, ended by the end call on it) or a -F function; the report's task views list
+    /// the probes nested in each task. The same function as begin and end: each call is a task.
+    #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_end"])]
+    pub task_begin: Option<String>,
+
+    /// With --syscalls: a task ends at this probe (a system call such as close, or a -F function).
+    #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_begin"])]
+    pub task_end: Option<String>,
+
+    /// Read function names from FILE, one or more per line (`#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub functions_file: Option<PathBuf>,
+
+    /// Keep counting every call of a throttled function exactly (its entry probe stays; the
+    /// report states the cost) instead of sampling them.
+    #[arg(long)]
+    pub exact_counts: bool,
+
+    /// The most estimated probe overhead allowed, in percent of the program's CPU time; the
+    /// costliest functions are throttled first (default 2).
+    #[arg(long, value_name = "PCT", value_parser = crate::values::percent)]
+    pub probe_budget: Option<f64>,
+
+    /// Time every call of every function: no throttling, whatever it costs.
+    #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"])]
+    pub no_throttle: bool,
+    /// Run a gap-detecting probe at the lowest priority (SCHED_IDLE) on these CPUs (a cpulist;
+    /// all CPUs when none is given) beside the program: it runs only when a CPU would idle and
+    /// reports the interrupts, kernel work and other tasks that took it (arum hourglass's probe).
+    #[arg(long = "noise-probe", value_name = "CPUS", num_args = 0..=1, require_equals = true, default_missing_value = "", value_parser = noise_cpus)]
+    pub noise_probe: Option<NoiseCpus>,
+
+    /// A record for every process and thread of the tree: CPU, faults, context switches, I/O,
+    /// peak memory, delays, start and end. The text report shows the process tree and the top
+    /// threads; `--per-task=all` lists every thread (JSON and CSV always have every record).
+    #[arg(long = "per-task", visible_alias = "tasks", value_enum, value_name = "all", num_args = 0..=1, require_equals = true, default_missing_value = "top")]
+    pub per_task: Option<PerTaskArg>,
+
+    /// With --per-task: turn kernel.task_delayacct on for the run (root only; restored
+    /// afterwards), so block I/O, swap-in, reclaim and thrashing delays are accounted.
+    #[arg(long)]
+    pub enable_delayacct: bool,
+
+    /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
+    /// the machine cannot count) as an error (exit 125) instead of a warning.
+    #[arg(long)]
+    pub strict: bool,
+
+    #[command(flatten)]
+    pub series: S,
+
+    /// The program and its arguments, after `--`, taken word for word.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub argv: Vec<String>,
+}
+
+impl<S: Args> RunArgs<S> {
+    /// The same options with `series` in place of these series options.
+    pub(super) fn with_series<T: Args>(self, series: T) -> RunArgs<T> {
+        // Each option is named once; destructured without `..`, so a new option is a compile
+        // error here until it is passed on.
+        macro_rules! moved {
+            ($($field:ident,)*) => {{
+                let RunArgs { $($field,)* series: _ } = self;
+                RunArgs { $($field,)* series }
+            }};
+        }
+        moved!(
+            launch,
+            shell,
+            output,
+            format,
+            html,
+            self_timing,
+            events,
+            metrics,
+            events_file,
+            cpu,
+            scope,
+            all_cpus,
+            cpus,
+            no_multiplex,
+            interval,
+            backend,
+            ambient,
+            functions,
+            syscalls,
+            task_begin,
+            task_end,
+            functions_file,
+            exact_counts,
+            probe_budget,
+            no_throttle,
+            noise_probe,
+            per_task,
+            enable_delayacct,
+            strict,
+            argv,
+        )
+    }
+}
+
+/// `--noise-probe`'s CPUs (empty: every CPU).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoiseCpus(pub Vec<usize>);
+
+fn noise_cpus(s: &str) -> Result<NoiseCpus, String> {
+    arum_hourglass::kernel::parse_cpu_list(s)
+        .map(NoiseCpus)
+        .ok_or_else(|| format!("{s:?} is not a CPU list (e.g. 0,2-3)"))
+}
