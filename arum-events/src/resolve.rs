@@ -1384,3 +1384,6 @@ fn best_match(name: &str, candidates: Vec<String>) -> Option<String> {
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
 }
+
+#[cfg(test)]
+mod tests;

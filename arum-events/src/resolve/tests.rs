@@ -1,0 +1,72 @@
+//! Unit tests of name resolution. Every CPU is named by its `--cpu` key and resolved against its
+//! built-in table, and the kernel's PMUs, where a name needs them, are a sysfs tree the test
+//! writes: nothing depends on the machine the tests run on.
+
+mod any_string;
+
+use super::*;
+use crate::cpu::{parse_spec, CpuIdent};
+use crate::sysfs::Pmus;
+use crate::table::{Table, TableSource};
+
+/// A CPU by its `--cpu` key, with the built-in table that claims it (if any).
+struct Model {
+    cpu: CpuIdent,
+    table: Option<Table>,
+}
+
+impl Model {
+    fn new(key: &str) -> Model {
+        let cpu = parse_spec(key).unwrap_or_else(|e| panic!("{key}: {e}"));
+        let table = TableSource::default()
+            .for_cpu(&cpu)
+            .unwrap_or_else(|e| panic!("{key}: {e}"));
+        Model { cpu, table }
+    }
+
+    fn resolver(&self) -> Resolver<'_> {
+        Resolver::new(&self.cpu, self.table)
+    }
+}
+
+/// The kernel's PMUs as a test's own sysfs tree: the core PMUs given, each with Intel's select
+/// fields as formats and a `topdown-retiring` event, and `msr` with a `tsc` event.
+struct Sysfs {
+    _dir: tempfile::TempDir,
+    pmus: Pmus,
+}
+
+impl Sysfs {
+    /// `core`: (PMU name, perf type, cpulist).
+    fn new(core: &[(&str, u32, &str)]) -> Sysfs {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let write = |path: &std::path::Path, text: &str| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        for (name, perf_type, cpus) in core {
+            let pmu = dir.path().join(name);
+            write(&pmu.join("type"), &format!("{perf_type}\n"));
+            write(&pmu.join("cpus"), &format!("{cpus}\n"));
+            write(
+                &pmu.join("events/topdown-retiring"),
+                "event=0x00,umask=0x80\n",
+            );
+            for (term, bits) in [
+                ("event", "config:0-7"),
+                ("umask", "config:8-15"),
+                ("edge", "config:18"),
+                ("inv", "config:23"),
+                ("cmask", "config:24-31"),
+            ] {
+                write(&pmu.join("format").join(term), &format!("{bits}\n"));
+            }
+        }
+        let msr = dir.path().join("msr");
+        write(&msr.join("type"), "11\n");
+        write(&msr.join("events/tsc"), "event=0x00\n");
+        write(&msr.join("format/event"), "config:0-63\n");
+        let pmus = Pmus::read(dir.path());
+        Sysfs { _dir: dir, pmus }
+    }
+}
