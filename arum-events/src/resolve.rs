@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::cpu::{ArchPerfmon, CpuIdent, AMD_LEGACY_EVENTS, ARCH_EVENTS};
 use crate::generic::{self, PERF_PMU_TYPE_SHIFT};
 use crate::sysfs::{parse_num, Pmus};
-use crate::table::{EventRef, MaskRef, Style, Table, Unit};
+use crate::table::{EventRef, MaskRef, ReplayRef, Style, Table, Unit};
 
 pub use crate::generic::{
     PERF_TYPE_HARDWARE, PERF_TYPE_HW_CACHE, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE,
@@ -407,39 +407,8 @@ impl<'a> Resolver<'a> {
             return self.pmu_event(body, pmu, terms);
         }
         if let Some(t) = self.table {
-            // perf's other spellings of a generic event (`cpu-cycles`, `branch-instructions`)
-            // find the table's alias of the canonical name.
-            let mut aliases = t.alias(body);
-            if aliases.is_empty() {
-                if let Some(g) = generic::lookup(body) {
-                    aliases = t.alias(&g.name);
-                }
-            }
-            if !aliases.is_empty() {
-                let mut per_unit = Vec::new();
-                let mut first_err = None;
-                for unit in self.units() {
-                    let Some(a) = aliases
-                        .iter()
-                        .find(|a| a.unit() == unit)
-                        .or_else(|| aliases.iter().find(|a| a.unit() == Unit::Core))
-                    else {
-                        continue;
-                    };
-                    match self.native_unit(t, a.target(), Some(unit)) {
-                        Ok((name, hw)) => per_unit.push((unit, name, hw)),
-                        Err(e) => {
-                            first_err.get_or_insert(e);
-                        }
-                    }
-                }
-                if let (true, Some(e)) = (per_unit.is_empty(), first_err) {
-                    return Err(e);
-                }
-                if !per_unit.is_empty() {
-                    let alias = aliases[0].name().to_string();
-                    return Ok(self.table_event(t, per_unit, Some(alias)));
-                }
+            if let Some(ev) = self.alias_event(t, body)? {
+                return Ok(ev);
             }
             match self.native(t, body) {
                 Ok(per_unit) => return Ok(self.table_event(t, per_unit, None)),
@@ -464,6 +433,43 @@ impl<'a> Resolver<'a> {
             name: body.into(),
             suggestion: best_match(body, self.candidates()),
         })
+    }
+
+    /// The table's alias `body` (or of the generic event it names, in perf's other spellings:
+    /// `cpu-cycles`, `branch-instructions`), on each core type it has a target for. None when
+    /// the table has no such alias, or none for these core types.
+    fn alias_event(&self, t: Table, body: &str) -> Result<Option<ResolvedEvent>, ResolveError> {
+        let mut aliases = t.alias(body);
+        if aliases.is_empty() {
+            if let Some(g) = generic::lookup(body) {
+                aliases = t.alias(&g.name);
+            }
+        }
+        let Some(first) = aliases.first() else {
+            return Ok(None);
+        };
+        let mut per_unit = Vec::new();
+        let mut first_err = None;
+        for unit in self.units() {
+            let Some(a) = aliases
+                .iter()
+                .find(|a| a.unit() == unit)
+                .or_else(|| aliases.iter().find(|a| a.unit() == Unit::Core))
+            else {
+                continue;
+            };
+            match self.native_unit(t, a.target(), Some(unit)) {
+                Ok((name, hw)) => per_unit.push((unit, name, hw)),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        if per_unit.is_empty() {
+            return first_err.map_or(Ok(None), Err);
+        }
+        let alias = first.name().to_string();
+        Ok(Some(self.table_event(t, per_unit, Some(alias))))
     }
 
     /// `SUBSYSTEM:EVENT`, a tracepoint of the running kernel (PERF_TYPE_TRACEPOINT, its id).
@@ -716,93 +722,89 @@ impl<'a> Resolver<'a> {
     /// `PMU/terms/`: a core PMU with fields or a named event, `software/NAME/`, or any PMU in
     /// sysfs by its named events and formats.
     fn pmu_event(&self, body: &str, pmu: &str, terms: &str) -> Result<ResolvedEvent, ResolveError> {
-        let bad = |why: String| ResolveError::Bad {
-            spec: body.into(),
-            why,
-        };
-        let mut parts: Vec<&str> = terms
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .collect();
-        // A first term without '=' names an event (`cpu/INST_RETIRED.ANY,cmask=1/`).
-        let named = parts
-            .first()
-            .filter(|t| !t.contains('=') && !is_flag_term(t))
-            .map(|t| t.to_string());
-        if named.is_some() {
-            parts.remove(0);
-        }
-        parts.retain(|t| !t.starts_with("name="));
+        let (named, parts) = split_terms(terms);
         if pmu == "software" {
-            let n = named.ok_or_else(|| bad("software/NAME/ needs an event name".into()))?;
-            let (name, config) =
-                software(&n).ok_or_else(|| bad(format!("'{n}' is not a software event")))?;
-            return Ok(software_event(name, config));
+            return software_pmu_event(body, named);
         }
         let unit = Unit::from_name(pmu);
-        let units = self.units();
-        let core_pmu = match unit {
+        if self.is_core_pmu(unit, pmu) {
+            return self.core_pmu_event(body, unit, named, &parts);
+        }
+        if unit.is_none() && self.names_a_table_event(pmu) {
+            return self.core_pmu_event(body, None, Some(pmu.to_string()), &parts);
+        }
+        self.sysfs_pmu_event(body, pmu, named, &parts)
+    }
+
+    /// Whether `pmu` names a core PMU this CPU has: `cpu` on a part that is not hybrid, or a
+    /// core type of a hybrid part.
+    fn is_core_pmu(&self, unit: Option<Unit>, pmu: &str) -> bool {
+        match unit {
             Some(Unit::Core) => {
-                !self.table.is_some_and(|t| t.is_hybrid()) || units.contains(&Unit::Core)
+                !self.table.is_some_and(|t| t.is_hybrid()) || self.units().contains(&Unit::Core)
             }
-            Some(u) => units.contains(&u) || self.pmus.and_then(|p| p.get(pmu)).is_some(),
+            Some(u) => self.units().contains(&u) || self.pmus.and_then(|p| p.get(pmu)).is_some(),
             None => false,
-        };
-        // A named event that is not a PMU: `EVENT/terms/` (`OCR.X@offcore_rsp=..@` in metrics).
-        let not_a_pmu = unit.is_none()
-            && self.pmus.is_none_or(|p| p.get(pmu).is_none())
+        }
+    }
+
+    /// Whether `pmu` is no PMU but the table's event or alias: `EVENT/terms/` (the metric files'
+    /// `OCR.X@offcore_rsp=..@`).
+    fn names_a_table_event(&self, pmu: &str) -> bool {
+        self.pmus.is_none_or(|p| p.get(pmu).is_none())
             && self.table.is_some_and(|t| {
                 let head = pmu.split([':', '.']).next().unwrap_or(pmu);
                 !t.find(pmu).is_empty() || !t.find(head).is_empty() || !t.alias(pmu).is_empty()
-            });
-        if core_pmu || not_a_pmu {
-            let wanted: Vec<Unit> = match unit {
-                Some(Unit::Core) | None => units.clone(),
-                Some(u) => vec![u],
-            };
-            let event_name = if not_a_pmu {
-                Some(pmu.to_string())
-            } else {
-                named
-            };
-            let per_unit = match event_name {
-                Some(n) => {
-                    let mut per = Vec::new();
-                    for u in &wanted {
-                        per.push(self.named_unit(&n, *u)?);
-                    }
-                    per
-                }
-                None => {
-                    let hw = self.raw(0, 0, "event given by its fields");
-                    wanted
-                        .iter()
-                        .map(|u| (*u, String::new(), hw.clone()))
-                        .collect()
-                }
-            };
-            let mut out = Vec::new();
-            let mut source = EncodingSource::Raw;
-            for (i, (u, name, hw)) in per_unit.into_iter().enumerate() {
-                let hw = self.apply_terms(body, hw, &parts)?;
-                if i == 0 {
-                    source = if parts.is_empty() {
-                        hw.register_source.clone().unwrap_or(EncodingSource::Raw)
-                    } else {
-                        EncodingSource::Raw
-                    };
-                }
-                out.push((u, name, hw));
+            })
+    }
+
+    /// An event on the core PMU of `unit` (None or [`Unit::Core`]: of every core type): the
+    /// event `named`, or one given by its fields, with the `terms` applied.
+    fn core_pmu_event(
+        &self,
+        body: &str,
+        unit: Option<Unit>,
+        named: Option<String>,
+        terms: &[&str],
+    ) -> Result<ResolvedEvent, ResolveError> {
+        let wanted: Vec<Unit> = match unit {
+            Some(Unit::Core) | None => self.units(),
+            Some(u) => vec![u],
+        };
+        let per_unit = match named {
+            Some(n) => wanted
+                .iter()
+                .map(|u| self.named_unit(&n, *u))
+                .collect::<Result<Vec<_>, _>>()?,
+            None => {
+                let hw = self.raw(0, 0, "event given by its fields");
+                wanted
+                    .iter()
+                    .map(|u| (*u, String::new(), hw.clone()))
+                    .collect()
             }
-            let name = body.to_string();
-            let targets = out
-                .into_iter()
-                .map(|(u, _, hw)| self.raw_target(u, hw))
-                .collect();
-            return Ok(self.hardware(name, None, source, targets));
+        };
+        let mut targets = Vec::new();
+        let mut source = EncodingSource::Raw;
+        for (i, (u, _, hw)) in per_unit.into_iter().enumerate() {
+            let hw = self.apply_terms(body, hw, terms)?;
+            // Terms change the encoding: where it came from is then the user.
+            if i == 0 && terms.is_empty() {
+                source = hw.register_source.clone().unwrap_or(EncodingSource::Raw);
+            }
+            targets.push(self.raw_target(u, hw));
         }
-        // Any other PMU: its sysfs events and formats.
+        Ok(self.hardware(body.to_string(), None, source, targets))
+    }
+
+    /// An event of any other PMU in sysfs: its named event and terms through its formats.
+    fn sysfs_pmu_event(
+        &self,
+        body: &str,
+        pmu: &str,
+        named: Option<String>,
+        terms: &[&str],
+    ) -> Result<ResolvedEvent, ResolveError> {
         let Some(pmus) = self.pmus else {
             return Err(ResolveError::NoPmu {
                 pmu: pmu.into(),
@@ -830,7 +832,7 @@ impl<'a> Resolver<'a> {
         }
         // `cpu=cpu_core` restricts a system PMU's event to one core type (metric files).
         let mut cpus = p.cpus.clone();
-        for t in &parts {
+        for t in terms {
             match t.split_once('=') {
                 Some(("cpu", core)) => {
                     cpus = Unit::from_name(core)
@@ -841,7 +843,11 @@ impl<'a> Resolver<'a> {
                 _ => all_terms.push(t.to_string()),
             }
         }
-        let [config, config1, _] = p.encode(&all_terms.join(",")).map_err(bad)?;
+        let encoded = p.encode(&all_terms.join(","));
+        let [config, config1, _] = encoded.map_err(|why| ResolveError::Bad {
+            spec: body.into(),
+            why,
+        })?;
         let hw = HwEvent::opened_as(p.perf_type, config, config1, format!("{pmu} PMU event"));
         let target = PmuTarget {
             pmu: pmu.into(),
@@ -1042,164 +1048,18 @@ impl<'a> Resolver<'a> {
             });
         }
         let available: Vec<MaskRef> = event.masks().filter(|m| m.on_model(model)).collect();
-        let names = |v: &[MaskRef]| v.iter().map(|m| m.name().to_string()).collect::<Vec<_>>();
-        let mut chosen = Vec::new();
-        for q in asked {
-            match available.iter().find(|m| m.name().eq_ignore_ascii_case(q)) {
-                Some(m) => chosen.push(*m),
-                None => {
-                    if event.netburst().is_some()
-                        && event.replays().any(|r| r.name().eq_ignore_ascii_case(q))
-                    {
-                        continue;
-                    }
-                    return Err(ResolveError::UnknownMask {
-                        event: event.name().into(),
-                        mask: q.to_string(),
-                        valid: names(&available),
-                    });
-                }
-            }
-        }
-        if chosen.is_empty() && !available.is_empty() && !event.plain() {
-            chosen = available
-                .iter()
-                .filter(|m| {
-                    event
-                        .defaults()
-                        .iter()
-                        .any(|d| d.eq_ignore_ascii_case(m.name()))
-                })
-                .copied()
-                .collect();
-            let replay_asked = asked
-                .iter()
-                .any(|q| event.replays().any(|r| r.name().eq_ignore_ascii_case(q)));
-            if chosen.is_empty() && replay_asked {
-                // Replay tagging counts non-bogus replays (SDM: replay_event with NBOGUS).
-                chosen.extend(available.iter().find(|m| m.name() == "NBOGUS"));
-            }
-            if chosen.is_empty() {
-                return Err(ResolveError::NeedsMask {
-                    event: event.name().into(),
-                    valid: names(&available),
-                });
-            }
-        }
-        let sep = table.separator();
-        let mut qualifiers: Vec<&str> = chosen.iter().map(|m| m.name()).collect();
-        qualifiers.extend(
-            asked
-                .iter()
-                .filter_map(|q| event.replays().find(|r| r.name().eq_ignore_ascii_case(q)))
-                .map(|r| r.name()),
-        );
-        let name = if qualifiers.is_empty() {
-            event.name().to_string()
-        } else {
-            format!("{}{sep}{}", event.name(), qualifiers.join(":"))
+        let chosen = chosen_masks(event, &available, asked)?;
+        let name = qualified_name(table, event, &chosen, asked);
+        let source = table_source(table, event, &chosen);
+        let hw = match event.netburst() {
+            Some(nb) => self.encode_netburst(event, nb, &chosen, asked)?,
+            None => encode_select(table.style(), event, &available, &chosen, &name)?,
         };
-        let src = chosen
-            .first()
-            .map(|m| m.src())
-            .filter(|s| !s.is_empty())
-            .unwrap_or(event.src());
-        let origin = src
-            .split([',', '!', '~'])
-            .next()
-            .and_then(|k| table.sources().into_iter().find(|(key, _)| *key == k))
-            .or_else(|| table.sources().into_iter().next())
-            .map(|(_, v)| v.to_string())
-            .unwrap_or_default();
-        let source = EncodingSource::Table {
-            table: table.name().into(),
-            src: src.into(),
-            origin,
-        };
-        let style = table.style();
-        if let Some(nb) = event.netburst() {
-            let hw = self.encode_netburst(event, nb, &chosen, asked)?;
-            return Ok((
-                name,
-                HwEvent {
-                    register_source: Some(source),
-                    ..hw
-                },
-            ));
-        }
-        let mut f = Fields {
-            event_select: event.event(),
-            umask: event.umask(),
-            cmask: event.cmask(),
-            inv: event.inv(),
-            edge: event.edge(),
-            any: event.any(),
-        };
-        let mut config1 = event.config1();
-        let mut msr = event.msr();
-        let mut counters = event.counters();
-        let mut pair = event.pair();
-        let mut desc = event.desc().to_string();
-        if !chosen.is_empty() {
-            f.umask = 0;
-            let all_value = available
-                .iter()
-                .filter(|m| !m.all())
-                .fold(0, |acc, m| acc | m.value().unwrap_or(0));
-            let first_event = chosen[0].event().unwrap_or(event.event());
-            for (i, m) in chosen.iter().enumerate() {
-                f.umask |= if m.all() {
-                    all_value
-                } else {
-                    m.value().unwrap_or(0)
-                };
-                if i > 0
-                    && (m.cmask() != f.cmask
-                        || m.inv() != f.inv
-                        || m.edge() != f.edge
-                        || m.event().unwrap_or(event.event()) != first_event
-                        || m.config1() != config1)
-                {
-                    return Err(ResolveError::Bad {
-                        spec: name.clone(),
-                        why: format!("unit mask {} has its own event select, counter mask, invert, edge or MSR value and cannot be combined", m.name()),
-                    });
-                }
-                f.cmask = m.cmask();
-                f.inv = m.inv();
-                f.edge = m.edge();
-                f.any |= m.any();
-                f.event_select = first_event;
-                config1 = m.config1();
-                if m.msr() != 0 {
-                    msr = m.msr();
-                }
-                pair |= m.pair();
-                if let Some(c) = m.counters() {
-                    counters = Some(match counters {
-                        Some(prev) => prev.into_iter().filter(|x| c.contains(x)).collect(),
-                        None => c,
-                    });
-                }
-            }
-            if chosen.len() == 1 {
-                desc = format!("{} — {}", event.desc(), chosen[0].desc());
-            }
-        }
         Ok((
             name,
             HwEvent {
-                config: f.config(style),
-                config1,
-                perf_type: PERF_TYPE_RAW,
-                raw: true,
-                fields: Some(f),
-                counters,
-                pair,
-                netburst: None,
-                msr,
-                desc,
                 register_source: Some(source),
+                ..hw
             },
         ))
     }
@@ -1223,10 +1083,7 @@ impl<'a> Resolver<'a> {
         if tags != 0 {
             escr |= P4_ESCR_TAG_ENABLE | tags << P4_ESCR_TAG_SHIFT;
         }
-        let replays: Vec<_> = asked
-            .iter()
-            .filter_map(|q| event.replays().find(|r| r.name().eq_ignore_ascii_case(q)))
-            .collect();
+        let replays = asked_replays(event, asked);
         let pebs_enable = replays.iter().fold(0, |a, r| a | r.pebs_enable());
         let pebs_matrix_vert = replays.iter().fold(0, |a, r| a | r.matrix_vert());
         let (perf_metric, perf_unsupported) = match replays.as_slice() {
@@ -1288,6 +1145,251 @@ impl<'a> Resolver<'a> {
         }
         c
     }
+}
+
+/// The unit masks `asked` names, or the event's defaults when it names none. On NetBurst, a
+/// replay-tagging kind (`replay_event:L1_LD_MISS`) is not a mask and is passed over here.
+fn chosen_masks(
+    event: EventRef,
+    available: &[MaskRef],
+    asked: &[&str],
+) -> Result<Vec<MaskRef>, ResolveError> {
+    let mut chosen = Vec::new();
+    for q in asked {
+        match available.iter().find(|m| m.name().eq_ignore_ascii_case(q)) {
+            Some(m) => chosen.push(*m),
+            None if event.netburst().is_some() && is_replay(event, q) => {}
+            None => {
+                return Err(ResolveError::UnknownMask {
+                    event: event.name().into(),
+                    mask: q.to_string(),
+                    valid: mask_names(available),
+                })
+            }
+        }
+    }
+    if chosen.is_empty() && !available.is_empty() && !event.plain() {
+        return default_masks(event, available, asked);
+    }
+    Ok(chosen)
+}
+
+/// The masks an event counts when none is named; an event without defaults needs one named.
+fn default_masks(
+    event: EventRef,
+    available: &[MaskRef],
+    asked: &[&str],
+) -> Result<Vec<MaskRef>, ResolveError> {
+    let mut chosen: Vec<MaskRef> = available
+        .iter()
+        .filter(|m| {
+            event
+                .defaults()
+                .iter()
+                .any(|d| d.eq_ignore_ascii_case(m.name()))
+        })
+        .copied()
+        .collect();
+    if chosen.is_empty() && asked.iter().any(|q| is_replay(event, q)) {
+        // Replay tagging counts non-bogus replays (SDM: replay_event with NBOGUS).
+        chosen.extend(available.iter().find(|m| m.name() == "NBOGUS"));
+    }
+    if chosen.is_empty() {
+        return Err(ResolveError::NeedsMask {
+            event: event.name().into(),
+            valid: mask_names(available),
+        });
+    }
+    Ok(chosen)
+}
+
+fn mask_names(masks: &[MaskRef]) -> Vec<String> {
+    masks.iter().map(|m| m.name().to_string()).collect()
+}
+
+fn is_replay(event: EventRef, asked: &str) -> bool {
+    event
+        .replays()
+        .any(|r| r.name().eq_ignore_ascii_case(asked))
+}
+
+/// The replay-tagging kinds `asked` names, in its order.
+fn asked_replays(event: EventRef, asked: &[&str]) -> Vec<ReplayRef> {
+    asked
+        .iter()
+        .filter_map(|q| event.replays().find(|r| r.name().eq_ignore_ascii_case(q)))
+        .collect()
+}
+
+/// The canonical name: the event with its masks and replay kinds as the table spells them
+/// (`INST_RETIRED.ANY_P`, `DATA_CACHE_REFILLS:L2_SHARED:SYSTEM`).
+fn qualified_name(table: Table, event: EventRef, chosen: &[MaskRef], asked: &[&str]) -> String {
+    let mut qualifiers: Vec<&str> = chosen.iter().map(|m| m.name()).collect();
+    qualifiers.extend(asked_replays(event, asked).iter().map(|r| r.name()));
+    if qualifiers.is_empty() {
+        event.name().to_string()
+    } else {
+        format!(
+            "{}{}{}",
+            event.name(),
+            table.separator(),
+            qualifiers.join(":")
+        )
+    }
+}
+
+/// Which of the table's sources gave the encoding: the first chosen mask's, else the event's.
+fn table_source(table: Table, event: EventRef, chosen: &[MaskRef]) -> EncodingSource {
+    let src = chosen
+        .first()
+        .map(|m| m.src())
+        .filter(|s| !s.is_empty())
+        .unwrap_or(event.src());
+    let origin = src
+        .split([',', '!', '~'])
+        .next()
+        .and_then(|k| table.sources().into_iter().find(|(key, _)| *key == k))
+        .or_else(|| table.sources().into_iter().next())
+        .map(|(_, v)| v.to_string())
+        .unwrap_or_default();
+    EncodingSource::Table {
+        table: table.name().into(),
+        src: src.into(),
+        origin,
+    }
+}
+
+/// An AMD or Intel table event's select fields with the unit masks `chosen` (none: the event's
+/// own unit mask). A mask's event select, counter mask, invert, edge and MSR value replace the
+/// event's; its `any`, pair and counters add to the event's.
+fn encode_select(
+    style: Style,
+    event: EventRef,
+    available: &[MaskRef],
+    chosen: &[MaskRef],
+    name: &str,
+) -> Result<HwEvent, ResolveError> {
+    let mut f = Fields {
+        event_select: event.event(),
+        umask: event.umask(),
+        cmask: event.cmask(),
+        inv: event.inv(),
+        edge: event.edge(),
+        any: event.any(),
+    };
+    let mut hw = HwEvent {
+        config: 0,
+        config1: event.config1(),
+        perf_type: PERF_TYPE_RAW,
+        raw: true,
+        fields: None,
+        counters: common_counters(event.counters(), chosen),
+        pair: event.pair() || chosen.iter().any(|m| m.pair()),
+        netburst: None,
+        msr: event.msr(),
+        desc: event.desc().to_string(),
+        register_source: None,
+    };
+    if let Some(first) = chosen.first() {
+        check_combinable(event, chosen, name)?;
+        f.event_select = first.event().unwrap_or(event.event());
+        f.umask = combined_umask(available, chosen);
+        (f.cmask, f.inv, f.edge) = (first.cmask(), first.inv(), first.edge());
+        f.any |= chosen.iter().any(|m| m.any());
+        hw.config1 = first.config1();
+        if let Some(msr) = chosen.iter().rev().map(|m| m.msr()).find(|&m| m != 0) {
+            hw.msr = msr;
+        }
+        if let [only] = chosen {
+            hw.desc = format!("{} — {}", event.desc(), only.desc());
+        }
+    }
+    hw.config = f.config(style);
+    hw.fields = Some(f);
+    Ok(hw)
+}
+
+/// Masks combine only when they agree on everything but their unit-mask value: the first one
+/// that does not is refused.
+fn check_combinable(event: EventRef, chosen: &[MaskRef], name: &str) -> Result<(), ResolveError> {
+    let own = |m: &MaskRef| {
+        (
+            m.event().unwrap_or(event.event()),
+            m.cmask(),
+            m.inv(),
+            m.edge(),
+            m.config1(),
+        )
+    };
+    let Some(first) = chosen.first() else {
+        return Ok(());
+    };
+    match chosen[1..].iter().find(|m| own(m) != own(first)) {
+        Some(odd) => Err(ResolveError::Bad {
+            spec: name.into(),
+            why: format!("unit mask {} has its own event select, counter mask, invert, edge or MSR value and cannot be combined", odd.name()),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// The OR of the masks' values; an `all` mask is every other mask this model has.
+fn combined_umask(available: &[MaskRef], chosen: &[MaskRef]) -> u32 {
+    let all_value = available
+        .iter()
+        .filter(|m| !m.all())
+        .fold(0, |acc, m| acc | m.value().unwrap_or(0));
+    chosen.iter().fold(0, |acc, m| {
+        acc | if m.all() {
+            all_value
+        } else {
+            m.value().unwrap_or(0)
+        }
+    })
+}
+
+/// The counters the event and every chosen mask allow (None: any general counter).
+fn common_counters(event: Option<Vec<u32>>, chosen: &[MaskRef]) -> Option<Vec<u32>> {
+    chosen
+        .iter()
+        .filter_map(|m| m.counters())
+        .fold(event, |acc, c| {
+            Some(match acc {
+                Some(prev) => prev.into_iter().filter(|x| c.contains(x)).collect(),
+                None => c,
+            })
+        })
+}
+
+/// A `PMU/terms/` list: the event a first term without `=` names (`cpu/INST_RETIRED.ANY,cmask=1/`),
+/// and the other terms but `name=`.
+fn split_terms(terms: &str) -> (Option<String>, Vec<&str>) {
+    let mut parts: Vec<&str> = terms
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    let named = parts
+        .first()
+        .filter(|t| !t.contains('=') && !is_flag_term(t))
+        .map(|t| t.to_string());
+    if named.is_some() {
+        parts.remove(0);
+    }
+    parts.retain(|t| !t.starts_with("name="));
+    (named, parts)
+}
+
+/// `software/NAME/`.
+fn software_pmu_event(body: &str, named: Option<String>) -> Result<ResolvedEvent, ResolveError> {
+    let bad = |why: String| ResolveError::Bad {
+        spec: body.into(),
+        why,
+    };
+    let n = named.ok_or_else(|| bad("software/NAME/ needs an event name".into()))?;
+    let (name, config) =
+        software(&n).ok_or_else(|| bad(format!("'{n}' is not a software event")))?;
+    Ok(software_event(name, config))
 }
 
 fn is_flag_term(t: &str) -> bool {
