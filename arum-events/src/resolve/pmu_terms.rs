@@ -241,10 +241,13 @@ impl Resolver<'_> {
             let (key, value) = term.split_once('=').unwrap_or((term, "1"));
             let num =
                 || parse_num(value).ok_or_else(|| bad(format!("{key}={value} is not a number")));
+            // A value over 32 bits stays out of every field's range (checked below) rather
+            // than being cut to its low bits.
+            let field = || num().map(|v| u32::try_from(v).unwrap_or(u32::MAX));
             match key {
-                "event" => f.event_select = num()? as u32,
-                "umask" => f.umask = num()? as u32,
-                "cmask" => f.cmask = num()? as u32,
+                "event" => f.event_select = field()?,
+                "umask" => f.umask = field()?,
+                "cmask" => f.cmask = field()?,
                 "inv" => f.inv = num()? != 0,
                 "edge" => f.edge = num()? != 0,
                 "any" => f.any = num()? != 0,

@@ -3,11 +3,16 @@
 //! writes: nothing depends on the machine the tests run on.
 
 mod any_string;
+mod refusals;
 
 use super::*;
 use crate::cpu::{parse_spec, CpuIdent};
 use crate::sysfs::Pmus;
 use crate::table::{Table, TableSource};
+
+/// CPUs by `--cpu` key, one per kind of table the tests need.
+const SKYLAKE_SP: &str = "GenuineIntel-6-55-4";
+const ZEN4: &str = "AuthenticAMD-25-11";
 
 /// A CPU by its `--cpu` key, with the built-in table that claims it (if any).
 struct Model {
@@ -24,8 +29,22 @@ impl Model {
         Model { cpu, table }
     }
 
+    /// A CPU whose table must be `name`: the tests name its events.
+    fn with_table(key: &str, name: &str) -> Model {
+        let m = Model::new(key);
+        assert_eq!(m.table.map(|t| t.name()), Some(name), "{key}");
+        m
+    }
+
     fn resolver(&self) -> Resolver<'_> {
         Resolver::new(&self.cpu, self.table)
+    }
+
+    fn err(&self, name: &str) -> ResolveError {
+        match self.resolver().resolve(name) {
+            Ok(ev) => panic!("{}: {name} resolved: {ev:?}", self.cpu.key()),
+            Err(e) => e,
+        }
     }
 }
 
