@@ -3,6 +3,8 @@
 //! writes: nothing depends on the machine the tests run on.
 
 mod any_string;
+mod encodings;
+mod names;
 mod refusals;
 
 use super::*;
@@ -12,7 +14,18 @@ use crate::table::{Table, TableSource};
 
 /// CPUs by `--cpu` key, one per kind of table the tests need.
 const SKYLAKE_SP: &str = "GenuineIntel-6-55-4";
+const ALDER_LAKE: &str = "GenuineIntel-6-97";
+const CORE2: &str = "GenuineIntel-6-17";
+const NETBURST: &str = "GenuineIntel-15-3";
+const K8_REV_C: &str = "AuthenticAMD-15-F";
+const K8_REV_F: &str = "AuthenticAMD-15-41";
+const BARCELONA: &str = "AuthenticAMD-16-2";
+const SHANGHAI: &str = "AuthenticAMD-16-4";
 const ZEN4: &str = "AuthenticAMD-25-11";
+/// Families ARUM has no table for.
+const INTEL_NO_TABLE: &str = "GenuineIntel-19-1";
+const AMD_NO_TABLE: &str = "AuthenticAMD-31-0";
+const NETBURST_NO_TABLE: &str = "GenuineIntel-15-7";
 
 /// A CPU by its `--cpu` key, with the built-in table that claims it (if any).
 struct Model {
@@ -36,8 +49,21 @@ impl Model {
         m
     }
 
+    /// A CPU ARUM has no table for.
+    fn without_table(key: &str) -> Model {
+        let m = Model::new(key);
+        assert_eq!(m.table.map(|t| t.name()), None, "{key}");
+        m
+    }
+
     fn resolver(&self) -> Resolver<'_> {
         Resolver::new(&self.cpu, self.table)
+    }
+
+    fn ok(&self, name: &str) -> ResolvedEvent {
+        self.resolver()
+            .resolve(name)
+            .unwrap_or_else(|e| panic!("{}: {name}: {e}", self.cpu.key()))
     }
 
     fn err(&self, name: &str) -> ResolveError {
@@ -45,6 +71,24 @@ impl Model {
             Ok(ev) => panic!("{}: {name} resolved: {ev:?}", self.cpu.key()),
             Err(e) => e,
         }
+    }
+
+    /// The register-level encoding `name` resolves to.
+    fn hw(&self, name: &str) -> HwEvent {
+        hw_of(&self.ok(name))
+    }
+
+    /// The select fields of `name`: (event select, unit mask, counter mask, invert, edge, any).
+    fn sel(&self, name: &str) -> (u32, u32, u32, bool, bool, bool) {
+        let f = self.hw(name).fields.expect("AMD or Intel select fields");
+        (f.event_select, f.umask, f.cmask, f.inv, f.edge, f.any)
+    }
+}
+
+fn hw_of(ev: &ResolvedEvent) -> HwEvent {
+    match &ev.kind {
+        EventKind::Hardware(h) => h.clone(),
+        EventKind::Software { .. } => panic!("{} is a software event", ev.spec),
     }
 }
 

@@ -5,21 +5,20 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::test_runner::{Config, TestRunner};
 
-use super::{Model, Sysfs};
-use crate::resolve::{EventKind, Resolver, PERF_TYPE_SOFTWARE};
+use super::*;
 
 /// One CPU per kind of table: Intel, hybrid Intel, K8, family 10h, Core 2, NetBurst, Zen, and
 /// an Intel and an AMD family without a table.
 const MODELS: &[&str] = &[
-    "GenuineIntel-6-55-4",
-    "GenuineIntel-6-97",
-    "AuthenticAMD-15-41",
-    "AuthenticAMD-16-4",
-    "GenuineIntel-6-17",
-    "GenuineIntel-15-3",
-    "AuthenticAMD-25-11",
-    "GenuineIntel-19-1",
-    "AuthenticAMD-31-0",
+    SKYLAKE_SP,
+    ALDER_LAKE,
+    K8_REV_F,
+    SHANGHAI,
+    CORE2,
+    NETBURST,
+    ZEN4,
+    INTEL_NO_TABLE,
+    AMD_NO_TABLE,
 ];
 
 const PMUS: &[&str] = &[
