@@ -122,9 +122,11 @@ pub fn lookup(name: &str) -> Option<Generic> {
     cache(&n)
 }
 
+/// `s` less `prefix`, compared without regard to ASCII case. The cut is checked: `prefix.len()`
+/// bytes into a name the user typed may fall inside a multi-byte character.
 fn strip_ci<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
-    (s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix))
-        .then(|| &s[prefix.len()..])
+    let (head, rest) = s.split_at_checked(prefix.len())?;
+    head.eq_ignore_ascii_case(prefix).then_some(rest)
 }
 
 /// `CACHE`, `CACHE-OP`, `CACHE-OP-RESULT` or `CACHE-RESULT`, in any of perf's spellings.
@@ -232,6 +234,8 @@ pub fn all() -> Vec<Generic> {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn cfg(name: &str) -> (u32, u64) {
@@ -287,5 +291,63 @@ mod tests {
             );
             assert_eq!(back.name, g.name);
         }
+    }
+
+    /// Every name a lookup can give, in perf's spellings and ARUM's.
+    fn known_names() -> Vec<String> {
+        let mut names: Vec<String> = all().into_iter().map(|g| g.name).collect();
+        for (_, canonical, others) in HARDWARE {
+            names.push(canonical.to_string());
+            names.extend(others.iter().map(|o| o.to_string()));
+        }
+        names
+    }
+
+    proptest! {
+        #[test]
+        fn any_string_is_looked_up_without_panicking(name in any::<String>()) {
+            let _ = lookup(&name);
+        }
+
+        /// Every known name is ASCII: one with a non-ASCII character anywhere (inside a cache
+        /// or op word, where a byte-offset cut would split it) names no generic event.
+        #[test]
+        fn a_known_name_with_a_non_ascii_character_is_no_generic_event(
+            which in any::<prop::sample::Index>(),
+            at in any::<prop::sample::Index>(),
+            ch in any::<char>().prop_filter("non-ASCII", |c| !c.is_ascii()),
+        ) {
+            let names = known_names();
+            let name = which.get(&names);
+            let mut chars: Vec<char> = name.chars().collect();
+            chars.insert(at.index(chars.len() + 1), ch);
+            let spelled: String = chars.into_iter().collect();
+            prop_assert_eq!(lookup(&spelled), None, "{}", spelled);
+        }
+
+        /// Names are matched without regard to ASCII case.
+        #[test]
+        fn a_known_name_in_any_ascii_case_is_the_same_event(
+            which in any::<prop::sample::Index>(),
+            upper in prop::collection::vec(any::<bool>(), 40),
+        ) {
+            let names = known_names();
+            let name = which.get(&names);
+            let recased: String = name
+                .chars()
+                .zip(upper.iter().cycle())
+                .map(|(c, up)| if *up { c.to_ascii_uppercase() } else { c.to_ascii_lowercase() })
+                .collect();
+            let want = lookup(name).map(|g| (g.perf_type, g.config));
+            prop_assert!(want.is_some(), "{}", name);
+            prop_assert_eq!(lookup(&recased).map(|g| (g.perf_type, g.config)), want, "{}", recased);
+        }
+    }
+
+    #[test]
+    fn non_ascii_names_are_refused_not_cut_inside_a_character() {
+        // "L2" and "L1-dcache" end inside 'á' and 'ö' of this name (2 and 9 bytes in).
+        assert_eq!(lookup("tásk-clöck"), None);
+        assert_eq!(lookup("L1-dcache-lóad-misses"), None);
     }
 }

@@ -12,12 +12,17 @@ use serde::{Deserialize, Serialize};
 
 use crate::cpu::{ArchPerfmon, CpuIdent, AMD_LEGACY_EVENTS, ARCH_EVENTS};
 use crate::generic::{self, PERF_PMU_TYPE_SHIFT};
-use crate::sysfs::{parse_num, Pmus};
-use crate::table::{EventRef, MaskRef, Style, Table, Unit};
+use crate::sysfs::Pmus;
+use crate::table::{Style, Table, Unit};
 
 pub use crate::generic::{
     PERF_TYPE_HARDWARE, PERF_TYPE_HW_CACHE, PERF_TYPE_RAW, PERF_TYPE_SOFTWARE,
 };
+
+mod pmu_terms;
+mod table_events;
+
+use pmu_terms::pmu_terms;
 
 /// The software events every Linux kernel has: (name, other names, PERF_COUNT_SW_* config).
 pub const SOFTWARE_EVENTS: &[(&str, &[&str], u64)] = &[
@@ -237,12 +242,6 @@ impl Fields {
     }
 }
 
-/// The CCCR bits every NetBurst event uses: enable (12) and active thread "any" (17:16).
-const P4_CCCR_BASE: u32 = 1 << 12 | 3 << 16;
-/// ESCR tag enable (bit 4) and the tag value's lowest bit (5).
-const P4_ESCR_TAG_ENABLE: u32 = 1 << 4;
-const P4_ESCR_TAG_SHIFT: u32 = 5;
-
 impl NetburstEncoding {
     /// Linux's P4 PERF_TYPE_RAW config: the ESCR with the kernel's event index in bits 30:25
     /// (instead of the hardware event select) in the upper half, the CCCR in the lower half,
@@ -407,39 +406,8 @@ impl<'a> Resolver<'a> {
             return self.pmu_event(body, pmu, terms);
         }
         if let Some(t) = self.table {
-            // perf's other spellings of a generic event (`cpu-cycles`, `branch-instructions`)
-            // find the table's alias of the canonical name.
-            let mut aliases = t.alias(body);
-            if aliases.is_empty() {
-                if let Some(g) = generic::lookup(body) {
-                    aliases = t.alias(&g.name);
-                }
-            }
-            if !aliases.is_empty() {
-                let mut per_unit = Vec::new();
-                let mut first_err = None;
-                for unit in self.units() {
-                    let Some(a) = aliases
-                        .iter()
-                        .find(|a| a.unit() == unit)
-                        .or_else(|| aliases.iter().find(|a| a.unit() == Unit::Core))
-                    else {
-                        continue;
-                    };
-                    match self.native_unit(t, a.target(), Some(unit)) {
-                        Ok((name, hw)) => per_unit.push((unit, name, hw)),
-                        Err(e) => {
-                            first_err.get_or_insert(e);
-                        }
-                    }
-                }
-                if let (true, Some(e)) = (per_unit.is_empty(), first_err) {
-                    return Err(e);
-                }
-                if !per_unit.is_empty() {
-                    let alias = aliases[0].name().to_string();
-                    return Ok(self.table_event(t, per_unit, Some(alias)));
-                }
+            if let Some(ev) = self.alias_event(t, body)? {
+                return Ok(ev);
             }
             match self.native(t, body) {
                 Ok(per_unit) => return Ok(self.table_event(t, per_unit, None)),
@@ -464,6 +432,43 @@ impl<'a> Resolver<'a> {
             name: body.into(),
             suggestion: best_match(body, self.candidates()),
         })
+    }
+
+    /// The table's alias `body` (or of the generic event it names, in perf's other spellings:
+    /// `cpu-cycles`, `branch-instructions`), on each core type it has a target for. None when
+    /// the table has no such alias, or none for these core types.
+    fn alias_event(&self, t: Table, body: &str) -> Result<Option<ResolvedEvent>, ResolveError> {
+        let mut aliases = t.alias(body);
+        if aliases.is_empty() {
+            if let Some(g) = generic::lookup(body) {
+                aliases = t.alias(&g.name);
+            }
+        }
+        let Some(first) = aliases.first() else {
+            return Ok(None);
+        };
+        let mut per_unit = Vec::new();
+        let mut first_err = None;
+        for unit in self.units() {
+            let Some(a) = aliases
+                .iter()
+                .find(|a| a.unit() == unit)
+                .or_else(|| aliases.iter().find(|a| a.unit() == Unit::Core))
+            else {
+                continue;
+            };
+            match self.native_unit(t, a.target(), Some(unit)) {
+                Ok((name, hw)) => per_unit.push((unit, name, hw)),
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        if per_unit.is_empty() {
+            return first_err.map_or(Ok(None), Err);
+        }
+        let alias = first.name().to_string();
+        Ok(Some(self.table_event(t, per_unit, Some(alias))))
     }
 
     /// `SUBSYSTEM:EVENT`, a tracepoint of the running kernel (PERF_TYPE_TRACEPOINT, its id).
@@ -713,564 +718,6 @@ impl<'a> Resolver<'a> {
         })
     }
 
-    /// `PMU/terms/`: a core PMU with fields or a named event, `software/NAME/`, or any PMU in
-    /// sysfs by its named events and formats.
-    fn pmu_event(&self, body: &str, pmu: &str, terms: &str) -> Result<ResolvedEvent, ResolveError> {
-        let bad = |why: String| ResolveError::Bad {
-            spec: body.into(),
-            why,
-        };
-        let mut parts: Vec<&str> = terms
-            .split(',')
-            .map(str::trim)
-            .filter(|t| !t.is_empty())
-            .collect();
-        // A first term without '=' names an event (`cpu/INST_RETIRED.ANY,cmask=1/`).
-        let named = parts
-            .first()
-            .filter(|t| !t.contains('=') && !is_flag_term(t))
-            .map(|t| t.to_string());
-        if named.is_some() {
-            parts.remove(0);
-        }
-        parts.retain(|t| !t.starts_with("name="));
-        if pmu == "software" {
-            let n = named.ok_or_else(|| bad("software/NAME/ needs an event name".into()))?;
-            let (name, config) =
-                software(&n).ok_or_else(|| bad(format!("'{n}' is not a software event")))?;
-            return Ok(software_event(name, config));
-        }
-        let unit = Unit::from_name(pmu);
-        let units = self.units();
-        let core_pmu = match unit {
-            Some(Unit::Core) => {
-                !self.table.is_some_and(|t| t.is_hybrid()) || units.contains(&Unit::Core)
-            }
-            Some(u) => units.contains(&u) || self.pmus.and_then(|p| p.get(pmu)).is_some(),
-            None => false,
-        };
-        // A named event that is not a PMU: `EVENT/terms/` (`OCR.X@offcore_rsp=..@` in metrics).
-        let not_a_pmu = unit.is_none()
-            && self.pmus.is_none_or(|p| p.get(pmu).is_none())
-            && self.table.is_some_and(|t| {
-                let head = pmu.split([':', '.']).next().unwrap_or(pmu);
-                !t.find(pmu).is_empty() || !t.find(head).is_empty() || !t.alias(pmu).is_empty()
-            });
-        if core_pmu || not_a_pmu {
-            let wanted: Vec<Unit> = match unit {
-                Some(Unit::Core) | None => units.clone(),
-                Some(u) => vec![u],
-            };
-            let event_name = if not_a_pmu {
-                Some(pmu.to_string())
-            } else {
-                named
-            };
-            let per_unit = match event_name {
-                Some(n) => {
-                    let mut per = Vec::new();
-                    for u in &wanted {
-                        per.push(self.named_unit(&n, *u)?);
-                    }
-                    per
-                }
-                None => {
-                    let hw = self.raw(0, 0, "event given by its fields");
-                    wanted
-                        .iter()
-                        .map(|u| (*u, String::new(), hw.clone()))
-                        .collect()
-                }
-            };
-            let mut out = Vec::new();
-            let mut source = EncodingSource::Raw;
-            for (i, (u, name, hw)) in per_unit.into_iter().enumerate() {
-                let hw = self.apply_terms(body, hw, &parts)?;
-                if i == 0 {
-                    source = if parts.is_empty() {
-                        hw.register_source.clone().unwrap_or(EncodingSource::Raw)
-                    } else {
-                        EncodingSource::Raw
-                    };
-                }
-                out.push((u, name, hw));
-            }
-            let name = body.to_string();
-            let targets = out
-                .into_iter()
-                .map(|(u, _, hw)| self.raw_target(u, hw))
-                .collect();
-            return Ok(self.hardware(name, None, source, targets));
-        }
-        // Any other PMU: its sysfs events and formats.
-        let Some(pmus) = self.pmus else {
-            return Err(ResolveError::NoPmu {
-                pmu: pmu.into(),
-                why: "is known only on the machine itself (its sysfs entry), not for a CPU named with --cpu".into(),
-            });
-        };
-        let Some(p) = pmus.get(pmu) else {
-            return Err(ResolveError::NoPmu {
-                pmu: pmu.into(),
-                why: format!(
-                    "is not on this machine ({}/{pmu} is missing)",
-                    crate::sysfs::DEVICES
-                ),
-            });
-        };
-        let mut all_terms = Vec::new();
-        if let Some(n) = &named {
-            all_terms.push(p.event(n).ok_or_else(|| ResolveError::NoPmu {
-                pmu: pmu.into(),
-                why: format!(
-                    "has no event '{n}' (see {}/{pmu}/events)",
-                    crate::sysfs::DEVICES
-                ),
-            })?);
-        }
-        // `cpu=cpu_core` restricts a system PMU's event to one core type (metric files).
-        let mut cpus = p.cpus.clone();
-        for t in &parts {
-            match t.split_once('=') {
-                Some(("cpu", core)) => {
-                    cpus = Unit::from_name(core)
-                        .and_then(|u| pmus.get(u.pmu_name()))
-                        .and_then(|c| c.cpus.clone())
-                        .or(cpus);
-                }
-                _ => all_terms.push(t.to_string()),
-            }
-        }
-        let [config, config1, _] = p.encode(&all_terms.join(",")).map_err(bad)?;
-        let hw = HwEvent::opened_as(p.perf_type, config, config1, format!("{pmu} PMU event"));
-        let target = PmuTarget {
-            pmu: pmu.into(),
-            perf_type: p.perf_type,
-            config,
-            config1,
-            cpus,
-            unit: Unit::Core,
-            hw: Some(hw),
-            placement: None,
-            note: None,
-        };
-        Ok(self.hardware(
-            body.into(),
-            None,
-            EncodingSource::Sysfs { pmu: pmu.into() },
-            vec![target],
-        ))
-    }
-
-    /// An event by name for one core type: the table's (or its alias), else the core PMU's
-    /// sysfs event (`topdown-retiring`), else a generic event.
-    fn named_unit(&self, name: &str, unit: Unit) -> Result<(Unit, String, HwEvent), ResolveError> {
-        if let Some(t) = self.table {
-            let alias = t
-                .alias(name)
-                .into_iter()
-                .find(|a| a.unit() == Unit::Core || a.unit() == unit);
-            let target = alias.map_or(name, |a| a.target());
-            match self.native_unit(t, target, Some(unit)) {
-                Ok((n, hw)) => return Ok((unit, n, hw)),
-                Err(ResolveError::Unknown { .. }) => {}
-                Err(e) => return Err(e),
-            }
-        }
-        if let Some(p) = self.pmus.and_then(|p| p.get(unit.pmu_name())) {
-            if let Some(terms) = p.event(name) {
-                let [config, config1, _] = p.encode(&terms).map_err(|why| ResolveError::Bad {
-                    spec: name.into(),
-                    why,
-                })?;
-                let mut hw = self.raw(config, config1, &format!("{} PMU event {name}", p.name));
-                hw.register_source = Some(EncodingSource::Sysfs {
-                    pmu: p.name.clone(),
-                });
-                return Ok((unit, name.into(), hw));
-            }
-        }
-        if let Some(g) = generic::lookup(name) {
-            if let Some(hw) = self.register_encoding(&g) {
-                return Ok((unit, g.name, hw));
-            }
-        }
-        Err(ResolveError::Unknown {
-            name: name.into(),
-            suggestion: best_match(name, self.candidates()),
-        })
-    }
-
-    /// Applies perf terms (`event=`, `umask=`, `cmask=`, `inv`, `edge`, `any`, `config=`,
-    /// `config1=`, `offcore_rsp=`, `ldlat=`, `frontend=`) to a register-level encoding.
-    fn apply_terms(
-        &self,
-        spec: &str,
-        hw: HwEvent,
-        terms: &[&str],
-    ) -> Result<HwEvent, ResolveError> {
-        let bad = |why: String| ResolveError::Bad {
-            spec: spec.into(),
-            why,
-        };
-        if terms.is_empty() {
-            return Ok(hw);
-        }
-        let style = self.style();
-        if style == Style::Netburst {
-            return Err(bad("NetBurst events are named natively or as raw rNNNN codes, not with event=/umask= terms".into()));
-        }
-        let mut f = hw.fields.unwrap_or(Fields {
-            event_select: 0,
-            umask: 0,
-            cmask: 0,
-            inv: false,
-            edge: false,
-            any: false,
-        });
-        let (mut config, mut config1) = (None, hw.config1);
-        for term in terms {
-            let (key, value) = term.split_once('=').unwrap_or((term, "1"));
-            let num =
-                || parse_num(value).ok_or_else(|| bad(format!("{key}={value} is not a number")));
-            match key {
-                "event" => f.event_select = num()? as u32,
-                "umask" => f.umask = num()? as u32,
-                "cmask" => f.cmask = num()? as u32,
-                "inv" => f.inv = num()? != 0,
-                "edge" => f.edge = num()? != 0,
-                "any" => f.any = num()? != 0,
-                "config" => config = Some(num()?),
-                "config1" | "offcore_rsp" | "ldlat" | "frontend" => config1 = num()?,
-                // Sampling and grouping terms change nothing in what is counted.
-                "period" | "freq" | "name" | "metric-id" | "percore" | "pebs" => {}
-                other => return Err(bad(format!("unknown term '{other}' (known: event, umask, cmask, inv, edge, any, config, config1, offcore_rsp, ldlat, frontend)"))),
-            }
-        }
-        let max_event = if style == Style::Amd { 0xFFF } else { 0xFF };
-        let max_umask = if style == Style::Amd { 0xFF } else { 0xFFFF };
-        if f.event_select > max_event || f.umask > max_umask || f.cmask > 0xFF {
-            return Err(bad(format!(
-                "a field is out of range (event ≤ {max_event:#x}, umask ≤ {max_umask:#x}, cmask ≤ 0xff)"
-            )));
-        }
-        let config = config.unwrap_or_else(|| f.config(style));
-        Ok(HwEvent {
-            config,
-            config1,
-            perf_type: PERF_TYPE_RAW,
-            raw: true,
-            fields: Some(Fields::from_config(style, config)),
-            desc: if hw.desc.is_empty() {
-                "event given by its fields".into()
-            } else {
-                hw.desc
-            },
-            ..hw
-        })
-    }
-
-    /// `EVENT`, `EVENT:MASK[:MASK...]`, or `EVENT.MASK`, for every core type that has it.
-    fn native(
-        &self,
-        table: Table,
-        body: &str,
-    ) -> Result<Vec<(Unit, String, HwEvent)>, ResolveError> {
-        let mut out = Vec::new();
-        let mut first_err = None;
-        for unit in self.units() {
-            match self.native_unit(table, body, Some(unit)) {
-                Ok((n, hw)) => out.push((unit, n, hw)),
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                }
-            }
-        }
-        if out.is_empty() {
-            return Err(first_err.unwrap_or(ResolveError::Unknown {
-                name: body.into(),
-                suggestion: None,
-            }));
-        }
-        Ok(out)
-    }
-
-    fn native_unit(
-        &self,
-        table: Table,
-        body: &str,
-        unit: Option<Unit>,
-    ) -> Result<(String, HwEvent), ResolveError> {
-        let pick = |name: &str| {
-            table
-                .find(name)
-                .into_iter()
-                .find(|e| unit.is_none_or(|u| e.unit() == u || e.unit() == Unit::Core))
-        };
-        let mut parts: Vec<&str> = body.split(':').collect();
-        let mut event = pick(parts[0]);
-        if event.is_none() {
-            if let Some((e, m)) = parts[0].split_once('.') {
-                if let Some(found) = pick(e) {
-                    event = Some(found);
-                    parts.splice(0..1, [e, m]);
-                }
-            }
-        }
-        let Some(event) = event else {
-            return Err(ResolveError::Unknown {
-                name: body.into(),
-                suggestion: None,
-            });
-        };
-        self.encode(table, event, &parts[1..])
-    }
-
-    /// Encodes a table event with the named unit masks (or its defaults).
-    fn encode(
-        &self,
-        table: Table,
-        event: EventRef,
-        asked: &[&str],
-    ) -> Result<(String, HwEvent), ResolveError> {
-        let model = self.cpu.model;
-        if !event.on_model(model) {
-            return Err(ResolveError::NotOnModel {
-                name: event.name().into(),
-                family: self.cpu.family,
-                model,
-            });
-        }
-        let available: Vec<MaskRef> = event.masks().filter(|m| m.on_model(model)).collect();
-        let names = |v: &[MaskRef]| v.iter().map(|m| m.name().to_string()).collect::<Vec<_>>();
-        let mut chosen = Vec::new();
-        for q in asked {
-            match available.iter().find(|m| m.name().eq_ignore_ascii_case(q)) {
-                Some(m) => chosen.push(*m),
-                None => {
-                    if event.netburst().is_some()
-                        && event.replays().any(|r| r.name().eq_ignore_ascii_case(q))
-                    {
-                        continue;
-                    }
-                    return Err(ResolveError::UnknownMask {
-                        event: event.name().into(),
-                        mask: q.to_string(),
-                        valid: names(&available),
-                    });
-                }
-            }
-        }
-        if chosen.is_empty() && !available.is_empty() && !event.plain() {
-            chosen = available
-                .iter()
-                .filter(|m| {
-                    event
-                        .defaults()
-                        .iter()
-                        .any(|d| d.eq_ignore_ascii_case(m.name()))
-                })
-                .copied()
-                .collect();
-            let replay_asked = asked
-                .iter()
-                .any(|q| event.replays().any(|r| r.name().eq_ignore_ascii_case(q)));
-            if chosen.is_empty() && replay_asked {
-                // Replay tagging counts non-bogus replays (SDM: replay_event with NBOGUS).
-                chosen.extend(available.iter().find(|m| m.name() == "NBOGUS"));
-            }
-            if chosen.is_empty() {
-                return Err(ResolveError::NeedsMask {
-                    event: event.name().into(),
-                    valid: names(&available),
-                });
-            }
-        }
-        let sep = table.separator();
-        let mut qualifiers: Vec<&str> = chosen.iter().map(|m| m.name()).collect();
-        qualifiers.extend(
-            asked
-                .iter()
-                .filter_map(|q| event.replays().find(|r| r.name().eq_ignore_ascii_case(q)))
-                .map(|r| r.name()),
-        );
-        let name = if qualifiers.is_empty() {
-            event.name().to_string()
-        } else {
-            format!("{}{sep}{}", event.name(), qualifiers.join(":"))
-        };
-        let src = chosen
-            .first()
-            .map(|m| m.src())
-            .filter(|s| !s.is_empty())
-            .unwrap_or(event.src());
-        let origin = src
-            .split([',', '!', '~'])
-            .next()
-            .and_then(|k| table.sources().into_iter().find(|(key, _)| *key == k))
-            .or_else(|| table.sources().into_iter().next())
-            .map(|(_, v)| v.to_string())
-            .unwrap_or_default();
-        let source = EncodingSource::Table {
-            table: table.name().into(),
-            src: src.into(),
-            origin,
-        };
-        let style = table.style();
-        if let Some(nb) = event.netburst() {
-            let hw = self.encode_netburst(event, nb, &chosen, asked)?;
-            return Ok((
-                name,
-                HwEvent {
-                    register_source: Some(source),
-                    ..hw
-                },
-            ));
-        }
-        let mut f = Fields {
-            event_select: event.event(),
-            umask: event.umask(),
-            cmask: event.cmask(),
-            inv: event.inv(),
-            edge: event.edge(),
-            any: event.any(),
-        };
-        let mut config1 = event.config1();
-        let mut msr = event.msr();
-        let mut counters = event.counters();
-        let mut pair = event.pair();
-        let mut desc = event.desc().to_string();
-        if !chosen.is_empty() {
-            f.umask = 0;
-            let all_value = available
-                .iter()
-                .filter(|m| !m.all())
-                .fold(0, |acc, m| acc | m.value().unwrap_or(0));
-            let first_event = chosen[0].event().unwrap_or(event.event());
-            for (i, m) in chosen.iter().enumerate() {
-                f.umask |= if m.all() {
-                    all_value
-                } else {
-                    m.value().unwrap_or(0)
-                };
-                if i > 0
-                    && (m.cmask() != f.cmask
-                        || m.inv() != f.inv
-                        || m.edge() != f.edge
-                        || m.event().unwrap_or(event.event()) != first_event
-                        || m.config1() != config1)
-                {
-                    return Err(ResolveError::Bad {
-                        spec: name.clone(),
-                        why: format!("unit mask {} has its own event select, counter mask, invert, edge or MSR value and cannot be combined", m.name()),
-                    });
-                }
-                f.cmask = m.cmask();
-                f.inv = m.inv();
-                f.edge = m.edge();
-                f.any |= m.any();
-                f.event_select = first_event;
-                config1 = m.config1();
-                if m.msr() != 0 {
-                    msr = m.msr();
-                }
-                pair |= m.pair();
-                if let Some(c) = m.counters() {
-                    counters = Some(match counters {
-                        Some(prev) => prev.into_iter().filter(|x| c.contains(x)).collect(),
-                        None => c,
-                    });
-                }
-            }
-            if chosen.len() == 1 {
-                desc = format!("{} — {}", event.desc(), chosen[0].desc());
-            }
-        }
-        Ok((
-            name,
-            HwEvent {
-                config: f.config(style),
-                config1,
-                perf_type: PERF_TYPE_RAW,
-                raw: true,
-                fields: Some(f),
-                counters,
-                pair,
-                netburst: None,
-                msr,
-                desc,
-                register_source: Some(source),
-            },
-        ))
-    }
-
-    fn encode_netburst(
-        &self,
-        event: EventRef,
-        nb: crate::table::NetburstRef,
-        chosen: &[MaskRef],
-        asked: &[&str],
-    ) -> Result<HwEvent, ResolveError> {
-        let emask = chosen
-            .iter()
-            .filter_map(|m| m.bit())
-            .fold(0u32, |acc, b| acc | 1 << b);
-        let tags = chosen
-            .iter()
-            .filter_map(|m| m.tag())
-            .fold(0u32, |acc, t| acc | 1 << t);
-        let mut escr = nb.escr_select() << 25 | emask << 9;
-        if tags != 0 {
-            escr |= P4_ESCR_TAG_ENABLE | tags << P4_ESCR_TAG_SHIFT;
-        }
-        let replays: Vec<_> = asked
-            .iter()
-            .filter_map(|q| event.replays().find(|r| r.name().eq_ignore_ascii_case(q)))
-            .collect();
-        let pebs_enable = replays.iter().fold(0, |a, r| a | r.pebs_enable());
-        let pebs_matrix_vert = replays.iter().fold(0, |a, r| a | r.matrix_vert());
-        let (perf_metric, perf_unsupported) = match replays.as_slice() {
-            [] => (None, None),
-            [one] => match one.perf_metric() {
-                Some(m) => (Some(m), None),
-                None => (None, Some(format!("Linux's P4 PMU has no replay metric for {}", one.name()))),
-            },
-            many => (
-                None,
-                Some(format!(
-                    "Linux's P4 PMU takes one replay-tagging metric per event, not {} ({}); the module's register back-end programs the combination",
-                    many.len(),
-                    many.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
-                )),
-            ),
-        };
-        let enc = NetburstEncoding {
-            escr,
-            cccr: P4_CCCR_BASE | nb.cccr_select() << 13,
-            p4_index: nb.p4_index(),
-            escrs: nb.escrs(),
-            escr_msrs: nb.escr_msrs(),
-            escr_counters: nb.escr_counters(),
-            pebs_enable,
-            pebs_matrix_vert,
-            perf_metric,
-            perf_unsupported,
-        };
-        Ok(HwEvent {
-            config: enc.perf_config(),
-            config1: 0,
-            perf_type: PERF_TYPE_RAW,
-            raw: true,
-            fields: None,
-            counters: None,
-            pair: false,
-            netburst: Some(enc),
-            msr: 0,
-            desc: event.desc().into(),
-            register_source: None,
-        })
-    }
-
     /// Every name this resolver knows, for suggestions.
     pub fn candidates(&self) -> Vec<String> {
         let mut c = software_names();
@@ -1288,24 +735,6 @@ impl<'a> Resolver<'a> {
         }
         c
     }
-}
-
-fn is_flag_term(t: &str) -> bool {
-    matches!(t, "inv" | "edge" | "any" | "pebs" | "percore")
-}
-
-/// `PMU/terms/` or the metric files' `PMU@terms@` (with `\,` `\=` `\-` unescaped already).
-fn pmu_terms(body: &str) -> Option<(&str, &str)> {
-    for sep in ['/', '@'] {
-        if let Some(rest) = body.strip_suffix(sep) {
-            if let Some((pmu, terms)) = rest.split_once(sep) {
-                if !pmu.is_empty() && !terms.contains(sep) {
-                    return Some((pmu, terms));
-                }
-            }
-        }
-    }
-    None
 }
 
 fn software_event(name: &str, config: u64) -> ResolvedEvent {
@@ -1384,3 +813,6 @@ fn best_match(name: &str, candidates: Vec<String>) -> Option<String> {
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
 }
+
+#[cfg(test)]
+mod tests;
