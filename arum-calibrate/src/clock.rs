@@ -8,7 +8,6 @@ use std::time::Duration;
 use arum_tsc::{begin, end, Calibration};
 
 use crate::model::Tsc;
-use crate::stats::median_of_sorted;
 
 #[derive(Debug, Clone)]
 pub struct Clock {
@@ -29,17 +28,17 @@ impl Clock {
             timer_overhead: 0.0,
             loop_overhead: 0.0,
         };
-        clock.timer_overhead = median(timer_pairs(20_000));
-        clock.loop_overhead = median(
-            (0..200)
-                .map(|_| {
-                    let t0 = begin();
-                    empty_loop(1000);
-                    let t1 = end();
-                    ((t1 - t0) as f64 - clock.timer_overhead).max(0.0) / 1000.0
-                })
-                .collect(),
-        );
+        // Both samples are never empty; an overhead of 0 would subtract nothing.
+        clock.timer_overhead = arum_stats::median(&timer_pairs(20_000)).unwrap_or(0.0);
+        let loops: Vec<f64> = (0..200)
+            .map(|_| {
+                let t0 = begin();
+                empty_loop(1000);
+                let t1 = end();
+                ((t1 - t0) as f64 - clock.timer_overhead).max(0.0) / 1000.0
+            })
+            .collect();
+        clock.loop_overhead = arum_stats::median(&loops).unwrap_or(0.0);
         clock
     }
 
@@ -130,11 +129,6 @@ pub fn empty_loop(k: u64) {
     for i in 0..k {
         black_box(i);
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    median_of_sorted(&v)
 }
 
 #[cfg(test)]

@@ -95,19 +95,19 @@ impl LoopMeter {
         }
     }
 
+    /// The iterations' median and 99th percentile, each bucket standing for its iterations by
+    /// its middle; NaN when no iteration was seen.
     pub fn timing(&self, timebase: &Timebase) -> LoopTiming {
-        let q = |p: f64| {
-            let want = ((self.n as f64) * p).ceil().max(1.0) as u64;
-            let mut seen = 0;
-            for (i, c) in self.counts.iter().enumerate() {
-                seen += c;
-                if seen >= want {
-                    // The bucket's middle.
-                    return timebase.ns(i as u64 * self.bucket_ticks + self.bucket_ticks / 2);
-                }
-            }
-            f64::NAN
-        };
+        let buckets = self
+            .counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &c)| c > 0)
+            .map(|(i, &c)| {
+                let middle = i as u64 * self.bucket_ticks + self.bucket_ticks / 2;
+                (timebase.ns(middle), c)
+            });
+        let q = |p: f64| arum_stats::quantile_of_buckets(buckets.clone(), p).unwrap_or(f64::NAN);
         LoopTiming {
             iterations: self.n,
             median_ns: q(0.5),

@@ -46,8 +46,11 @@ pub struct GapStats {
     /// Gaps per second of the probe's running time (it sees only the time it runs).
     pub per_second: f64,
     pub total_ns: f64,
+    /// The median and 99th percentile from the histogram's buckets, kept within the shortest
+    /// and the longest gap; 0 when there was no gap (count 0).
     pub median_ns: f64,
     pub p99_ns: f64,
+    /// The longest gap, exactly.
     pub max_ns: f64,
 }
 
@@ -252,22 +255,6 @@ impl Probe {
     fn summary(&self, cpu: usize, seconds: f64, tb: &Timebase, k: &KernelFacts) -> CpuNoise {
         let s = &self.sink;
         let ran_ns = tb.ns(s.running);
-        let stats = |h: &Histogram<u64>, total: f64| GapStats {
-            count: h.len(),
-            per_second: h.len() as f64 / (ran_ns / 1e9).max(1e-9),
-            total_ns: total,
-            median_ns: if h.is_empty() {
-                0.0
-            } else {
-                h.value_at_quantile(0.5) as f64
-            },
-            p99_ns: if h.is_empty() {
-                0.0
-            } else {
-                h.value_at_quantile(0.99) as f64
-            },
-            max_ns: h.max() as f64,
-        };
         let found = tick::infer(&s.times, ran_ns, k.hz.map(|hz| 1e9 / hz as f64));
         let sources: Vec<f64> = found.found.iter().map(|t| t.hz).collect();
         let at_kernel = found.at_hint;
@@ -276,9 +263,54 @@ impl Probe {
             seconds,
             ran_seconds: ran_ns / 1e9,
             probe_cpu_seconds: self.cpu_ns as f64 / 1e9,
-            interrupts: stats(&s.interrupts, s.interrupt_ns),
-            tasks: stats(&s.tasks, s.task_ns),
+            interrupts: s.interrupts.stats(ran_ns),
+            tasks: s.tasks.stats(ran_ns),
             tick: Some(analysis::verdict(0, cpu, &sources, at_kernel.as_ref(), k)),
+        }
+    }
+}
+
+/// The gaps of one kind, streamed: a histogram of their lengths (ns, 3 significant digits, up to
+/// an hour), their sum, and the exact extremes, which keep the percentiles read from the
+/// histogram's buckets inside what was recorded (a bucket's value can exceed the longest gap).
+struct Gaps {
+    histogram: Histogram<u64>,
+    total_ns: f64,
+    min_ns: u64,
+    max_ns: u64,
+}
+
+impl Gaps {
+    fn new() -> Result<Gaps, String> {
+        Ok(Gaps {
+            histogram: Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
+                .map_err(|e| format!("cannot make a histogram: {e}"))?,
+            total_ns: 0.0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+        })
+    }
+
+    fn record(&mut self, ns: f64) {
+        let whole = ns as u64;
+        self.histogram.saturating_record(whole);
+        self.total_ns += ns;
+        self.min_ns = self.min_ns.min(whole);
+        self.max_ns = self.max_ns.max(whole);
+    }
+
+    /// The distribution, over `ran_ns` of the probe's running time.
+    fn stats(&self, ran_ns: f64) -> GapStats {
+        let h = &self.histogram;
+        let q =
+            |p: f64| arum_stats::histogram_quantile(h, p, self.min_ns, self.max_ns).unwrap_or(0.0);
+        GapStats {
+            count: h.len(),
+            per_second: h.len() as f64 / (ran_ns / 1e9).max(1e-9),
+            total_ns: self.total_ns,
+            median_ns: q(0.5),
+            p99_ns: q(0.99),
+            max_ns: self.max_ns as f64,
         }
     }
 }
@@ -287,10 +319,8 @@ impl Probe {
 struct ProbeSink {
     hz: f64,
     t0: u64,
-    interrupts: Histogram<u64>,
-    tasks: Histogram<u64>,
-    interrupt_ns: f64,
-    task_ns: f64,
+    interrupts: Gaps,
+    tasks: Gaps,
     running: u64,
     times: Vec<tick::Gap>,
     previous: Option<Interval>,
@@ -302,14 +332,8 @@ impl Sink for ProbeSink {
         if let Some(p) = self.previous.replace(i) {
             let ns = (i.start - p.end) as f64 * 1e9 / self.hz;
             match p.ended {
-                End::Gap { switched: false } => {
-                    self.interrupts.saturating_record(ns as u64);
-                    self.interrupt_ns += ns;
-                }
-                _ => {
-                    self.tasks.saturating_record(ns as u64);
-                    self.task_ns += ns;
-                }
+                End::Gap { switched: false } => self.interrupts.record(ns),
+                _ => self.tasks.record(ns),
             }
             if self.times.len() < self.times.capacity() {
                 self.times.push(tick::Gap {
@@ -331,17 +355,11 @@ fn probe_main(
     let setup = || -> Result<ProbeSink, String> {
         priority::pin(&[cpu]).map_err(|e| format!("cannot run on CPU {cpu}: {e}"))?;
         priority::apply(Priority::Idle).map_err(|e| priority::explain(Priority::Idle, &e))?;
-        let histogram = || {
-            Histogram::new_with_bounds(1, 3_600_000_000_000, 3)
-                .map_err(|e| format!("cannot make a histogram: {e}"))
-        };
         Ok(ProbeSink {
             hz: tb.hz,
             t0: 0,
-            interrupts: histogram()?,
-            tasks: histogram()?,
-            interrupt_ns: 0.0,
-            task_ns: 0.0,
+            interrupts: Gaps::new()?,
+            tasks: Gaps::new()?,
             running: 0,
             times: Vec::with_capacity(TIMES_KEPT),
             previous: None,
@@ -411,12 +429,40 @@ mod tests {
         assert!(c.ran_seconds <= c.probe_cpu_seconds * 1.01, "{c:?}");
         // At least the clock ticks while the probe keeps the CPU busy.
         assert!(c.interrupts.count > 0, "{c:?}");
-        assert!(c.interrupts.median_ns <= c.interrupts.max_ns);
+        assert!(c.interrupts.median_ns <= c.interrupts.p99_ns, "{c:?}");
+        assert!(c.interrupts.p99_ns <= c.interrupts.max_ns, "{c:?}");
         assert!(r.lines[0].contains(&format!("CPU {cpu}")), "{}", r.lines[0]);
         // The lead's report stores it as JSON.
         let back: NoiseReport = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back.lines, r.lines);
         assert_eq!(back.cpus[0].interrupts.count, c.interrupts.count);
+    }
+
+    #[test]
+    fn gap_percentiles_stay_within_the_gaps_seen() {
+        let mut g = Gaps::new().unwrap();
+        let none = g.stats(1e9);
+        assert_eq!(
+            (none.count, none.median_ns, none.p99_ns, none.max_ns),
+            (0, 0.0, 0.0, 0.0)
+        );
+        // Ten gaps of 99,970 ns fall in the bucket 99,968..=100,031 (3 significant digits),
+        // whose top the histogram alone gives as the 99th percentile.
+        for i in 1..=90 {
+            g.record(i as f64 * 1000.0);
+        }
+        for _ in 0..10 {
+            g.record(99_970.4);
+        }
+        assert_eq!(g.histogram.value_at_quantile(0.99), 100_031);
+        let s = g.stats(1e9);
+        assert_eq!((s.count, s.p99_ns, s.max_ns), (100, 99_970.0, 99_970.0));
+        // Halfway from the 50th gap (50 µs) to the 51st, within the buckets' resolution.
+        assert!((s.median_ns - 50_500.0).abs() <= 16.0, "{s:?}");
+        assert!(
+            (s.total_ns - (4_095_000.0 + 999_704.0)).abs() < 1e-6,
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -1,5 +1,12 @@
-//! Statistics for repeated measurements of one quantity, one idea per module:
+//! Statistics for repeated measurements of one quantity, one idea per module. Every median,
+//! quantile, interval and test of the workspace is computed here, by one rule each:
 //!
+//! - `quantile`: quantiles and the median, by linear interpolation between order statistics (R's
+//!   type 7, numpy's default); none for an empty sample;
+//! - `bucketed`: the same quantiles of values kept as bucket counts (hdrhistogram), kept inside
+//!   the smallest and largest values recorded;
+//! - `median_interval`: the distribution-free confidence interval of the median (binomial order
+//!   statistics);
 //! - `summary`: mean, median, sample standard deviation, min, max;
 //! - `confidence`: Student's t confidence interval of the mean at a chosen level;
 //! - `outliers`: modified z-scores on the median absolute deviation (Iglewicz and Hoaglin);
@@ -8,14 +15,22 @@
 //!
 //! The t distribution comes from `statrs`; nothing here hand-writes a special function.
 
+#![forbid(unsafe_code)]
+
+pub mod bucketed;
 pub mod confidence;
+pub mod median_interval;
 pub mod outliers;
+pub mod quantile;
 pub mod summary;
 pub mod welch;
 
+pub use bucketed::{clamp_to_observed, histogram_quantile, quantile_of_buckets};
 pub use confidence::{mean_interval, Interval};
+pub use median_interval::{median_interval, median_interval_ranks, median_interval_sorted};
 pub use outliers::{modified_z_scores, outliers, OUTLIER_THRESHOLD};
-pub use summary::{mean, median, std_dev, Summary};
+pub use quantile::{median, quantile, quantile_sorted};
+pub use summary::{mean, std_dev, Summary};
 pub use welch::{ratio_of_means, welch, Ratio, Welch};
 
 /// The default confidence level, as in the original ARUM study (90%).

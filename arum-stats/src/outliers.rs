@@ -15,21 +15,23 @@ const MEAN_AD_SCALE: f64 = 1.253_314;
 
 /// The modified z-score of each value; all 0 when the values do not spread at all.
 pub fn modified_z_scores(xs: &[f64]) -> Vec<f64> {
-    if xs.is_empty() {
-        return Vec::new();
-    }
-    let med = crate::median(xs);
+    scores(xs).unwrap_or_default()
+}
+
+/// The scores; none for an empty sample.
+fn scores(xs: &[f64]) -> Option<Vec<f64>> {
+    let med = crate::median(xs)?;
     let deviations: Vec<f64> = xs.iter().map(|x| (x - med).abs()).collect();
-    let mad = crate::median(&deviations);
+    let mad = crate::median(&deviations)?;
     let scale = if mad > 0.0 {
         mad / MAD_SCALE
     } else {
         MEAN_AD_SCALE * crate::mean(&deviations)
     };
     if scale <= 0.0 {
-        return vec![0.0; xs.len()];
+        return Some(vec![0.0; xs.len()]);
     }
-    xs.iter().map(|x| (x - med) / scale).collect()
+    Some(xs.iter().map(|x| (x - med) / scale).collect())
 }
 
 /// Indexes of the values whose modified z-score exceeds [`OUTLIER_THRESHOLD`] in magnitude.

@@ -116,7 +116,7 @@ impl Calibration {
             })
             .collect();
         rates.sort_by(f64::total_cmp);
-        let median = rates[rates.len() / 2];
+        let median = arum_stats::quantile_sorted(&rates, 0.5).expect("at least one round");
         Calibration {
             hz: median,
             spread: (rates[rates.len() - 1] - rates[0]) / median,

@@ -20,8 +20,7 @@ impl Histogram {
     pub fn of_sorted(sorted: &[f64], bins: usize) -> Histogram {
         assert!(!sorted.is_empty() && bins > 0);
         let low = sorted[0];
-        let p99 = sorted[((sorted.len() - 1) as f64 * 0.99).round() as usize];
-        let mut high = p99;
+        let mut high = arum_stats::quantile_sorted(sorted, 0.99).unwrap_or(low);
         if high <= low {
             // Everything (up to the percentile) is one value: one bin per distinct neighbour.
             high = sorted[sorted.len() - 1].max(low + low.abs().max(1.0) * 1e-9);

@@ -1,7 +1,7 @@
-//! Order statistics of a sample, and the t-based confidence interval of a mean.
+//! Durations described for the report, and the t-based confidence interval of a mean; the
+//! figures themselves come from arum-stats.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// Order statistics of durations, in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -18,38 +18,18 @@ pub struct Summary {
 impl Summary {
     /// `None` for an empty sample.
     pub fn of(values: &[f64]) -> Option<Summary> {
-        if values.is_empty() {
-            return None;
-        }
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
-        let total: f64 = v.iter().sum();
         Some(Summary {
             count: v.len(),
-            min_ns: v[0],
-            median_ns: quantile_sorted(&v, 0.5),
-            mean_ns: total / v.len() as f64,
-            p99_ns: quantile_sorted(&v, 0.99),
-            max_ns: v[v.len() - 1],
-            total_ns: total,
+            min_ns: *v.first()?,
+            median_ns: arum_stats::quantile_sorted(&v, 0.5)?,
+            mean_ns: arum_stats::mean(&v),
+            p99_ns: arum_stats::quantile_sorted(&v, 0.99)?,
+            max_ns: *v.last()?,
+            total_ns: v.iter().sum(),
         })
     }
-}
-
-/// The q-quantile of sorted values (nearest rank: a value that occurred).
-pub fn quantile_sorted(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-/// The median of unsorted values.
-pub fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    quantile_sorted(&v, 0.5)
 }
 
 /// A mean with its two-sided confidence interval from Student's t distribution (the paper's
@@ -67,22 +47,13 @@ pub struct MeanCi {
 impl MeanCi {
     /// `None` with fewer than two values.
     pub fn of(values: &[f64], level: f64) -> Option<MeanCi> {
-        let n = values.len();
-        if n < 2 {
-            return None;
-        }
-        let mean = values.iter().sum::<f64>() / n as f64;
-        let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let sd = var.sqrt();
-        let t = StudentsT::new(0.0, 1.0, (n - 1) as f64)
-            .ok()?
-            .inverse_cdf(1.0 - (1.0 - level) / 2.0);
+        let ci = arum_stats::mean_interval(values, level)?;
         Some(MeanCi {
-            n,
-            mean,
-            half_width: t * sd / (n as f64).sqrt(),
+            n: values.len(),
+            mean: arum_stats::mean(values),
+            half_width: ci.half_width(),
             level,
-            std_dev: sd,
+            std_dev: arum_stats::std_dev(values),
         })
     }
 }
@@ -97,8 +68,10 @@ mod tests {
         let s = Summary::of(&v).unwrap();
         assert_eq!(s.count, 100);
         assert_eq!(s.min_ns, 1.0);
-        assert_eq!(s.median_ns, 50.0);
-        assert_eq!(s.p99_ns, 99.0);
+        // Interpolated between order statistics, as numpy's np.quantile(range(1, 101),
+        // [0.5, 0.99]) = [50.5, 99.01].
+        assert_eq!(s.median_ns, 50.5);
+        assert!((s.p99_ns - 99.01).abs() < 1e-9, "{s:?}");
         assert_eq!(s.max_ns, 100.0);
         assert_eq!(s.mean_ns, 50.5);
         assert_eq!(s.total_ns, 5050.0);

@@ -119,12 +119,12 @@ pub fn cluster(gaps: &[f64]) -> Option<GapCluster> {
         count: v.len(),
         shortest_ns: v[0],
         cluster_count: members.len(),
-        cluster_median_ns: super::stats::median(&members),
+        cluster_median_ns: arum_stats::median(&members)?,
         cluster_low_ns: members.first().copied().unwrap_or(shortest),
         cluster_high_ns: high,
         outliers: v.iter().filter(|&&x| x > high).count(),
         longest_ns: v[v.len() - 1],
-        median_ns: super::stats::median(&v),
+        median_ns: arum_stats::quantile_sorted(&v, 0.5)?,
     })
 }
 

@@ -67,7 +67,9 @@ pub fn infer(gaps: &[Gap], running_ns: f64, hint_ns: Option<f64>) -> Sources {
     let mut lengths: Vec<f64> = gaps.iter().map(|g| g.len_ns).collect();
     lengths.sort_by(f64::total_cmp);
     for q in [0.5, 0.75] {
-        let cut = lengths[(lengths.len() as f64 * q) as usize];
+        let Some(cut) = arum_stats::quantile_sorted(&lengths, q) else {
+            break;
+        };
         let longer: Vec<f64> = gaps
             .iter()
             .filter(|g| g.len_ns >= cut)
@@ -256,7 +258,8 @@ fn has_near(times: &[f64], target: f64, tol: f64) -> bool {
 /// The middle of the densest stretch `width` wide of `values`: where a clock's spacings crowd
 /// among others spread around its period, it is the clock's (their median is pulled towards
 /// the others' middle, which the histogram's 10 µs bins leave a few µs off).
-fn densest(mut values: Vec<f64>, width: f64) -> f64 {
+/// None for no values.
+fn densest(mut values: Vec<f64>, width: f64) -> Option<f64> {
     values.sort_by(f64::total_cmp);
     let (mut best, mut lo) = ((0, 0), 0);
     for hi in 0..values.len() {
@@ -267,7 +270,7 @@ fn densest(mut values: Vec<f64>, width: f64) -> f64 {
             best = (lo, hi);
         }
     }
-    super::stats::median(&values[best.0..=best.1])
+    arum_stats::quantile_sorted(values.get(best.0..=best.1)?, 0.5)
 }
 
 /// Candidate periods, most likely first: the fundamental under the highest peak of the
@@ -367,13 +370,10 @@ fn lattice(times: &[f64], rough: f64, max_tol: f64) -> Option<(f64, f64, Vec<f64
         .iter()
         .filter_map(|&t| next_within(t, t + rough, wide).map(|u| u - t))
         .collect();
-    if spacings.is_empty() {
-        return None;
-    }
-    let mut period = densest(spacings.clone(), 2.0 * MIN_TOL_NS);
+    let mut period = densest(spacings.clone(), 2.0 * MIN_TOL_NS)?;
     let deviations: Vec<f64> = spacings.iter().map(|s| (s - period).abs()).collect();
     let cap = wide.min(max_tol).max(MIN_TOL_NS);
-    let mut tol = (4.0 * super::stats::median(&deviations)).clamp(MIN_TOL_NS, cap);
+    let mut tol = (4.0 * arum_stats::median(&deviations)?).clamp(MIN_TOL_NS, cap);
     let mut members = Vec::new();
     // Twice: the members of a rough lattice give the period over long baselines (up to 16
     // periods apart, where one gap's jitter weighs little and other gaps nearby cannot pose as
@@ -394,11 +394,12 @@ fn lattice(times: &[f64], rough: f64, max_tol: f64) -> Option<(f64, f64, Vec<f64
                 }
             }
         }
-        if estimates.is_empty() {
+        let (Some(p), Some(m)) = (arum_stats::median(&estimates), arum_stats::median(&misfits))
+        else {
             break;
-        }
-        period = super::stats::median(&estimates);
-        tol = (4.0 * super::stats::median(&misfits)).clamp(MIN_TOL_NS, cap);
+        };
+        period = p;
+        tol = (4.0 * m).clamp(MIN_TOL_NS, cap);
     }
     Some((period, tol, members))
 }
@@ -493,6 +494,8 @@ mod tests {
     #[test]
     fn too_few_gaps_say_nothing() {
         assert!(infer_at(&[1e6, 5e6, 9e6], 1e9, None).found.is_empty());
+        let none = infer_at(&[], 1e9, Some(4e6));
+        assert!(none.found.is_empty() && none.at_hint.is_none());
     }
 
     #[test]
