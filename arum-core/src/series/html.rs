@@ -181,7 +181,9 @@ fn distributions(set: &RunSet) -> Option<String> {
             let (scale, unit) = axis(u, values);
             let scaled: Vec<f64> = values.iter().map(|v| v / scale).collect();
             let mean = arum_stats::mean(&scaled);
-            let median = arum_stats::median(&scaled);
+            let Some(median) = arum_stats::median(&scaled) else {
+                continue;
+            };
             inner.push_str(&item(
                 &format!("{name}: mean {}", u.format(mean * scale)),
                 &figure(plot::histogram(

@@ -200,7 +200,7 @@ pub fn calibrate(ids: &Ids) -> Result<Cost, String> {
     let mut source = RecordSource::new(vec![ring], LAYOUT);
     let mut samples = Vec::new();
     source.drain_ordered(&mut 0, &mut HashMap::new(), None, &mut samples);
-    let mut measured: Vec<u64> = samples
+    let measured: Vec<u64> = samples
         .windows(2)
         .filter(|w| {
             w[0].id == enter_id
@@ -213,8 +213,8 @@ pub fn calibrate(ids: &Ids) -> Result<Cost, String> {
     if measured.is_empty() {
         return Err("no record of the calibration calls".into());
     }
-    measured.sort_unstable();
-    let median = measured[measured.len() / 2] as f64;
+    let measured: Vec<f64> = measured.into_iter().map(|ns| ns as f64).collect();
+    let median = arum_stats::median(&measured).unwrap_or(0.0);
     Ok(Cost {
         pair_ns: (traced - bare).max(0.0),
         inside_ns: (median - bare).max(0.0),

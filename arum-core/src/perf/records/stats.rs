@@ -53,13 +53,11 @@ impl Durations {
         }
     }
 
-    /// The value at quantile `q` (0..=1); 0 when empty.
+    /// The value at quantile `q` (0..=1), never outside the smallest and largest recorded;
+    /// 0 when empty.
     pub fn quantile_ns(&self, q: f64) -> u64 {
-        if self.count == 0 {
-            0
-        } else {
-            self.histogram.value_at_quantile(q)
-        }
+        arum_stats::histogram_quantile(&self.histogram, q, self.min_ns, self.max_ns)
+            .map_or(0, |v| v.round() as u64)
     }
 
     pub fn min(&self) -> u64 {
@@ -90,5 +88,21 @@ mod tests {
         assert!((p50 - 500_000.0).abs() / 500_000.0 < 0.002, "{p50}");
         let p99 = d.quantile_ns(0.99) as f64;
         assert!((p99 - 990_000.0).abs() / 990_000.0 < 0.002, "{p99}");
+    }
+
+    #[test]
+    fn percentiles_stay_within_what_was_recorded() {
+        // A bucket's top is above the largest value recorded in it: 1,000,001 ns lies in a
+        // bucket 1,024 ns wide.
+        let mut d = Durations::default();
+        for _ in 0..10 {
+            d.record(1_000_001);
+        }
+        d.record(5);
+        for q in [0.5, 0.9, 0.99, 1.0] {
+            let v = d.quantile_ns(q);
+            assert!((5..=1_000_001).contains(&v), "q {q}: {v}");
+        }
+        assert_eq!(d.quantile_ns(0.0), 5);
     }
 }
