@@ -24,12 +24,12 @@ pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
         top_threads: settings.top_threads,
     };
     let rendered = report::render_with(&report, settings.format, &options);
-    if let Err(e) = sink.write(&rendered) {
+    if let Err(e) = sink.write_report(&rendered) {
         // The report went to stderr instead; the program's status still passes through.
         eprintln!("arum: {e}");
     }
     if let Some(html) = html {
-        if let Err(e) = html.write(&report::html::render(&report)) {
+        if let Err(e) = html.write_report(&report::html::render(&report)) {
             eprintln!("arum: {e}");
         }
     }

@@ -1,6 +1,5 @@
-//! What every renderer shares: the text report's column layout (`grid`), its sections and rows
-//! (`text`), and the HTML page's elements and plots (`html`).
+//! What every renderer shares: the text report's sections and rows (`text`, on `arum_grid`'s
+//! column layout), and the HTML page's elements and plots (`html`).
 
-pub mod grid;
 pub mod html;
 pub mod text;

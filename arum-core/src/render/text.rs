@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::render::grid::Grid;
+use arum_grid::Grid;
 
 /// Longest command line the text report prints whole (the JSON always has all of it).
 const COMMAND_WIDTH: usize = 200;

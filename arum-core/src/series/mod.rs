@@ -194,14 +194,14 @@ pub fn run(run: &RunRequest, s: &SeriesSettings, started: Instant) -> Result<i32
         Format::Json => export::render(&set, ExportFormat::Json),
         Format::Csv => export::render(&set, ExportFormat::Csv),
     };
-    if let Err(e) = sink.write(&rendered) {
+    if let Err(e) = sink.write_report(&rendered) {
         eprintln!("arum: {e}");
     }
     for (sink, format) in export_sinks {
-        sink.write(&export::render(&set, format))?;
+        sink.write_report(&export::render(&set, format))?;
     }
     if let Some(html) = html {
-        html.write(&crate::series::html::render(&set))?;
+        html.write_report(&crate::series::html::render(&set))?;
     }
     if let Some(Err(e)) = cleaned {
         return Err(e);

@@ -18,12 +18,8 @@ pub struct HtmlRequest {
 }
 
 pub fn run(args: &HtmlRequest) -> Result<i32, ArumError> {
-    let out = args
-        .output
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("/dev/stdout"));
-    let sink = Sink::open(Some(&out))?;
-    sink.write(&page(&args.input)?)?;
+    let sink = Sink::open_or_stdout(args.output.as_deref())?;
+    sink.write_report(&page(&args.input)?)?;
     Ok(0)
 }
 

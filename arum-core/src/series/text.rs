@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::render::grid::Grid;
+use arum_grid::Grid;
 
 use super::result::RunSet;
 use crate::report::metrics::{self, Unit};

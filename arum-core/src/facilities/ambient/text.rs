@@ -5,8 +5,8 @@ use std::fmt::Write;
 use arum_units::{duration, size};
 
 use super::model::AmbientReport;
-use crate::render::grid::Grid;
 use crate::render::text::{indented, row, section};
+use arum_grid::Grid;
 
 /// What the machine did during the run: deltas and rates, then notes on likely interference.
 pub fn render(out: &mut String, a: &AmbientReport) {

@@ -7,8 +7,8 @@ use arum_units::duration;
 use arum_units::quantity::grouped;
 
 use super::model::{CountersReport, EventCounts, EventStatus};
-use crate::render::grid::Grid;
 use crate::render::text::indented;
+use arum_grid::Grid;
 
 /// The original report's per-CPU table (Event, CPU, Count), then totals and ratios.
 pub fn render(out: &mut String, c: &CountersReport) {

@@ -6,8 +6,8 @@ use arum_units::duration;
 use arum_units::quantity::grouped;
 
 use super::model::{EstimateAxis, FunctionTiming, FunctionsReport, ThrottleMode, ThrottleReason};
-use crate::render::grid::Grid;
 use crate::render::text::indented;
+use arum_grid::Grid;
 
 /// Function timing: one row per function, largest total first, then what needs saying.
 pub fn render(out: &mut String, f: &FunctionsReport) {

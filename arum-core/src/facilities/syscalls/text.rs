@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::render::grid::Grid;
+use arum_grid::Grid;
 
 use arum_units::duration;
 use arum_units::quantity::grouped;

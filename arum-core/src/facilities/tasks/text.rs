@@ -8,8 +8,8 @@ use arum_units::{duration, size};
 use super::model::{
     ProcessRecord, RecordSource, TaskCounters, TaskUsage, TasksReport, ThreadRecord,
 };
-use crate::render::grid::Grid;
 use crate::render::text::{abbreviated, indented, row, section};
+use arum_grid::Grid;
 
 /// Threads in each top list of the per-task section, unless every one is asked for.
 pub const TOP_THREADS: usize = 10;

@@ -6,8 +6,8 @@ use arum_units::duration;
 use arum_units::quantity::grouped;
 
 use super::model::{TasksView, ViewsReport};
-use crate::render::grid::Grid;
 use crate::render::text::right_aligned;
+use arum_grid::Grid;
 
 /// Rows of the elapsed-time table in the text.
 const TABLE_ROWS: usize = 40;

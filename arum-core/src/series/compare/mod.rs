@@ -75,10 +75,7 @@ pub fn run(args: &CompareRequest) -> Result<i32, ArumError> {
         .iter()
         .map(|g| gate::parse(g))
         .collect::<Result<_, _>>()?;
-    let sink = match &args.output {
-        Some(p) => Sink::open(Some(p))?,
-        None => Sink::open(Some(std::path::Path::new("/dev/stdout")))?,
-    };
+    let sink = Sink::open_or_stdout(args.output.as_deref())?;
     let base = input::load(&args.base, args.base_name.as_deref())?;
     let new = input::load(&args.new, args.new_name.as_deref())?;
 
@@ -130,7 +127,7 @@ pub fn run(args: &CompareRequest) -> Result<i32, ArumError> {
             s
         }
     };
-    sink.write(&rendered)?;
+    sink.write_report(&rendered)?;
     Ok(if results.iter().any(|r| r.failed) {
         EXIT_WORSE
     } else {

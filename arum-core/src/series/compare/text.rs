@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::render::grid::Grid;
+use arum_grid::Grid;
 
 use super::analysis::{Change, Comparison};
 use super::gate::GateResult;

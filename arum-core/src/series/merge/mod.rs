@@ -32,10 +32,7 @@ pub enum MergeFormat {
 }
 
 pub fn run(args: &MergeRequest) -> Result<i32, ArumError> {
-    let sink = match &args.output {
-        Some(p) => Sink::open(Some(p))?,
-        None => Sink::open(Some(std::path::Path::new("/dev/stdout")))?,
-    };
+    let sink = Sink::open_or_stdout(args.output.as_deref())?;
     let reports = args
         .files
         .iter()
@@ -51,7 +48,7 @@ pub fn run(args: &MergeRequest) -> Result<i32, ArumError> {
             s
         }
     };
-    sink.write(&rendered)?;
+    sink.write_report(&rendered)?;
     Ok(0)
 }
 

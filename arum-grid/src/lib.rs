@@ -1,10 +1,11 @@
-//! The column layout of arum's text output: cells padded to their column's display width, one
-//! space either side, a space between columns, no borders; chosen columns aligned right; a cell
-//! may hold several lines. This is the layout `tabled` draws with `Style::blank()` (the unit
-//! tests check that both give the same text, byte for byte), rendered here directly because the
-//! report is written on every run and arum's fixed cost per run is what it is compared on:
-//! rendering a report with counters took 314,000 of the run's 740,000 instructions with the
-//! general table engine, 130,000 with this (callgrind).
+//! The column layout of every table arum prints: cells padded to their column's display width,
+//! one space either side, a space between columns, no borders; chosen columns aligned right; a
+//! cell may hold several lines. This is the layout `tabled` draws with `Style::blank()` (the
+//! unit tests check that both give the same text, byte for byte), drawn here directly because a
+//! report is written on every run and arum's fixed cost per run is what it is compared on
+//! (`benchmarks/render-cost` prints the two engines' cost side by side).
+
+#![forbid(unsafe_code)]
 
 use std::ops::{Bound, RangeBounds};
 
