@@ -15,6 +15,9 @@ scripts/deps.sh
 cargo fmt --all -- --check
 rustfmt --edition 2021 --check arum-kmod/*.rs
 cargo clippy --workspace --all-targets -q -- -D warnings
+# The engine's modules import only downward: no cycle, at module or top-level granularity.
+python3 -m unittest discover -s tools/module-graph -p 'test_*.py'
+python3 tools/module-graph/check.py arum-core/src
 tools/startup-order/check.sh
 cargo build --workspace -q
 cargo test --workspace

@@ -382,12 +382,8 @@ impl CpuIdent {
     ///
     /// The kernel's record of the boot CPU's CPUID answers (the first processor of
     /// /proc/cpuinfo) is read first, CPUID asked only where that record is missing or lacks a
-    /// field. The identity takes six CPUID instructions, and on a virtual machine each exits to
-    /// the hypervisor: 8-12.5 µs each on our Intel 6/CF VM, 50-75 µs for the six, against
-    /// 7.6-10.7 µs for the read there (C loops of 2,000 of each). Side by side there, a run
-    /// without events took 8-32 µs less with the read. On the AMD VMs the six cost about 6 µs,
-    /// and on bare metal CPUID takes well under a microsecond (the read measured on neither):
-    /// the read may cost a few µs more there.
+    /// field: on a virtual machine each of the identity's six CPUID instructions exits to the
+    /// hypervisor, which costs more than the one read (docs/launch-overhead.md has the figures).
     pub fn detect() -> Option<CpuIdent> {
         static DETECTED: std::sync::OnceLock<Option<CpuIdent>> = std::sync::OnceLock::new();
         DETECTED
