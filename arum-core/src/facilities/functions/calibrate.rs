@@ -81,7 +81,7 @@ impl BackToBack {
             intervals: n,
             mean_ns: mean,
             sd_ns: var.sqrt(),
-            median_ns: median(intervals),
+            median_ns: arum_stats::median(intervals).unwrap_or(0.0),
         }
     }
 }
@@ -166,18 +166,18 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
         .flatten()
         .collect();
 
-    let base = median(&bare);
+    let base = arum_stats::median(&bare).unwrap_or(0.0);
     let pair: Vec<f64> = both.iter().map(|t| t - base).collect();
     let spread = (pair.iter().cloned().fold(f64::MIN, f64::max)
         - pair.iter().cloned().fold(f64::MAX, f64::min))
         / 2.0;
     let cost = ProbeCost {
-        pair_ns: median(&pair).max(0.0),
-        entry_ns: (median(&entry_only) - base).max(0.0),
+        pair_ns: arum_stats::median(&pair).unwrap_or(0.0).max(0.0),
+        entry_ns: (arum_stats::median(&entry_only).unwrap_or(0.0) - base).max(0.0),
         inside_ns: if inside.is_empty() {
             0.0
         } else {
-            median(&inside)
+            arum_stats::median(&inside).unwrap_or(0.0)
         },
         spread_ns: spread.max(0.0),
         back_to_back: BackToBack::of(&intervals),
@@ -217,7 +217,7 @@ fn user_cycles_counter() -> Option<OwnedFd> {
 /// The user-mode cycles an entry hit adds, from per-call cycles without and with the probe;
 /// None when the counter counted nothing (a PMU that does not count user mode).
 fn hit_cycles(bare: &[f64], entry: &[f64]) -> Option<HitCycles> {
-    let base = median(bare);
+    let base = arum_stats::median(bare).unwrap_or(0.0);
     if base <= 0.0 {
         return None;
     }
@@ -226,7 +226,7 @@ fn hit_cycles(bare: &[f64], entry: &[f64]) -> Option<HitCycles> {
         - added.iter().cloned().fold(f64::MAX, f64::min))
         / 2.0;
     Some(HitCycles {
-        per_hit: median(&added).max(0.0),
+        per_hit: arum_stats::median(&added).unwrap_or(0.0).max(0.0),
         spread: spread.max(0.0),
     })
 }
@@ -247,11 +247,6 @@ fn rounds(clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
             per_call
         })
         .collect()
-}
-
-/// The median, 0 of nothing (a calibration that timed no call).
-fn median(v: &[f64]) -> f64 {
-    arum_stats::median(v).unwrap_or(0.0)
 }
 
 /// The file and offset of the code at `address` in this process, from /proc/self/maps. The path

@@ -83,7 +83,7 @@ pub fn run(
     let series = series_request(&suite, outputs, extra)
         .map_err(|e| ArumError::Usage(format!("{name}: {e}")))?;
     let client = with_dir(&suite.client.command);
-    request.program = client_program(&suite, &client, request.program.env)?;
+    request.program = client_program(&suite, &client, request.program.env);
     request.html = Some(outputs.html.clone());
     request.output = outputs.output.clone();
     crate::series::run(&request, &SeriesSettings::from_request(&series)?, started)
@@ -124,25 +124,21 @@ fn series_request(
 }
 
 /// The measured program: the client command, or the clients script around it.
-fn client_program(
-    suite: &Suite,
-    client: &str,
-    mut env: Vec<String>,
-) -> Result<ProgramRequest, ArumError> {
-    let line = match clients_line(suite, client)? {
+fn client_program(suite: &Suite, client: &str, mut env: Vec<String>) -> ProgramRequest {
+    let line = match clients_line(suite, client) {
         Some(line) => {
             env.push(format!("{SCRIPT_VAR}={CLIENTS_SCRIPT}"));
             line
         }
         None => client.to_string(),
     };
-    Ok(ProgramRequest {
+    ProgramRequest {
         launch: vec![line],
         shell: true,
         argv: Vec::new(),
         compare: false,
         env,
-    })
+    }
 }
 
 /// The variable that carries the clients script into the measured program's environment.
@@ -153,22 +149,17 @@ const SCRIPT_VAR: &str = "ARUM_SUITE_CLIENTS";
 /// run to the next) running N copies of it at once, each repeated for the duration, failing
 /// when any copy fails. Its line names N, the duration and the client command, so each
 /// combination's label says what it ran.
-fn clients_line(suite: &Suite, client: &str) -> Result<Option<String>, ArumError> {
+fn clients_line(suite: &Suite, client: &str) -> Option<String> {
     let c = &suite.client;
     if c.clients.is_none() && c.duration.is_none() {
-        return Ok(None);
+        return None;
     }
-    let ns = match &c.duration {
-        Some(d) => humantime::parse_duration(d)
-            .map_err(|e| ArumError::Usage(format!("client duration {d:?}: {e}")))?
-            .as_nanos(),
-        None => 0,
-    };
+    let ns = c.duration.map_or(0, |d| d.as_nanos());
     let n = c.clients.as_deref().unwrap_or("1");
-    Ok(Some(format!(
+    Some(format!(
         "sh -c \"${SCRIPT_VAR}\" clients {n} {ns} {}",
         shell_words::quote(client)
-    )))
+    ))
 }
 
 /// `clients N DURATION_NS COMMAND`: N copies of COMMAND at once (each repeated until
@@ -197,7 +188,7 @@ mod tests {
     #[test]
     fn one_client_once_is_the_command_itself() {
         let s = suite("[client]\ncommand = \"get 1\"\n");
-        assert_eq!(clients_line(&s, "get 1").unwrap(), None);
+        assert_eq!(clients_line(&s, "get 1"), None);
     }
 
     /// Runs `line` as a series runs it (--shell, the script in the environment).
@@ -216,7 +207,7 @@ mod tests {
         let s = suite("[client]\ncommand = \"x\"\nclients = \"3\"\n");
         let dir = tempfile::tempdir().unwrap();
         let marks = dir.path().join("marks");
-        let line = clients_line(&s, &format!("echo $i >> {}", marks.display())).unwrap();
+        let line = clients_line(&s, &format!("echo $i >> {}", marks.display()));
         assert_eq!(status(&line.unwrap()), Some(0));
         let mut seen: Vec<String> = std::fs::read_to_string(&marks)
             .unwrap()
@@ -226,7 +217,7 @@ mod tests {
         seen.sort();
         assert_eq!(seen, ["0", "1", "2"], "each copy ran once");
         // Copy 1 of 3 fails: the run fails.
-        let line = clients_line(&s, "exit $((i == 1))").unwrap().unwrap();
+        let line = clients_line(&s, "exit $((i == 1))").unwrap();
         assert_eq!(status(&line), Some(1), "{line}");
     }
 
@@ -235,9 +226,7 @@ mod tests {
         let s = suite("[client]\ncommand = \"x\"\nduration = \"300ms\"\n");
         let dir = tempfile::tempdir().unwrap();
         let marks = dir.path().join("marks");
-        let line = clients_line(&s, &format!("echo . >> {}; sleep 0.05", marks.display()))
-            .unwrap()
-            .unwrap();
+        let line = clients_line(&s, &format!("echo . >> {}; sleep 0.05", marks.display())).unwrap();
         assert!(line.contains(" clients 1 300000000 "), "{line}");
         let t = Instant::now();
         assert_eq!(status(&line), Some(0));
@@ -276,7 +265,7 @@ mod tests {
         assert_eq!((series.runs, series.warmup), (Some(3), 0));
         assert_eq!(series.export_json, outputs.export_json);
         assert_eq!(series.confidence, 0.95, "the arum = [...] options' own");
-        let program = client_program(&s, "get {size}", vec!["A=1".into()]).unwrap();
+        let program = client_program(&s, "get {size}", vec!["A=1".into()]);
         assert_eq!(program.launch, ["get {size}"]);
         assert!(program.shell);
         assert_eq!(program.env, ["A=1"]);

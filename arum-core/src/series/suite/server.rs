@@ -47,7 +47,7 @@ impl Running {
                 return Err(ArumError::Suite(format!(
                     "the server {command:?} did not accept on {addr} within {}; \
                      check its port, or raise ready_timeout",
-                    humantime::format_duration(timeout)
+                    arum_units::duration::format(timeout)
                 )));
             }
             std::thread::sleep(Duration::from_millis(20));

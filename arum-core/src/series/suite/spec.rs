@@ -62,7 +62,7 @@ fn five() -> u64 {
 pub struct Server {
     pub command: String,
     pub port: Option<u16>,
-    #[serde(default = "ten_seconds", with = "humantime_serde_compat")]
+    #[serde(default = "ten_seconds", deserialize_with = "duration")]
     pub ready_timeout: Duration,
 }
 
@@ -76,8 +76,9 @@ pub struct Client {
     pub command: String,
     /// Copies run at once: a number or `{PARAM}`.
     pub clients: Option<String>,
-    /// Each copy repeats the command for this long (humantime: `2s`, `500ms`).
-    pub duration: Option<String>,
+    /// Each copy repeats the command for this long (`2s`, `500ms`).
+    #[serde(default, deserialize_with = "some_duration")]
+    pub duration: Option<Duration>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -110,15 +111,14 @@ impl Values {
     }
 }
 
-mod humantime_serde_compat {
-    use std::time::Duration;
+/// A duration with its unit, as every option of arum takes one (`2s`, `500ms`).
+fn duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let text = String::deserialize(d)?;
+    arum_units::duration::parse(&text).map_err(serde::de::Error::custom)
+}
 
-    use serde::{Deserialize, Deserializer};
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
-        let s = String::deserialize(d)?;
-        humantime::parse_duration(&s).map_err(serde::de::Error::custom)
-    }
+fn some_duration<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+    duration(d).map(Some)
 }
 
 impl Suite {
@@ -143,13 +143,6 @@ impl Suite {
                     "{name}: parameter {p} needs one value or more, none with a comma"
                 )));
             }
-        }
-        if let Some(d) = &suite.client.duration {
-            humantime::parse_duration(d).map_err(|e| {
-                ArumError::Usage(format!(
-                    "{name}: client duration {d:?}: {e} (write e.g. 2s)"
-                ))
-            })?;
         }
         Ok(suite)
     }
@@ -189,5 +182,23 @@ mod tests {
         assert!(e.to_string().starts_with("t:3: "), "{e}");
         assert!(!e.to_string().contains('\n'), "one line: {e}");
         assert!(Suite::parse("runs = 0\n[client]\ncommand = \"x\"\n", "t").is_err());
+    }
+
+    #[test]
+    fn durations_take_a_unit_and_a_bad_one_names_its_line() {
+        let s = Suite::parse("[client]\ncommand = \"x\"\nduration = \"1.5s\"\n", "t").unwrap();
+        assert_eq!(s.client.duration, Some(Duration::from_millis(1500)));
+        for bad in ["2", "2 parsecs", "-1s"] {
+            let toml = format!("[client]\ncommand = \"x\"\nduration = \"{bad}\"\n");
+            let e = Suite::parse(&toml, "t").unwrap_err().to_string();
+            assert!(e.starts_with("t:3: ") && !e.contains('\n'), "{bad}: {e}");
+        }
+        let e = Suite::parse(
+            "[server]\ncommand = \"s\"\nready_timeout = \"10\"\n[client]\ncommand = \"x\"\n",
+            "t",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("unit"), "{e}");
     }
 }
