@@ -23,7 +23,7 @@ fi
 
 # The median of a "ctxsw: after a yield: ..." or "latency: ..." line, in µs.
 median_us() {
-  sed -n "s/.*$1.* median \([0-9.]*\)\([nu]\?s\|ms\).*/\1 \2/p" | head -n 1 |
+  sed -n "s/.*$1.* median \([0-9.]*\) \?\(ns\|us\|µs\|ms\|s\)[,; ].*/\1 \2/p" | head -n 1 |
     awk '{ v = $1; if ($2 == "ns") v /= 1000; else if ($2 == "ms") v *= 1000; else if ($2 == "s") v *= 1e6; print v }'
 }
 

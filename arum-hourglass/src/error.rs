@@ -19,12 +19,26 @@ pub enum Error {
     #[error("{0}")]
     Machine(String),
 
+    /// An output that cannot be opened or written (the path as the user gave it).
     #[error("cannot write {path}: {source}; choose a writable path")]
     Write {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
+
+    /// The SVG drawing failed.
+    #[error("cannot draw the trace as SVG: {0}")]
+    Draw(String),
+}
+
+impl From<arum_sink::SinkError> for Error {
+    fn from(e: arum_sink::SinkError) -> Error {
+        Error::Write {
+            path: e.path,
+            source: e.source,
+        }
+    }
 }
 
 impl Error {

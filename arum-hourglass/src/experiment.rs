@@ -1,13 +1,13 @@
 //! What an Hourglass run is made of, as plain data: the threads, each with its execution model,
-//! priority, CPUs, timer and active window. The command line (`args.rs`) builds one; the engine
-//! runs it; the analyses and renderings read it.
+//! priority, CPUs, timer and active window, and the names a command line gives them. A request's
+//! directives (`replay`) build one; the engine runs it; the analyses and renderings read it.
 
 use std::fmt;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::span::{show, show_size};
+use arum_units::{duration, size};
 
 /// One Hourglass run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -151,22 +151,130 @@ impl Workload {
     }
 }
 
+impl Workload {
+    /// Reads a model and its arguments as the original writes them (`-w PERIODIC 4ms 5ms`):
+    /// the name in any case, times and sizes with their units.
+    pub fn parse(words: &[String]) -> Result<Workload, String> {
+        let name = words
+            .first()
+            .map(|w| w.to_ascii_uppercase())
+            .unwrap_or_default();
+        let args = &words[1.min(words.len())..];
+        let want = |n: usize, form: &str| {
+            if args.len() == n {
+                Ok(())
+            } else {
+                Err(format!(
+                    "-w {name} needs {form}, e.g. -w {}",
+                    example(&name)
+                ))
+            }
+        };
+        let time = |text: &String, what: &str| match duration::parse(text) {
+            Ok(d) if d.is_zero() => Err(format!("-w {name}: {what} must be more than zero")),
+            Ok(d) => Ok(d),
+            Err(e) => Err(format!("-w {name}: {e}")),
+        };
+        let bytes = |text: &String| working_set(text).map_err(|e| format!("-w {name}: {e}"));
+        match name.as_str() {
+            "CPU" => want(0, "no arguments").map(|_| Workload::Cpu),
+            "CPU_SCAN" => {
+                want(1, "SIZE")?;
+                Ok(Workload::CpuScan {
+                    bytes: bytes(&args[0])?,
+                })
+            }
+            "CPU_YIELD" => {
+                want(1, "AMOUNT")?;
+                Ok(Workload::CpuYield {
+                    amount: time(&args[0], "AMOUNT")?,
+                })
+            }
+            "CPU_SCAN_YIELD" => {
+                want(2, "SIZE AMOUNT")?;
+                Ok(Workload::CpuScanYield {
+                    bytes: bytes(&args[0])?,
+                    amount: time(&args[1], "AMOUNT")?,
+                })
+            }
+            "PERIODIC" | "CPU_PERIODIC" => {
+                want(2, "AMOUNT PERIOD")?;
+                let amount = time(&args[0], "AMOUNT")?;
+                let period = time(&args[1], "PERIOD")?;
+                if amount > period {
+                    return Err(format!(
+                        "-w {name}: AMOUNT {} exceeds PERIOD {}: every deadline would be missed",
+                        duration::format(amount),
+                        duration::format(period)
+                    ));
+                }
+                Ok(if name == "PERIODIC" {
+                    Workload::Periodic { amount, period }
+                } else {
+                    Workload::CpuPeriodic { amount, period }
+                })
+            }
+            "LAT" => {
+                want(1, "PERIOD")?;
+                Ok(Workload::Lat {
+                    period: time(&args[0], "PERIOD")?,
+                })
+            }
+            _ => Err(format!(
+                "unknown model {name:?}: use CPU, CPU_SCAN, CPU_YIELD, CPU_SCAN_YIELD, PERIODIC, \
+                 CPU_PERIODIC or LAT"
+            )),
+        }
+    }
+}
+
+/// A model's usage example, for the error that names its arguments.
+fn example(name: &str) -> &'static str {
+    match name {
+        "CPU_SCAN" => "CPU_SCAN 64K",
+        "CPU_YIELD" => "CPU_YIELD 0.9ms",
+        "CPU_SCAN_YIELD" => "CPU_SCAN_YIELD 64K 0.9ms",
+        "PERIODIC" => "PERIODIC 4ms 5ms",
+        "CPU_PERIODIC" => "CPU_PERIODIC 10ms 50ms",
+        "LAT" => "LAT 5.3ms",
+        _ => "CPU",
+    }
+}
+
+/// The largest working set a scan model walks: far beyond any cache, far below what the
+/// machine could lock.
+const LARGEST_WORKING_SET: u64 = 1 << 40;
+
+/// Reads a working-set size (`64K`, `1.5M`): at least a byte, at most 1 TiB.
+pub fn working_set(text: &str) -> Result<usize, String> {
+    let bytes = size::parse(text)?;
+    if !(1..=LARGEST_WORKING_SET).contains(&bytes) {
+        return Err(format!(
+            "{:?}: a working set between 1 byte and 1 TiB, please",
+            text.trim()
+        ));
+    }
+    usize::try_from(bytes).map_err(|_| format!("{:?} does not fit in memory", text.trim()))
+}
+
 impl fmt::Display for Workload {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let time = |d: Duration| duration::format(d);
+        let bytes = |b: usize| size::format(b as f64);
         match *self {
             Workload::Cpu => write!(f, "CPU"),
-            Workload::CpuScan { bytes } => write!(f, "CPU_SCAN {}", show_size(bytes)),
-            Workload::CpuYield { amount } => write!(f, "CPU_YIELD {}", show(amount)),
-            Workload::CpuScanYield { bytes, amount } => {
-                write!(f, "CPU_SCAN_YIELD {} {}", show_size(bytes), show(amount))
+            Workload::CpuScan { bytes: b } => write!(f, "CPU_SCAN {}", bytes(b)),
+            Workload::CpuYield { amount } => write!(f, "CPU_YIELD {}", time(amount)),
+            Workload::CpuScanYield { bytes: b, amount } => {
+                write!(f, "CPU_SCAN_YIELD {} {}", bytes(b), time(amount))
             }
             Workload::Periodic { amount, period } => {
-                write!(f, "PERIODIC {} {}", show(amount), show(period))
+                write!(f, "PERIODIC {} {}", time(amount), time(period))
             }
             Workload::CpuPeriodic { amount, period } => {
-                write!(f, "CPU_PERIODIC {} {}", show(amount), show(period))
+                write!(f, "CPU_PERIODIC {} {}", time(amount), time(period))
             }
-            Workload::Lat { period } => write!(f, "LAT {}", show(period)),
+            Workload::Lat { period } => write!(f, "LAT {}", time(period)),
         }
     }
 }
@@ -346,13 +454,97 @@ mod tests {
             amount: Duration::from_millis(4),
             period: Duration::from_millis(5),
         };
-        assert_eq!(w.to_string(), "PERIODIC 4ms 5ms");
+        assert_eq!(w.to_string(), "PERIODIC 4 ms 5 ms");
         assert!(w.blocks());
         assert!(!Workload::CpuScan { bytes: 65536 }.blocks());
         assert_eq!(
             Workload::CpuScan { bytes: 65536 }.to_string(),
-            "CPU_SCAN 64K"
+            "CPU_SCAN 64 KiB"
         );
+    }
+
+    fn words(text: &str) -> Vec<String> {
+        text.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn models_as_the_original_writes_them() {
+        let _one = crate::exclusive();
+        let ms = Duration::from_millis;
+        let cases = [
+            ("CPU", Workload::Cpu),
+            ("cpu_scan 64K", Workload::CpuScan { bytes: 65536 }),
+            (
+                "CPU_YIELD 0.9ms",
+                Workload::CpuYield {
+                    amount: Duration::from_micros(900),
+                },
+            ),
+            (
+                "CPU_SCAN_YIELD 1.5M 2ms",
+                Workload::CpuScanYield {
+                    bytes: 3 << 19,
+                    amount: ms(2),
+                },
+            ),
+            (
+                "PERIODIC 4ms 5ms",
+                Workload::Periodic {
+                    amount: ms(4),
+                    period: ms(5),
+                },
+            ),
+            (
+                "CPU_PERIODIC 5ms 5ms",
+                Workload::CpuPeriodic {
+                    amount: ms(5),
+                    period: ms(5),
+                },
+            ),
+            (
+                "LAT 5.3ms",
+                Workload::Lat {
+                    period: Duration::from_micros(5300),
+                },
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(Workload::parse(&words(text)), Ok(want), "{text}");
+        }
+    }
+
+    #[test]
+    fn models_refused_name_the_fix() {
+        let _one = crate::exclusive();
+        let cases = [
+            ("", "unknown model"),
+            ("SPIN", "unknown model"),
+            ("CPU 1ms", "-w CPU needs no arguments"),
+            ("PERIODIC 4ms", "e.g. -w PERIODIC 4ms 5ms"),
+            ("PERIODIC 6ms 5ms", "AMOUNT 6 ms exceeds PERIOD 5 ms"),
+            ("LAT 0", "PERIOD must be more than zero"),
+            ("LAT 5", "-w LAT: \"5\" has no unit"),
+            // A bare size is refused as every size in arum is: it asks for a unit.
+            ("CPU_SCAN 32", "-w CPU_SCAN: \"32\" has no unit"),
+            ("CPU_SCAN 0", "between 1 byte and 1 TiB"),
+            ("CPU_SCAN 2T", "between 1 byte and 1 TiB"),
+            ("CPU_SCAN 3X", "unknown unit"),
+        ];
+        for (text, want) in cases {
+            let e = Workload::parse(&words(text)).unwrap_err();
+            assert!(e.contains(want), "{text}: {e}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Whatever the words, a model or one line naming the problem; never a panic.
+        #[test]
+        fn any_words_give_a_model_or_one_line(words in proptest::collection::vec("[A-Za-z_0-9. µ]{0,12}", 0..4)) {
+            let _one = crate::exclusive();
+            if let Err(e) = Workload::parse(&words) {
+                proptest::prop_assert!(!e.is_empty() && !e.contains('\n'));
+            }
+        }
     }
 
     #[test]

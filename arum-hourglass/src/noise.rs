@@ -18,6 +18,7 @@ use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use arum_units::duration;
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -29,7 +30,6 @@ use crate::gap::{Detector, Sink};
 use crate::kernel::KernelFacts;
 use crate::models;
 use crate::priority;
-use crate::span::show_ns;
 use crate::trace::{End, Interval};
 
 /// How many gap times a probe keeps for the tick inference (about 6 minutes at 250 Hz); the
@@ -220,29 +220,33 @@ fn line(c: &CpuNoise, gap_ns: f64) -> String {
     let ran = c.ran_seconds / c.seconds.max(1e-9) * 100.0;
     let i = &c.interrupts;
     let mut s = format!(
-        "noise probe on CPU {} ({:.2}s, GAP {}): it ran {:.2}s ({ran:.1}%); \
+        "noise probe on CPU {} ({}, GAP {}): it ran {} ({ran:.1}%); \
          {} interrupt gaps ({:.1}/s of its running time), median {}, p99 {}, max {}, {} in all",
         c.cpu,
-        c.seconds,
-        show_ns(gap_ns),
-        c.ran_seconds,
+        seconds(c.seconds),
+        duration::format_ns(gap_ns),
+        seconds(c.ran_seconds),
         i.count,
         i.per_second,
-        show_ns(i.median_ns),
-        show_ns(i.p99_ns),
-        show_ns(i.max_ns),
-        show_ns(i.total_ns),
+        duration::format_ns(i.median_ns),
+        duration::format_ns(i.p99_ns),
+        duration::format_ns(i.max_ns),
+        duration::format_ns(i.total_ns),
     );
     s += &format!(
         "; tasks ran in {} gaps ({} in all)",
         c.tasks.count,
-        show_ns(c.tasks.total_ns)
+        duration::format_ns(c.tasks.total_ns)
     );
     if let Some(t) = &c.tick {
         s += &format!("; {}", t.statement);
     }
-    s += &format!("; probe CPU time {:.2}s", c.probe_cpu_seconds);
+    s += &format!("; probe CPU time {}", seconds(c.probe_cpu_seconds));
     s
+}
+
+fn seconds(s: f64) -> String {
+    duration::format_ns(s * 1e9)
 }
 
 /// What one probe thread collected.

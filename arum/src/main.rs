@@ -63,7 +63,7 @@ fn dispatch(cli: Cli, started: Instant) -> Result<i32, ArumError> {
             &cli::suite_options,
             started,
         ),
-        Some(Command::Hourglass(args)) => Ok(arum_hourglass::exit_status(&args)),
+        Some(Command::Hourglass(args)) => Ok(arum_hourglass::exit_status(&args.request())),
         Some(Command::Calibrate(args)) => {
             Ok(arum_calibrate::exit_status(arum_calibrate::run(&args)))
         }

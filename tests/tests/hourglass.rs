@@ -670,6 +670,38 @@ fn bad_options_fail_with_one_line_and_status_125() {
 }
 
 #[test]
+fn an_unwritable_output_stops_it_before_the_run() {
+    let _one = one_at_a_time();
+    for (option, path) in [
+        ("-o", "/nonexistent/x"),
+        ("--svg", "/nonexistent/trace.svg"),
+    ] {
+        let started = Instant::now();
+        let ran = bounded(
+            arum()
+                .args(["hourglass", "-n", "1", "-d", "1s"])
+                .args([option, path]),
+            Duration::from_secs(60),
+        );
+        let took = started.elapsed();
+        let err = &ran.stderr;
+        assert_eq!(ran.status.code(), Some(125), "{option} {path}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with(&format!("arum hourglass: cannot write {path}: "))
+                && err.contains("choose a writable path"),
+            "{err}"
+        );
+        // A run lasts at least its length: failing sooner means nothing was measured.
+        assert!(
+            took < Duration::from_secs(1),
+            "{option} {path}: failed after {took:?}, so it ran first"
+        );
+        assert!(ran.stdout.is_empty(), "{}", ran.stdout);
+    }
+}
+
+#[test]
 fn text_trace_and_svg_of_a_short_run() {
     let _one = one_at_a_time();
     let cpu = test_cpu();
@@ -712,7 +744,7 @@ fn text_trace_and_svg_of_a_short_run() {
     }
     let doc = std::fs::read_to_string(&svg).unwrap();
     assert!(doc.starts_with("<svg") && doc.trim_end().ends_with("</svg>"));
-    // Intervals as bars, the periodic thread's deadlines as marks.
+    // Intervals as bars, the periodic thread's deadlines as marks the legend names.
     assert!(
         doc.matches("<rect").count() > 5,
         "{}",

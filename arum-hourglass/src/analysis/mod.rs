@@ -13,6 +13,7 @@ pub mod switches;
 pub mod tick;
 pub mod timeline;
 
+use arum_units::duration;
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::{Experiment, Workload};
@@ -123,7 +124,7 @@ pub fn verdict(
         Some(TickMode::NohzFull) => "this CPU is nohz_full: tickless while one task runs",
         None => "tick mode unknown",
     };
-    let every = |hz: f64| format!("every {:.3} ms ({hz:.1} Hz)", 1e3 / hz);
+    let every = |hz: f64| format!("every {} ({hz:.1} Hz)", duration::format_ns(1e9 / hz));
     let near_khz = |hz: f64| k.hz.is_some_and(|khz| (hz / khz as f64 - 1.0).abs() < 0.02);
     let found = sources_hz.iter().copied().find(|&hz| near_khz(hz));
     // Not among the strongest sources, but the gaps hold to the kernel's period.
@@ -260,7 +261,11 @@ mod tests {
         assert_eq!(v.agrees, Some(true));
         assert_eq!(v.inferred_hz, Some(250.4));
         assert!(v.statement.contains("HZ=250"), "{}", v.statement);
-        assert!(v.statement.contains("1.000 ms"), "{}", v.statement);
+        assert!(
+            v.statement.contains("every 999.8 µs (1000.2 Hz)"),
+            "{}",
+            v.statement
+        );
         // Only a source at four times HZ: the tick may ride on it, the gaps cannot say.
         let v = verdict(0, 1, &[1000.0], None, &k);
         assert_eq!(v.agrees, None);

@@ -4,16 +4,17 @@
 //! Inferences are stated as such, with the paper's reasoning.
 
 use std::fmt::Write;
+use std::time::Duration;
 
 use crate::analysis::stats::Summary;
 use crate::analysis::switches::SwitchKind;
 use crate::analysis::Analysis;
 use crate::experiment::{Experiment, GapChoice};
 use crate::kernel::{HzSource, TickMode};
-use crate::span::{show, show_ns, show_size};
 use crate::switch_cost::{Plan, SizeResult};
 use crate::threads::RunResult;
 use crate::trace::{End, Record};
+use arum_units::{duration, size};
 
 /// What to print besides the findings.
 #[derive(Debug, Clone, Copy, Default)]
@@ -62,7 +63,7 @@ fn header(o: &mut String, exp: &Experiment, run: &RunResult) {
         o,
         "hourglass: {} threads for {} on Linux {} ({hz}{mode}{preempt})",
         exp.threads.len(),
-        show(exp.duration),
+        duration::format(exp.duration),
         k.release
     );
     let _ = writeln!(
@@ -86,15 +87,15 @@ fn header(o: &mut String, exp: &Experiment, run: &RunResult) {
             let _ = writeln!(
                 o,
                 "gap: {} = {factor} x {}, the slowest loop iteration (thread {}: {}; its p99 {})",
-                show_ns(run.gap_ns),
-                show_ns(t.loop_timing.median_ns),
+                duration::format_ns(run.gap_ns),
+                duration::format_ns(t.loop_timing.median_ns),
                 t.index,
                 exp.threads[t.index].workload,
-                show_ns(t.loop_timing.p99_ns)
+                duration::format_ns(t.loop_timing.p99_ns)
             );
         }
         _ => {
-            let _ = writeln!(o, "gap: {} (given)", show_ns(run.gap_ns));
+            let _ = writeln!(o, "gap: {} (given)", duration::format_ns(run.gap_ns));
         }
     }
     for (i, t) in exp.threads.iter().enumerate() {
@@ -105,12 +106,12 @@ fn header(o: &mut String, exp: &Experiment, run: &RunResult) {
         };
         let _ = writeln!(
             o,
-            "thread {i}: {}, {}, {cpus}, timer {}, {}-{}",
+            "thread {i}: {}, {}, {cpus}, timer {}, from {} to {}",
             t.workload,
             t.priority,
             t.timer,
-            show(start),
-            show(finish)
+            duration::format(start),
+            duration::format(finish)
         );
     }
 }
@@ -118,10 +119,10 @@ fn header(o: &mut String, exp: &Experiment, run: &RunResult) {
 fn summary(s: &Summary) -> String {
     format!(
         "min {}, median {}, p99 {}, max {}",
-        show_ns(s.min_ns),
-        show_ns(s.median_ns),
-        show_ns(s.p99_ns),
-        show_ns(s.max_ns)
+        duration::format_ns(s.min_ns),
+        duration::format_ns(s.median_ns),
+        duration::format_ns(s.p99_ns),
+        duration::format_ns(s.max_ns)
     )
 }
 
@@ -145,12 +146,12 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
             "share: thread {}: received {} of {} ({:.1}%) in {} intervals, {} migrations; \
              the kernel accounted {} of CPU time{among}{expected}",
             s.thread,
-            show_ns(s.received_ns),
-            show_ns(s.window_ns),
+            duration::format_ns(s.received_ns),
+            duration::format_ns(s.window_ns),
             s.share * 100.0,
             s.intervals,
             s.migrations,
-            show_ns(s.kernel_cpu_ns),
+            duration::format_ns(s.kernel_cpu_ns),
         );
     }
     for s in &a.switches {
@@ -166,13 +167,13 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
              main cluster of {} gaps {}..{} with median {}, {} outliers up to {}",
             g.count,
             s.per_second,
-            show_ns(g.shortest_ns),
+            duration::format_ns(g.shortest_ns),
             g.cluster_count,
-            show_ns(g.cluster_low_ns),
-            show_ns(g.cluster_high_ns),
-            show_ns(g.cluster_median_ns),
+            duration::format_ns(g.cluster_low_ns),
+            duration::format_ns(g.cluster_high_ns),
+            duration::format_ns(g.cluster_median_ns),
             g.outliers,
-            show_ns(g.longest_ns)
+            duration::format_ns(g.longest_ns)
         );
     }
     if !a.switches.is_empty() {
@@ -219,8 +220,8 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
                 "irq: thread {}: {} gaps in which other tasks ran ({} in all, longest {})",
                 g.thread,
                 t.count,
-                show_ns(t.total_ns),
-                show_ns(t.max_ns)
+                duration::format_ns(t.total_ns),
+                duration::format_ns(t.max_ns)
             );
         }
         if never_blocks && g.interrupts.is_some() {
@@ -273,7 +274,10 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
         let counts: Vec<String> = l
             .later_than
             .iter()
-            .map(|c| format!("{} ms: {}", c.ms, c.samples))
+            .map(|c| {
+                let at = Duration::from_millis(c.ms);
+                format!("{}: {}", duration::format(at), c.samples)
+            })
             .collect();
         match &l.lateness {
             Some(s) => {
@@ -284,7 +288,7 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
                     exp.threads[l.thread].workload,
                     s.count,
                     summary(s),
-                    show_ns(s.mean_ns),
+                    duration::format_ns(s.mean_ns),
                     counts.join(", ")
                 );
             }
@@ -375,7 +379,7 @@ pub fn switch_cost(plan: &Plan, results: &[SizeResult]) -> String {
         "switchcost: 1 thread against {} threads of CPU_SCAN on CPU {}, {} per run, {} trials per size",
         plan.threads,
         plan.cpu,
-        show(plan.duration),
+        duration::format(plan.duration),
         plan.trials
     );
     for r in results {
@@ -395,9 +399,9 @@ pub fn switch_cost(plan: &Plan, results: &[SizeResult]) -> String {
                     o,
                     "switchcost: {}: {} ± {} per switch (95% confidence, {} of {} trials; the \
                      others were switched out more alone than in company), {:.1} switches/s, {lost}",
-                    show_size(r.bytes),
-                    show_ns(c.mean),
-                    show_ns(c.half_width),
+                    size::format(r.bytes as f64),
+                    duration::format_ns(c.mean),
+                    duration::format_ns(c.half_width),
                     c.n,
                     r.trials.len(),
                     r.switches_per_second
@@ -407,7 +411,7 @@ pub fn switch_cost(plan: &Plan, results: &[SizeResult]) -> String {
                 let _ = writeln!(
                     o,
                     "switchcost: {}: no estimate (no context switches were seen)",
-                    show_size(r.bytes)
+                    size::format(r.bytes as f64)
                 );
             }
         }

@@ -3,6 +3,7 @@
 
 mod commands;
 mod convert;
+mod hourglass;
 mod run;
 mod series;
 
@@ -116,7 +117,7 @@ pub enum Command {
     /// Print the man page (roff) to stdout.
     Man,
     /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
-    Hourglass(arum_hourglass::Args),
+    Hourglass(hourglass::HourglassArgs),
     /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
     Calibrate(arum_calibrate::Args),
     /// Run a test suite (server, client, parameters, netem network conditions) from a TOML file.

@@ -1,18 +1,18 @@
-//! The command line of `arum hourglass`, as the original's: global options, then per-thread
-//! options that apply to the thread chosen by the latest `-t I` (or to all after `-a`, or
-//! before any `-t`). The order matters, so the per-thread options are read with their
-//! positions (clap's indices) and replayed in order.
+//! `arum hourglass`'s command line, as the original's: global options, then per-thread options
+//! that apply to the thread chosen by the latest `-t I` (or to all after `-a`, or before any
+//! `-t`). The order matters, so the per-thread options are read with their positions (clap's
+//! indices) and handed on in that order, as `arum_hourglass::Directive`s the library replays.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
+use arum_hourglass::experiment::{working_set, Priority, TimerKind};
+use arum_hourglass::kernel::parse_cpu_list;
+use arum_hourglass::{
+    Directive, Format, Outputs, Request, RunParameters, SvgWindow, SwitchCostParameters,
+};
+use arum_units::duration;
 use clap::{Arg, ArgAction, ArgMatches, ValueEnum};
-
-use crate::error::Error;
-use crate::experiment::{Experiment, GapChoice, Priority, ThreadSpec, TimerKind, Workload};
-use crate::kernel::parse_cpu_list;
-use crate::span::{parse_size, parse_time, show};
-use crate::switch_cost::Plan;
 
 const AFTER_HELP: &str = "\
 Per-thread options apply to the thread chosen by the latest -t, to all threads after -a (until
@@ -23,7 +23,7 @@ Models (-w): CPU | CPU_SCAN SIZE | CPU_YIELD AMOUNT | CPU_SCAN_YIELD SIZE AMOUNT
 Priorities (-p): IDLE (SCHED_IDLE), LOW, NORMAL, HIGH, HIGHEST (nice 10, 0, -10, -20),
   RTLOW, RTMED, RTHIGH (SCHED_FIFO 10, 50, 90), NICE:N, FIFO:N
 Timers (-i): NANOSLEEP (absolute clock_nanosleep, the default), TIMERFD, BUSY
-Times: 3m, 1.5s, 1020ms, 87.0us. Sizes: 32K, 1.5M (a bare number is KiB).
+Times: 3m, 1.5s, 1020ms, 87.0us. Sizes: 32K, 1.5M.
 
 Examples:
   arum hourglass -n 3 -d 5s -t 0 -p LOW -t 1 -p NORMAL -t 2 -p HIGH
@@ -31,10 +31,14 @@ Examples:
   arum hourglass -n 1 -d 6m -t 0 -p RTHIGH -w LAT 5.3ms
   arum hourglass --switch-cost 8K,64K,1M --trials 15 -d 2s";
 
+fn time(s: &str) -> Result<Duration, String> {
+    Ok(duration::parse(s)?)
+}
+
 /// `arum hourglass`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = AFTER_HELP)]
-pub struct Args {
+pub struct HourglassArgs {
     /// Number of threads to create.
     #[arg(
         short = 'n',
@@ -45,7 +49,7 @@ pub struct Args {
     pub threads: Option<usize>,
 
     /// Length of the run (with --switch-cost: of each run).
-    #[arg(short = 'd', long, value_name = "TIME", default_value = "10s", value_parser = parse_time)]
+    #[arg(short = 'd', long, value_name = "TIME", default_value = "10s", value_parser = time)]
     pub duration: Duration,
 
     /// Records the trace buffer holds (32 bytes each, allocated and locked before the run).
@@ -54,7 +58,7 @@ pub struct Args {
 
     /// The shortest interruption recorded as a gap [default: --gap-factor times the slowest
     /// thread's loop iteration, measured at start].
-    #[arg(long, value_name = "TIME", value_parser = parse_time)]
+    #[arg(long, value_name = "TIME", value_parser = time)]
     pub gap: Option<Duration>,
 
     /// GAP in loop iterations, when --gap is not given.
@@ -71,8 +75,8 @@ pub struct Args {
     pub raw: bool,
 
     /// Output format: tagged text lines, or one JSON document with everything.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = HourglassFormat::Text)]
+    pub format: HourglassFormat,
 
     /// Write the output to FILE instead of stdout.
     #[arg(short = 'o', long, value_name = "FILE")]
@@ -83,16 +87,16 @@ pub struct Args {
     pub svg: Option<PathBuf>,
 
     /// Start of the SVG window, from the start of the run.
-    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = parse_time)]
+    #[arg(long, value_name = "TIME", default_value = "0s", value_parser = time)]
     pub svg_from: Duration,
 
     /// Length of the SVG window.
-    #[arg(long, value_name = "TIME", default_value = "100ms", value_parser = parse_time)]
+    #[arg(long, value_name = "TIME", default_value = "100ms", value_parser = time)]
     pub svg_span: Duration,
 
     /// Measure the cost of a context switch for these working-set sizes instead (the paper's
     /// Figure 5 method: one thread against --switch-cost-threads threads, --trials times).
-    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = parse_size, conflicts_with = "threads")]
+    #[arg(long, value_name = "SIZES", value_delimiter = ',', value_parser = working_set, conflicts_with = "threads")]
     pub switch_cost: Vec<usize>,
 
     /// Trials per working-set size for --switch-cost.
@@ -112,25 +116,12 @@ pub struct Args {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum HourglassFormat {
     Text,
     Json,
 }
 
-/// One per-thread option, in command-line order.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Directive {
-    Select(usize),
-    All,
-    Workload(Vec<String>),
-    Priority(Priority),
-    Timer(TimerKind),
-    Affinity(Vec<usize>),
-    Start(Duration),
-    Finish(Duration),
-}
-
-/// The per-thread options, in order.
+/// The per-thread options, in the order given.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PerThread {
     pub directives: Vec<Directive>,
@@ -190,13 +181,13 @@ impl clap::Args for PerThread {
         .arg(
             append("start", 's', "start")
                 .value_name("TIME")
-                .value_parser(parse_time)
+                .value_parser(time)
                 .help("Start the thread TIME into the run"),
         )
         .arg(
             append("finish", 'f', "finish")
                 .value_name("TIME")
-                .value_parser(parse_time)
+                .value_parser(time)
                 .help("Stop the thread TIME into the run [default: the end]"),
         )
     }
@@ -262,213 +253,62 @@ fn collect<T: Clone + Send + Sync + 'static>(
     }
 }
 
-/// Parses `-w MODEL ARGS...`.
-pub fn parse_workload(words: &[String]) -> Result<Workload, String> {
-    let name = words
-        .first()
-        .map(|w| w.to_ascii_uppercase())
-        .unwrap_or_default();
-    let args = &words[1.min(words.len())..];
-    let usage = |form: &str| format!("-w {name} needs {form}, e.g. -w {}", example(&name));
-    let want = |n: usize, form: &str| {
-        if args.len() == n {
-            Ok(())
-        } else {
-            Err(usage(form))
-        }
-    };
-    let time = |s: &String| parse_time(s);
-    let positive = |d: Duration, what: &str| {
-        if d.is_zero() {
-            Err(format!("-w {name}: {what} must be more than zero"))
-        } else {
-            Ok(d)
-        }
-    };
-    match name.as_str() {
-        "CPU" => want(0, "no arguments").map(|_| Workload::Cpu),
-        "CPU_SCAN" => {
-            want(1, "SIZE")?;
-            Ok(Workload::CpuScan {
-                bytes: parse_size(&args[0])?,
-            })
-        }
-        "CPU_YIELD" => {
-            want(1, "AMOUNT")?;
-            Ok(Workload::CpuYield {
-                amount: positive(time(&args[0])?, "AMOUNT")?,
-            })
-        }
-        "CPU_SCAN_YIELD" => {
-            want(2, "SIZE AMOUNT")?;
-            Ok(Workload::CpuScanYield {
-                bytes: parse_size(&args[0])?,
-                amount: positive(time(&args[1])?, "AMOUNT")?,
-            })
-        }
-        "PERIODIC" | "CPU_PERIODIC" => {
-            want(2, "AMOUNT PERIOD")?;
-            let amount = positive(time(&args[0])?, "AMOUNT")?;
-            let period = positive(time(&args[1])?, "PERIOD")?;
-            if amount > period {
-                return Err(format!(
-                    "-w {name}: AMOUNT {} exceeds PERIOD {}: every deadline would be missed",
-                    show(amount),
-                    show(period)
-                ));
-            }
-            Ok(if name == "PERIODIC" {
-                Workload::Periodic { amount, period }
-            } else {
-                Workload::CpuPeriodic { amount, period }
-            })
-        }
-        "LAT" => {
-            want(1, "PERIOD")?;
-            Ok(Workload::Lat {
-                period: positive(time(&args[0])?, "PERIOD")?,
-            })
-        }
-        _ => Err(format!(
-            "unknown model {name:?}: use CPU, CPU_SCAN, CPU_YIELD, CPU_SCAN_YIELD, PERIODIC, \
-             CPU_PERIODIC or LAT"
-        )),
-    }
-}
-
-fn example(name: &str) -> &'static str {
-    match name {
-        "CPU_SCAN" => "CPU_SCAN 64K",
-        "CPU_YIELD" => "CPU_YIELD 0.9ms",
-        "CPU_SCAN_YIELD" => "CPU_SCAN_YIELD 64K 0.9ms",
-        "PERIODIC" => "PERIODIC 4ms 5ms",
-        "CPU_PERIODIC" => "CPU_PERIODIC 10ms 50ms",
-        "LAT" => "LAT 5.3ms",
-        _ => "CPU",
-    }
-}
-
-impl Args {
-    /// The experiment these options describe.
-    pub fn experiment(&self) -> Result<Experiment, Error> {
-        let n = self.threads.unwrap_or(0);
-        if n == 0 || n > 4096 {
-            return Err(Error::Options(format!(
-                "-n {n}: give between 1 and 4096 threads"
-            )));
-        }
-        if self.duration.is_zero() {
-            return Err(Error::Options(
-                "-d: the run needs a length above zero".into(),
-            ));
-        }
-        let mut threads = vec![ThreadSpec::default(); n];
-        let mut chosen: Option<usize> = None;
-        for d in &self.per_thread.directives {
-            let targets: Vec<usize> = match chosen {
-                Some(i) => vec![i],
-                None => (0..n).collect(),
-            };
-            let mut each = |f: &dyn Fn(&mut ThreadSpec)| {
-                for &i in &targets {
-                    f(&mut threads[i]);
-                }
-            };
-            match d {
-                Directive::Select(i) if *i >= n => {
-                    return Err(Error::Options(format!(
-                        "-t {i}: threads are numbered 0 to {} (-n {n})",
-                        n - 1
-                    )))
-                }
-                Directive::Select(i) => chosen = Some(*i),
-                Directive::All => chosen = None,
-                Directive::Workload(words) => {
-                    let w = parse_workload(words).map_err(Error::Options)?;
-                    each(&|t| t.workload = w);
-                }
-                Directive::Priority(p) => each(&|t| t.priority = *p),
-                Directive::Timer(k) => each(&|t| t.timer = *k),
-                Directive::Affinity(c) => each(&|t| t.affinity = Some(c.clone())),
-                Directive::Start(s) => each(&|t| t.start = *s),
-                Directive::Finish(f) => each(&|t| t.finish = Some(*f)),
-            }
-        }
-        for (i, t) in threads.iter().enumerate() {
-            let finish = t.finish.unwrap_or(self.duration);
-            if t.start >= finish.min(self.duration) {
-                return Err(Error::Options(format!(
-                    "thread {i}: starts at {} but stops at {} (-d {}): give -s before -f and -d",
-                    show(t.start),
-                    show(finish.min(self.duration)),
-                    show(self.duration)
-                )));
-            }
-        }
-        if self.records == 0 {
-            return Err(Error::Options(
-                "-e: the trace needs room for records".into(),
-            ));
-        }
-        Ok(Experiment {
-            duration: self.duration,
-            threads,
-            records: self.records,
-            gap: self.gap_choice()?,
-        })
-    }
-
-    fn gap_choice(&self) -> Result<GapChoice, Error> {
-        match self.gap {
-            Some(gap) if gap.is_zero() => Err(Error::Options(
-                "--gap 0 would make every loop iteration a gap".into(),
-            )),
-            Some(gap) => Ok(GapChoice::Fixed { gap }),
-            None if self.gap_factor >= 1.0 => Ok(GapChoice::Auto {
-                factor: self.gap_factor,
+impl HourglassArgs {
+    /// What clap parsed, as the library's request: field for field, nothing decided here.
+    pub fn request(self) -> Request {
+        Request {
+            run: RunParameters {
+                threads: self.threads,
+                duration: self.duration,
+                records: self.records,
+                gap: self.gap,
+                gap_factor: self.gap_factor,
+                directives: self.per_thread.directives,
+            },
+            switch_cost: (!self.switch_cost.is_empty()).then_some(SwitchCostParameters {
+                sizes: self.switch_cost,
+                trials: self.trials,
+                threads: self.switch_cost_threads,
+                cpu: self.switch_cost_cpu,
             }),
-            None => Err(Error::Options(format!(
-                "--gap-factor {}: GAP must be at least one loop iteration",
-                self.gap_factor
-            ))),
+            outputs: Outputs {
+                format: match self.format {
+                    HourglassFormat::Text => Format::Text,
+                    HourglassFormat::Json => Format::Json,
+                },
+                path: self.output,
+                trace: self.trace,
+                raw: self.raw,
+                svg: self.svg.map(|path| SvgWindow {
+                    path,
+                    from: self.svg_from,
+                    span: self.svg_span,
+                }),
+            },
         }
-    }
-
-    /// The --switch-cost plan.
-    pub fn switch_cost_plan(&self) -> Result<Plan, Error> {
-        let cpu = match self.switch_cost_cpu {
-            Some(c) => c,
-            None => *crate::priority::allowed_cpus()
-                .last()
-                .ok_or_else(|| Error::Machine("no CPU is available to this process".into()))?,
-        };
-        Ok(Plan {
-            sizes: self.switch_cost.clone(),
-            trials: self.trials,
-            threads: self.switch_cost_threads,
-            duration: self.duration,
-            cpu,
-            gap: self.gap_choice()?,
-            records: self.records,
-        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arum_hourglass::experiment::{Experiment, Workload};
     use clap::Parser;
 
     #[derive(Parser)]
     struct Cli {
         #[command(flatten)]
-        args: Args,
+        args: HourglassArgs,
+    }
+
+    fn request(line: &str) -> Result<Request, String> {
+        let argv = std::iter::once("hourglass").chain(line.split_whitespace());
+        let cli = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
+        Ok(cli.args.request())
     }
 
     fn parse(line: &str) -> Result<Experiment, String> {
-        let argv = std::iter::once("hourglass").chain(line.split_whitespace());
-        let cli = Cli::try_parse_from(argv).map_err(|e| e.to_string())?;
-        cli.args.experiment().map_err(|e| e.to_string())
+        request(line)?.run.experiment().map_err(|e| e.to_string())
     }
 
     #[test]
@@ -499,22 +339,58 @@ mod tests {
     }
 
     #[test]
-    fn order_decides_which_thread_an_option_affects() {
-        // Before any -t: all; -a returns to all; -t picks one.
-        let e =
-            parse("-n 3 -p LOW -t 1 -p HIGH -a -A 1 -t 2 -w LAT 1ms -s 1s -f 2s -d 3s").unwrap();
+    fn directives_keep_the_command_lines_order() {
+        let r =
+            request("-n 3 -p LOW -t 1 -p HIGH -a -A 1 -t 2 -w LAT 1ms -s 1s -f 2s -d 3s").unwrap();
+        let words = |w: &[&str]| Directive::Workload(w.iter().map(|s| s.to_string()).collect());
+        assert_eq!(
+            r.run.directives,
+            [
+                Directive::Priority(Priority::LOW),
+                Directive::Select(1),
+                Directive::Priority(Priority::HIGH),
+                Directive::All,
+                Directive::Affinity(vec![1]),
+                Directive::Select(2),
+                words(&["LAT", "1ms"]),
+                Directive::Start(Duration::from_secs(1)),
+                Directive::Finish(Duration::from_secs(2)),
+            ]
+        );
+        let e = r.run.experiment().unwrap();
         assert_eq!(e.threads[0].priority, Priority::LOW);
         assert_eq!(e.threads[1].priority, Priority::HIGH);
         assert!(e.threads.iter().all(|t| t.affinity == Some(vec![1])));
+    }
+
+    #[test]
+    fn outputs_and_the_switch_cost_method() {
+        let r =
+            request("-n 1 --format json -o out.json --svg t.svg --svg-from 1s --trace -c").unwrap();
+        assert_eq!(r.switch_cost, None);
+        assert_eq!(r.outputs.format, Format::Json);
+        assert_eq!(r.outputs.path, Some(PathBuf::from("out.json")));
+        assert!(r.outputs.trace && r.outputs.raw);
         assert_eq!(
-            e.threads[2].workload,
-            Workload::Lat {
-                period: Duration::from_millis(1)
-            }
+            r.outputs.svg,
+            Some(SvgWindow {
+                path: PathBuf::from("t.svg"),
+                from: Duration::from_secs(1),
+                span: Duration::from_millis(100),
+            })
         );
-        assert_eq!(e.threads[2].start, Duration::from_secs(1));
-        assert_eq!(e.threads[2].finish, Some(Duration::from_secs(2)));
-        assert_eq!(e.threads[0].start, Duration::ZERO);
+        let r = request("--switch-cost 8K,1.5M --trials 3 --switch-cost-cpu 1 -d 2s").unwrap();
+        assert_eq!(
+            r.switch_cost,
+            Some(SwitchCostParameters {
+                sizes: vec![8192, 3 << 19],
+                trials: 3,
+                threads: 10,
+                cpu: Some(1),
+            })
+        );
+        assert_eq!(r.run.duration, Duration::from_secs(2));
+        assert_eq!(r.outputs.path, None);
     }
 
     #[test]
@@ -525,16 +401,23 @@ mod tests {
             ("-n 1 -w PERIODIC 4ms", "PERIODIC 4ms 5ms"),
             ("-n 1 -w SPIN", "unknown model"),
             ("-n 1 -p URGENT", "RTHIGH"),
-            ("-n 1 -s 2s -d 1s", "starts at 2s"),
+            ("-n 1 -s 2s -d 1s", "starts at 2 s"),
             ("-n 0", "between 1 and 4096"),
             ("-n 1 -A 3-1", "CPU list"),
             ("-n 1 -w LAT 5", "unit"),
+            ("-n 1 -d 5", "\"5\" has no unit"),
             ("-n 1 --gap 0ns", "every loop iteration"),
+            ("-n 1 --gap 0", "every loop iteration"),
+            ("--switch-cost 32", "\"32\" has no unit"),
+            ("--switch-cost 0K", "between 1 byte and 1 TiB"),
         ];
         for (line, want) in cases {
             let e = parse(line).unwrap_err();
             assert!(e.contains(want), "{line}: {e}");
         }
         assert!(parse("-d 1s").unwrap_err().contains("--threads"));
+        assert!(request("-n 1 --switch-cost 8K")
+            .unwrap_err()
+            .contains("cannot be used with"));
     }
 }
