@@ -4,6 +4,32 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::{group, identity, instant, measured, setting, Better, Field, Unit};
+
+/// The fields of [`Metadata`] (see `crate::fields`): the machine and when the run started.
+pub const METADATA: &[Field] = &[
+    group(
+        "cpu",
+        &[identity("family"), identity("model"), identity("stepping")],
+    ),
+    setting("online_cpus", Unit::Count),
+    instant("start_time_unix_ns", Unit::Nanoseconds),
+];
+
+/// The fields of [`ExitInfo`]: how the program ended, which identifies the run's outcome.
+pub const EXIT: &[Field] = &[identity("status"), identity("code"), identity("signal")];
+
+/// The fields of [`RankInfo`].
+pub const RANK: &[Field] = &[identity("rank"), identity("size"), identity("local_rank")];
+
+/// The fields of [`SelfTiming`]: arum's own time, a cost of measuring.
+pub const SELF_TIMING: &[Field] = &[
+    measured("setup_phase1_us", Unit::Microseconds, Better::Lower),
+    measured("setup_phase2_us", Unit::Microseconds, Better::Lower),
+    measured("post_phase1_us", Unit::Microseconds, Better::Lower),
+    measured("post_phase2_us", Unit::Microseconds, Better::Lower),
+];
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Metadata {
     pub arum_version: String,

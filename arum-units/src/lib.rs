@@ -32,6 +32,8 @@
 //!   `1.234k/s`.
 //! - A figure that is not finite (NaN, infinity) is written `-`: there is nothing to show.
 //! - A row or column that must share one unit formats with a [`duration::Scale`].
+//! - A figure known only by its [`Unit`] (a metric of a report) is written by that unit's
+//!   formatter ([`Unit::format`]).
 
 #![forbid(unsafe_code)]
 
@@ -44,5 +46,7 @@ pub mod percent;
 pub mod quantity;
 pub mod rate;
 pub mod size;
+pub mod unit;
 
 pub use error::UnitError;
+pub use unit::Unit;

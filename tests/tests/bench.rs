@@ -163,15 +163,18 @@ fn exports_parse_as_json_csv_and_markdown() {
     let wall_row = rows
         .find(|r| r.contains(",usage.wall_ns,"))
         .expect("a wall-time row");
-    // command,parameters,metric,n,mean,...: the same numbers as the JSON.
+    // command,parameters,metric,unit,n,mean,...: the same numbers as the JSON.
     let fields: Vec<&str> = wall_row.split(',').collect();
     assert_eq!(
         fields.len(),
         arum_core::series::export::csv::HEADER.len(),
         "{wall_row}"
     );
-    assert_eq!((fields[2], fields[3]), ("usage.wall_ns", "3"));
-    let csv_mean: f64 = fields[4].parse().unwrap();
+    assert_eq!(
+        (fields[2], fields[3], fields[4]),
+        ("usage.wall_ns", "nanoseconds", "3")
+    );
+    let csv_mean: f64 = fields[5].parse().unwrap();
     assert!(
         (csv_mean - wall.stats.mean).abs() < 1e-6 * wall.stats.mean,
         "{wall_row}"

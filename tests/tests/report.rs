@@ -76,9 +76,10 @@ fn csv_has_a_row_per_json_field() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stderr);
-    assert!(text.starts_with("field,value\n"));
+    assert!(text.starts_with("field,value,unit\n"));
     assert!(text.contains("\nusage.user_ns,"));
-    assert!(text.contains("\nschema,arum.report/1\n"));
+    assert!(text.contains(",nanoseconds\n"));
+    assert!(text.contains("\nschema,arum.report/1,\n"));
 }
 
 #[test]

@@ -1,39 +1,25 @@
-//! CSV rendering: one `field,value` row per leaf of the JSON model, fields as dotted paths
-//! (`usage.user_ns`, `command.argv.0`), so every value of the JSON is there too.
+//! CSV rendering: one `field,value,unit` row per field of the report with a value, as the one
+//! flattening names them (`usage.user_ns`, `counters.events[cycles].total_scaled`,
+//! `command.argv[0]`), in the report's order; the unit where the field's table gives one.
 
 use serde_json::Value;
 
+use crate::report::metrics::flatten;
 use crate::report::model::Report;
 
 pub fn render(report: &Report) -> String {
-    let value = serde_json::to_value(report).expect("the report model always serialises");
-    let mut rows = Vec::new();
-    flatten(String::new(), &value, &mut rows);
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["field", "value"])
+    w.write_record(["field", "value", "unit"])
         .expect("writing to memory");
-    for (field, value) in rows {
-        w.write_record([field, value]).expect("writing to memory");
+    for f in flatten(report) {
+        let value = match f.value {
+            Value::Null => String::new(),
+            Value::String(s) => s,
+            other => other.to_string(),
+        };
+        let unit = f.role.unit().map_or("", |u| u.name());
+        w.write_record([f.name.as_str(), &value, unit])
+            .expect("writing to memory");
     }
     String::from_utf8(w.into_inner().expect("flushing to memory")).expect("CSV of UTF-8 input")
-}
-
-fn flatten(prefix: String, value: &Value, rows: &mut Vec<(String, String)>) {
-    let join = |key: &str| {
-        if prefix.is_empty() {
-            key.to_string()
-        } else {
-            format!("{prefix}.{key}")
-        }
-    };
-    match value {
-        Value::Object(map) => map.iter().for_each(|(k, v)| flatten(join(k), v, rows)),
-        Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .for_each(|(i, v)| flatten(join(&i.to_string()), v, rows)),
-        Value::Null => rows.push((prefix, String::new())),
-        Value::String(s) => rows.push((prefix, s.clone())),
-        other => rows.push((prefix, other.to_string())),
-    }
 }

@@ -1,9 +1,11 @@
 //! The model of a whole run: the header, then each facility's section (its type is in its
 //! folder), in the order of `report::sections`. Every output format renders it.
-//! Field names carry their units (`_ns`, `_us`, `_bytes`); counts are plain integers.
+//! Field names carry their units (`_ns`, `_us`, `_bytes`); counts are plain integers. `FIELDS`
+//! declares what each number is (its unit and direction, or not a metric) for every renderer.
 
 use serde::{Deserialize, Serialize};
 
+use crate::facilities;
 use crate::facilities::ambient::model::AmbientReport;
 use crate::facilities::counters::model::CountersReport;
 use crate::facilities::functions::model::FunctionsReport;
@@ -11,7 +13,25 @@ use crate::facilities::syscalls::model::SyscallsReport;
 use crate::facilities::tasks::model::TasksReport;
 use crate::facilities::usage::model::Usage;
 use crate::facilities::views::model::ViewsReport;
-use crate::header::{CommandInfo, ExitInfo, Metadata, RankInfo, SelfTiming};
+use crate::fields::{group, Field};
+use crate::header::{self, CommandInfo, ExitInfo, Metadata, RankInfo, SelfTiming};
+
+/// The fields of [`Report`] (see `crate::fields`): the header's and each section's tables. The
+/// schema, the command and the warnings are text.
+pub const FIELDS: &[Field] = &[
+    group("metadata", header::METADATA),
+    group("exit", header::EXIT),
+    group("usage", facilities::usage::model::FIELDS),
+    group("counters", facilities::counters::model::FIELDS),
+    group("ambient", facilities::ambient::model::FIELDS),
+    group("functions", facilities::functions::model::FIELDS),
+    group("noise", facilities::noise::model::FIELDS),
+    group("tasks", facilities::tasks::model::FIELDS),
+    group("syscalls", facilities::syscalls::model::FIELDS),
+    group("views", facilities::views::model::FIELDS),
+    group("self_timing", header::SELF_TIMING),
+    group("rank", header::RANK),
+];
 
 /// The version tag of this JSON layout; bump it when a field changes meaning or is removed.
 pub const SCHEMA: &str = "arum.report/1";

@@ -2,9 +2,11 @@
 //! arum.runs/1): each benchmark's summary, the distribution of every metric that varied, the
 //! parameter sweep, and the comparisons with the first benchmark.
 
+use arum_units::Unit;
+
 use crate::render::html::page::{self, esc, figure, item, list, para, section, table};
 use crate::render::html::plot::{self, Series};
-use crate::report::metrics::{self, Unit};
+use crate::report::metrics;
 use crate::series::result::{Benchmark, RunSet};
 use crate::series::samples::Samples;
 
@@ -46,7 +48,7 @@ fn benchmarks(set: &RunSet) -> Option<String> {
             .iter()
             .filter(|m| keep(&m.metric))
             .map(|m| {
-                let u = Unit::of(&m.metric);
+                let u = metrics::unit_of(&m.metric);
                 let s = &m.stats;
                 vec![
                     m.metric.clone(),
@@ -104,7 +106,7 @@ fn overview(set: &RunSet) -> String {
             row.extend(b.parameters.iter().map(|p| p.value.clone()));
             row.push(b.runs.len().to_string());
             for h in HEADLINE {
-                let u = Unit::of(h);
+                let u = metrics::unit_of(h);
                 row.push(
                     b.metrics
                         .iter()
@@ -177,7 +179,7 @@ fn distributions(set: &RunSet) -> Option<String> {
         let all = varying(b);
         let mut inner = String::new();
         for (name, values) in all.iter().take(MAX_PLOTS) {
-            let u = Unit::of(name);
+            let u = metrics::unit_of(name);
             let (scale, unit) = axis(u, values);
             let scaled: Vec<f64> = values.iter().map(|v| v / scale).collect();
             let mean = arum_stats::mean(&scaled);
@@ -219,10 +221,13 @@ fn axis(u: Unit, values: &[f64]) -> (f64, &'static str) {
         Unit::Microseconds if top >= 1e3 => (1e3, "ms"),
         Unit::Microseconds => (1.0, "µs"),
         Unit::Milliseconds => (1.0, "ms"),
+        Unit::Seconds => (1.0, "s"),
         Unit::Bytes if top >= (1u64 << 20) as f64 => ((1u64 << 20) as f64, "MiB"),
         Unit::Bytes => (1024.0, "KiB"),
         Unit::Percent => (1.0, "%"),
-        Unit::Plain => (1.0, "value"),
+        Unit::Fraction => (0.01, "%"),
+        Unit::PerSecond => (1.0, "per second"),
+        Unit::Count | Unit::Ratio => (1.0, "value"),
     }
 }
 
@@ -304,7 +309,7 @@ fn comparisons(set: &RunSet) -> Option<String> {
             .iter()
             .filter(|m| metrics::shown(&m.metric, false))
             .map(|m| {
-                let u = Unit::of(&m.metric);
+                let u = metrics::unit_of(&m.metric);
                 vec![
                     m.metric.clone(),
                     u.format(m.base_mean),

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use arum_grid::Grid;
 
 use super::result::RunSet;
-use crate::report::metrics::{self, Unit};
+use crate::report::metrics;
 
 /// Metric names listed in one outlier line before "and N more".
 const OUTLIER_METRICS_LISTED: usize = 4;
@@ -48,7 +48,7 @@ pub fn render(set: &RunSet, self_timing: bool) -> String {
             if !metrics::shown(&m.metric, self_timing) || (s.min == 0.0 && s.max == 0.0) {
                 continue;
             }
-            let u = Unit::of(&m.metric);
+            let u = metrics::unit_of(&m.metric);
             t.push_record([
                 m.metric.clone(),
                 format!("{} ± {}", u.format(s.mean), u.format(s.std_dev)),

@@ -2,7 +2,97 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::Better::{Higher, Lower, Neither};
+use crate::fields::{
+    detail, each, identity, instant, label, measured, series, setting, when, Field, Unit,
+};
 pub use crate::request::Scope;
+
+/// The fields of [`CountersReport`] (see `crate::fields`).
+pub const FIELDS: &[Field] = &[
+    identity("cpus"),
+    each("events", EVENT_COUNTS),
+    each("not_counted", NOT_COUNTED),
+    each("core_types", &[label("cpu")]),
+    each("metrics", METRIC_VALUE),
+    // How far apart the module's CPUs started and stopped: the precision of the counts.
+    measured("start_spread_ns", Unit::Nanoseconds, Neither),
+    measured("stop_spread_ns", Unit::Nanoseconds, Neither),
+    each("ratios", RATIO),
+    setting("interval_ms", Unit::Milliseconds),
+    series(
+        "intervals",
+        &[
+            instant("t_end_ns", Unit::Nanoseconds),
+            measured("counts", Unit::Count, Lower),
+        ],
+    ),
+];
+
+/// An event's counts are occurrences, except the software clocks', which are nanoseconds.
+const EVENT_COUNTS: &[Field] = &[
+    label("spec"),
+    label("name"),
+    when("task-clock", CLOCK_COUNTS),
+    when("cpu-clock", CLOCK_COUNTS),
+    identity("perf_type"),
+    identity("counter"),
+    each("per_cpu", CPU_COUNT),
+    measured("total_raw", Unit::Count, Lower),
+    measured("total_scaled", Unit::Count, Lower),
+    // How long the event could count and did: the coverage of the counts, not the program.
+    measured("time_enabled_ns", Unit::Nanoseconds, Neither),
+    measured("time_running_ns", Unit::Nanoseconds, Neither),
+    measured("percent_running", Unit::Percent, Neither),
+];
+
+const CLOCK_COUNTS: &[Field] = &[
+    each("per_cpu", CLOCK_CPU_COUNT),
+    measured("total_raw", Unit::Nanoseconds, Lower),
+    measured("total_scaled", Unit::Nanoseconds, Lower),
+];
+
+const CPU_COUNT: &[Field] = &[
+    label("cpu"),
+    measured("raw", Unit::Count, Lower),
+    measured("scaled", Unit::Count, Lower),
+    measured("time_enabled_ns", Unit::Nanoseconds, Neither),
+    measured("time_running_ns", Unit::Nanoseconds, Neither),
+    measured("percent_running", Unit::Percent, Neither),
+];
+
+const CLOCK_CPU_COUNT: &[Field] = &[
+    measured("raw", Unit::Nanoseconds, Lower),
+    measured("scaled", Unit::Nanoseconds, Lower),
+    crate::fields::inline(CPU_COUNT),
+];
+
+/// Also the per-task section's events not split per thread.
+pub const NOT_COUNTED: &[Field] = &[label("spec")];
+
+/// `arum_events::metrics::MetricValue`: a derived metric of the event tables, in the unit its
+/// `unit_label` names; the tables say nothing of which way is better.
+const METRIC_VALUE: &[Field] = &[
+    label("name"),
+    measured("value", Unit::Ratio, Neither),
+    measured("raw", Unit::Ratio, Neither),
+    detail("inputs"),
+];
+
+/// One `when` per ratio of `summary::RATIOS` (a test there checks that each has one).
+const RATIO: &[Field] = &[
+    label("name"),
+    when("data cache miss rate", MISS_RATE),
+    when("instructions per cycle (IPC)", PER_CYCLE),
+    when("branch miss rate", MISS_RATE),
+    when("last-level cache miss rate", MISS_RATE),
+    when("DTLB miss rate, L1 miss / L2 hit", MISS_RATE),
+    when("DTLB miss rate, both levels", MISS_RATE),
+];
+
+const MISS_RATE: &[Field] = &[measured("value", Unit::Fraction, Lower)];
+
+const PER_CYCLE: &[Field] = &[measured("value", Unit::Ratio, Higher)];
 
 /// Performance-counter events of the run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,4 +254,21 @@ pub struct Interval {
     /// End of the interval, since the program was released.
     pub t_end_ns: u64,
     pub counts: Vec<Vec<u64>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::counters::summary::RATIOS;
+    use crate::fields::{find, Is};
+
+    #[test]
+    fn every_ratio_has_a_unit_and_a_direction() {
+        for (name, _, _) in RATIOS {
+            assert!(
+                matches!(find(RATIO, "value", Some(name)), Some(Is::Measured(..))),
+                "{name} has no `when` row in RATIO"
+            );
+        }
+    }
 }

@@ -114,6 +114,37 @@ pub fn events(
         .collect()
 }
 
+/// The ratios of two events' totals: name, numerator's names, denominator's names (an alias or
+/// perf's generic name). Each has a row in the report's fields (`model::FIELDS`).
+pub const RATIOS: &[(&str, &[&str], &[&str])] = &[
+    (
+        "data cache miss rate",
+        &["dcache_misses"],
+        &["dcache_accesses"],
+    ),
+    (
+        "instructions per cycle (IPC)",
+        &["instructions"],
+        &["cycles"],
+    ),
+    ("branch miss rate", &["branch_misses"], &["branches"]),
+    (
+        "last-level cache miss rate",
+        &["llc_misses"],
+        &["llc_references"],
+    ),
+    (
+        "DTLB miss rate, L1 miss / L2 hit",
+        &["L1_DTLBmiss_L2_DTLBhit"],
+        &["dcache_accesses"],
+    ),
+    (
+        "DTLB miss rate, both levels",
+        &["L1_L2_DTLBmiss"],
+        &["dcache_accesses"],
+    ),
+];
+
 /// Ratios whose inputs were both counted, found by alias (or perf's generic names).
 pub fn ratios(events: &[EventCounts]) -> Vec<Ratio> {
     let find = |names: &[&str]| {
@@ -124,35 +155,8 @@ pub fn ratios(events: &[EventCounts]) -> Vec<Ratio> {
                     .any(|n| e.alias.as_deref() == Some(*n) || e.name == *n)
         })
     };
-    const DEFS: &[(&str, &[&str], &[&str])] = &[
-        (
-            "data cache miss rate",
-            &["dcache_misses"],
-            &["dcache_accesses"],
-        ),
-        (
-            "instructions per cycle (IPC)",
-            &["instructions"],
-            &["cycles"],
-        ),
-        ("branch miss rate", &["branch_misses"], &["branches"]),
-        (
-            "last-level cache miss rate",
-            &["llc_misses"],
-            &["llc_references"],
-        ),
-        (
-            "DTLB miss rate, L1 miss / L2 hit",
-            &["L1_DTLBmiss_L2_DTLBhit"],
-            &["dcache_accesses"],
-        ),
-        (
-            "DTLB miss rate, both levels",
-            &["L1_L2_DTLBmiss"],
-            &["dcache_accesses"],
-        ),
-    ];
-    DEFS.iter()
+    RATIOS
+        .iter()
         .filter_map(|(name, num, den)| {
             let (n, d) = (find(num)?, find(den)?);
             (d.total_scaled > 0).then(|| Ratio {

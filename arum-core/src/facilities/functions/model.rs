@@ -2,6 +2,131 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::Better::{Lower, Neither};
+use crate::fields::{
+    each, group, identity, instant, label, measured, series, setting, Field, Unit,
+};
+
+/// The fields of [`FunctionsReport`] (see `crate::fields`). How often a function is called is
+/// the program's work, not its cost: counts of calls go neither way; their time is the cost.
+pub const FIELDS: &[Field] = &[
+    group("probe_cost", PROBE_COST),
+    group("policy", POLICY),
+    each("functions", FUNCTION_TIMING),
+    group("records", RECORD_STATS),
+    group("perturbation", PERTURBATION),
+    setting("interval_ms", Unit::Milliseconds),
+    series(
+        "intervals",
+        &[
+            instant("t_end_ns", Unit::Nanoseconds),
+            measured("calls", Unit::Count, Neither),
+        ],
+    ),
+];
+
+/// What a probe hit costs is what the probes add to the program.
+const PROBE_COST: &[Field] = &[
+    measured("pair_ns", Unit::Nanoseconds, Lower),
+    measured("entry_ns", Unit::Nanoseconds, Lower),
+    measured("inside_ns", Unit::Nanoseconds, Lower),
+    // The calibration's precision.
+    measured("spread_ns", Unit::Nanoseconds, Neither),
+    measured("entry_user_cycles", Unit::Count, Lower),
+    measured("back_to_back_intervals", Unit::Count, Neither),
+    measured("back_to_back_mean_ns", Unit::Nanoseconds, Lower),
+    measured("back_to_back_sd_ns", Unit::Nanoseconds, Neither),
+    measured("back_to_back_median_ns", Unit::Nanoseconds, Lower),
+    setting("calibration_calls", Unit::Count),
+    setting("calibration_rounds", Unit::Count),
+];
+
+const POLICY: &[Field] = &[
+    setting("judge_after_calls", Unit::Count),
+    setting("short_factor", Unit::Ratio),
+    setting("budget_percent", Unit::Percent),
+    setting("window_ms", Unit::Milliseconds),
+    setting("period_ms", Unit::Milliseconds),
+];
+
+const FUNCTION_TIMING: &[Field] = &[
+    label("name"),
+    label("symbol"),
+    identity("offset"),
+    measured("calls", Unit::Count, Neither),
+    measured("timed_calls", Unit::Count, Neither),
+    group("inclusive", DURATION_SUMMARY),
+    group("exclusive", DURATION_SUMMARY),
+    group(
+        "throttled",
+        &[
+            instant("at_ns", Unit::Nanoseconds),
+            measured("timed_calls", Unit::Count, Neither),
+            measured("mean_ns", Unit::Nanoseconds, Lower),
+        ],
+    ),
+    group("estimate", CALL_ESTIMATE),
+    measured("unfinished", Unit::Count, Neither),
+    measured("unwound", Unit::Count, Neither),
+    measured("orphan_returns", Unit::Count, Neither),
+    // Records lost are calls not timed.
+    measured("lost_entries", Unit::Count, Lower),
+    measured("probe_hits", Unit::Count, Lower),
+    measured("overhead_ns", Unit::Nanoseconds, Lower),
+    each(
+        "threads",
+        &[
+            label("tid"),
+            identity("pid"),
+            measured("calls", Unit::Count, Neither),
+            measured("timed_calls", Unit::Count, Neither),
+            measured("inclusive_ns", Unit::Nanoseconds, Lower),
+            measured("exclusive_ns", Unit::Nanoseconds, Lower),
+        ],
+    ),
+    each(
+        "processes",
+        &[
+            label("name"),
+            label("pid"),
+            measured("calls", Unit::Count, Neither),
+        ],
+    ),
+];
+
+const DURATION_SUMMARY: &[Field] = &[
+    measured("total_ns", Unit::Nanoseconds, Lower),
+    measured("mean_ns", Unit::Nanoseconds, Lower),
+    measured("min_ns", Unit::Nanoseconds, Lower),
+    measured("max_ns", Unit::Nanoseconds, Lower),
+    measured("p50_ns", Unit::Nanoseconds, Lower),
+    measured("p90_ns", Unit::Nanoseconds, Lower),
+    measured("p99_ns", Unit::Nanoseconds, Lower),
+];
+
+const CALL_ESTIMATE: &[Field] = &[
+    measured("counted_before", Unit::Count, Neither),
+    measured("sampled", Unit::Count, Neither),
+    measured("windows", Unit::Count, Neither),
+    measured("calls", Unit::Count, Neither),
+    measured("low", Unit::Count, Neither),
+    measured("high", Unit::Count, Neither),
+];
+
+const RECORD_STATS: &[Field] = &[
+    measured("records", Unit::Count, Neither),
+    measured("bytes", Unit::Bytes, Neither),
+    measured("lost", Unit::Count, Lower),
+    setting("ring_buffers", Unit::Count),
+];
+
+const PERTURBATION: &[Field] = &[
+    measured("probe_hits", Unit::Count, Lower),
+    measured("overhead_ns", Unit::Nanoseconds, Lower),
+    measured("program_cpu_ns", Unit::Nanoseconds, Lower),
+    measured("percent_of_cpu", Unit::Percent, Lower),
+];
+
 /// Function-level timing by uprobes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FunctionsReport {

@@ -3,6 +3,7 @@
 //! idle, and reports the interrupts, kernel work and other tasks it saw take the CPU.
 
 pub mod html;
+pub mod model;
 pub mod text;
 
 use arum_hourglass::{NoiseProbe, NoiseReport};

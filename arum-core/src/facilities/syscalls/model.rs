@@ -2,6 +2,44 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::Better::{Lower, Neither};
+use crate::fields::{each, label, measured, Field, Unit};
+
+/// The fields of [`SyscallsReport`] (see `crate::fields`). As for functions, how many calls the
+/// program made is its work and goes neither way; their time and errors are the cost.
+pub const FIELDS: &[Field] = &[
+    measured("records", Unit::Count, Neither),
+    measured("lost", Unit::Count, Lower),
+    measured("orphan_exits", Unit::Count, Neither),
+    each(
+        "unfinished",
+        &[label("name"), measured("count", Unit::Count, Neither)],
+    ),
+    // What tracing cost the program.
+    measured("probe_cost_ns", Unit::Nanoseconds, Lower),
+    measured("overhead_ns", Unit::Nanoseconds, Lower),
+    measured("probe_inside_ns", Unit::Nanoseconds, Lower),
+    each("calls", SYSCALL_STATS),
+    each("categories", SYSCALL_STATS),
+];
+
+const SYSCALL_STATS: &[Field] = &[
+    label("name"),
+    measured("calls", Unit::Count, Neither),
+    measured("errors", Unit::Count, Lower),
+    each(
+        "errnos",
+        &[label("errno"), measured("count", Unit::Count, Lower)],
+    ),
+    measured("total_ns", Unit::Nanoseconds, Lower),
+    measured("mean_ns", Unit::Nanoseconds, Lower),
+    measured("p50_ns", Unit::Nanoseconds, Lower),
+    measured("p99_ns", Unit::Nanoseconds, Lower),
+    measured("max_ns", Unit::Nanoseconds, Lower),
+    // Bytes moved are the work the calls did.
+    measured("bytes", Unit::Bytes, Neither),
+];
+
 /// System calls of the launched tree, from raw_syscalls:sys_enter/sys_exit.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct SyscallsReport {

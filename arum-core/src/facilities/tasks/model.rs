@@ -2,7 +2,100 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::facilities::counters::model::NotCounted;
+use crate::facilities::counters::model::{NotCounted, NOT_COUNTED};
+use crate::fields::Better::{Lower, Neither};
+use crate::fields::{detail, each, group, identity, inline, instant, label, measured, Field, Unit};
+
+/// The fields of [`TasksReport`] (see `crate::fields`).
+pub const FIELDS: &[Field] = &[
+    measured("sampled_tasks", Unit::Count, Neither),
+    measured("samples", Unit::Count, Neither),
+    each("processes", PROCESS_RECORD),
+    each("threads", THREAD_RECORD),
+    group("totals", TASK_USAGE),
+    // The totals and the rusage again, side by side.
+    each(
+        "rusage_check",
+        &[label("field"), detail("tasks_total"), detail("rusage")],
+    ),
+    group(
+        "counters",
+        &[
+            each(
+                "threads",
+                &[
+                    label("tid"),
+                    identity("pid"),
+                    measured("counts", Unit::Count, Lower),
+                ],
+            ),
+            each("not_split", NOT_COUNTED),
+        ],
+    ),
+];
+
+const PROCESS_RECORD: &[Field] = &[
+    label("comm"),
+    identity("pid"),
+    identity("parent"),
+    instant("start_ns", Unit::Nanoseconds),
+    instant("end_ns", Unit::Nanoseconds),
+    identity("exit_code"),
+    identity("exit_signal"),
+    measured("threads", Unit::Count, Neither),
+    inline(TASK_USAGE),
+    // Largest thread CPU time over the mean: 1 is balanced.
+    measured("imbalance", Unit::Ratio, Lower),
+    measured("cpu_wait_share", Unit::Fraction, Lower),
+];
+
+const THREAD_RECORD: &[Field] = &[
+    label("comm"),
+    identity("pid"),
+    identity("tid"),
+    identity("parent"),
+    instant("start_ns", Unit::Nanoseconds),
+    instant("end_ns", Unit::Nanoseconds),
+    identity("exit_code"),
+    identity("exit_signal"),
+    inline(TASK_USAGE),
+    measured("cpu_wait_share", Unit::Fraction, Lower),
+];
+
+const TASK_USAGE: &[Field] = &[
+    measured("cpu_ns", Unit::Nanoseconds, Lower),
+    measured("user_ns", Unit::Nanoseconds, Lower),
+    measured("system_ns", Unit::Nanoseconds, Lower),
+    measured("minor_faults", Unit::Count, Lower),
+    measured("major_faults", Unit::Count, Lower),
+    measured("voluntary_context_switches", Unit::Count, Lower),
+    measured("involuntary_context_switches", Unit::Count, Lower),
+    measured("read_chars", Unit::Bytes, Lower),
+    measured("write_chars", Unit::Bytes, Lower),
+    measured("read_syscalls", Unit::Count, Lower),
+    measured("write_syscalls", Unit::Count, Lower),
+    measured("read_bytes", Unit::Bytes, Lower),
+    measured("write_bytes", Unit::Bytes, Lower),
+    // Written and then truncated away before reaching storage: neither saved nor spent.
+    measured("cancelled_write_bytes", Unit::Bytes, Neither),
+    measured("peak_rss_bytes", Unit::Bytes, Lower),
+    measured("peak_vm_bytes", Unit::Bytes, Lower),
+    group(
+        "delays",
+        &[
+            group("run_queue", DELAY_TOTAL),
+            group("block_io", DELAY_TOTAL),
+            group("swap_in", DELAY_TOTAL),
+            group("reclaim", DELAY_TOTAL),
+            group("thrashing", DELAY_TOTAL),
+        ],
+    ),
+];
+
+const DELAY_TOTAL: &[Field] = &[
+    measured("count", Unit::Count, Lower),
+    measured("total_ns", Unit::Nanoseconds, Lower),
+];
 
 /// A record for every process and thread of the launched tree (`--per-task`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

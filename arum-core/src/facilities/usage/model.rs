@@ -2,6 +2,50 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::Better::{Lower, Neither};
+use crate::fields::{each, group, label, measured, setting, Field, Unit};
+
+/// The fields of [`Usage`] (see `crate::fields`).
+pub const FIELDS: &[Field] = &[
+    measured("wall_ns", Unit::Nanoseconds, Lower),
+    measured("user_ns", Unit::Nanoseconds, Lower),
+    measured("system_ns", Unit::Nanoseconds, Lower),
+    // CPUs busy on average (shown as 150% for one and a half): how parallel the program was,
+    // not how well it did.
+    measured("cpu_utilisation", Unit::Fraction, Neither),
+    measured("minor_faults", Unit::Count, Lower),
+    measured("major_faults", Unit::Count, Lower),
+    measured("voluntary_context_switches", Unit::Count, Lower),
+    measured("involuntary_context_switches", Unit::Count, Lower),
+    measured("block_input_ops", Unit::Count, Lower),
+    measured("block_output_ops", Unit::Count, Lower),
+    // Signals are how the program talks to its children and timers, not a cost.
+    measured("signals_received", Unit::Count, Neither),
+    measured("rusage_maxrss_bytes", Unit::Bytes, Lower),
+    group("peak_memory", PEAK_MEMORY),
+    each("estimates", ESTIMATE),
+];
+
+const PEAK_MEMORY: &[Field] = &[
+    measured("peak_rss_bytes", Unit::Bytes, Lower),
+    measured("samples", Unit::Count, Neither),
+    measured("peak_threads", Unit::Count, Neither),
+    measured("peak_processes", Unit::Count, Neither),
+    // arum's own memory, not the program's.
+    measured("launcher_rss_at_fork_bytes", Unit::Bytes, Neither),
+];
+
+/// `arum_calibrate::saved::Estimate`.
+const ESTIMATE: &[Field] = &[
+    label("event"),
+    measured("count", Unit::Count, Lower),
+    // The calibrated cost of one event on this machine: what the estimate is computed with.
+    setting("cost_ns", Unit::Nanoseconds),
+    measured("estimated_ns", Unit::Nanoseconds, Lower),
+    measured("estimated_low_ns", Unit::Nanoseconds, Lower),
+    measured("estimated_high_ns", Unit::Nanoseconds, Lower),
+];
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     pub wall_ns: u64,

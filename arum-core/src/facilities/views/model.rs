@@ -2,7 +2,103 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::fields::Better::{Lower, Neither};
+use crate::fields::{
+    each, group, identity, instant, label, measured, samples, setting, Field, Unit,
+};
 use crate::perf::records::stats::Durations;
+
+/// The fields of [`ViewsReport`] (see `crate::fields`). Counts of calls and tasks are the
+/// program's work and go neither way; their time is the cost.
+pub const FIELDS: &[Field] = &[
+    group("overview", OVERVIEW),
+    group("tasks", TASKS_VIEW),
+    each("table", TABLE_ROW),
+    setting("tsc_hz", Unit::PerSecond),
+    // Events not in the views: what the views miss.
+    measured("dropped_events", Unit::Count, Lower),
+];
+
+const OVERVIEW: &[Field] = &[
+    // The session from its first record to its last: the run as the probes saw it.
+    measured("duration_ns", Unit::Nanoseconds, Neither),
+    setting("interval_ns", Unit::Nanoseconds),
+    samples("rate", Unit::Count),
+    each(
+        "processes",
+        &[
+            label("name"),
+            identity("pid"),
+            measured("threads", Unit::Count, Neither),
+            measured("events", Unit::Count, Neither),
+            instant("first_ns", Unit::Nanoseconds),
+            instant("last_ns", Unit::Nanoseconds),
+        ],
+    ),
+    each(
+        "busiest",
+        &[
+            label("probe"),
+            measured("calls", Unit::Count, Neither),
+            measured("total_ns", Unit::Nanoseconds, Lower),
+        ],
+    ),
+];
+
+const TASKS_VIEW: &[Field] = &[
+    measured("tasks", Unit::Count, Neither),
+    measured("open", Unit::Count, Neither),
+    group("duration", SPAN_SUMMARY),
+    each(
+        "nested",
+        &[
+            label("probe"),
+            measured("tasks", Unit::Count, Neither),
+            measured("calls", Unit::Count, Neither),
+            measured("calls_per_task", Unit::Ratio, Neither),
+            group("duration", SPAN_SUMMARY),
+            measured("share_pct", Unit::Percent, Neither),
+        ],
+    ),
+    measured("unaccounted_pct", Unit::Percent, Neither),
+    // Named by rank, slowest first: the slowest task of one run against that of another.
+    each(
+        "slowest",
+        &[
+            identity("tid"),
+            identity("pid"),
+            instant("start_ns", Unit::Nanoseconds),
+            measured("duration_ns", Unit::Nanoseconds, Lower),
+            identity("fd"),
+            each(
+                "nested",
+                &[
+                    label("probe"),
+                    instant("offset_ns", Unit::Nanoseconds),
+                    measured("duration_ns", Unit::Nanoseconds, Lower),
+                ],
+            ),
+        ],
+    ),
+];
+
+const SPAN_SUMMARY: &[Field] = &[
+    measured("count", Unit::Count, Neither),
+    measured("total_ns", Unit::Nanoseconds, Lower),
+    measured("mean_ns", Unit::Nanoseconds, Lower),
+    measured("p50_ns", Unit::Nanoseconds, Lower),
+    measured("p99_ns", Unit::Nanoseconds, Lower),
+    measured("max_ns", Unit::Nanoseconds, Lower),
+];
+
+/// A row per probe and process: named by the probe, which is the same in every run.
+const TABLE_ROW: &[Field] = &[
+    label("probe"),
+    identity("pid"),
+    measured("calls", Unit::Count, Neither),
+    measured("elapsed_us", Unit::Microseconds, Lower),
+    measured("elapsed_cycles", Unit::Count, Lower),
+];
 
 /// ALMT's views of the probe records of a run. Times in ns from the first record unless named.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

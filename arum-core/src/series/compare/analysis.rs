@@ -7,7 +7,8 @@ use arum_stats::Interval;
 
 use std::cmp::Ordering;
 
-use crate::report::metrics::{self, Direction};
+use crate::fields::Better;
+use crate::report::metrics;
 use crate::series::samples::Samples;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -95,12 +96,13 @@ pub fn compare(
         }
         let welch = arum_stats::welch(&bv, &nv, level);
         let ratio = arum_stats::ratio_of_means(&bv, &nv, level);
-        let change = match (nm.partial_cmp(&bm), metrics::direction(name)) {
+        let change = match (nm.partial_cmp(&bm), metrics::better(name)) {
             (Some(Ordering::Equal) | None, _) => Change::Same,
-            (Some(Ordering::Greater), Direction::LowerIsBetter)
-            | (Some(Ordering::Less), Direction::HigherIsBetter) => Change::Worse,
-            (Some(Ordering::Greater), Direction::Neutral) => Change::Higher,
-            (Some(Ordering::Less), Direction::Neutral) => Change::Lower,
+            (Some(Ordering::Greater), Better::Lower) | (Some(Ordering::Less), Better::Higher) => {
+                Change::Worse
+            }
+            (Some(Ordering::Greater), Better::Neither) => Change::Higher,
+            (Some(Ordering::Less), Better::Neither) => Change::Lower,
             _ => Change::Better,
         };
         out.push(MetricComparison {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::analysis::{Change, Comparison};
 use crate::error::ArumError;
+use crate::fields::Better;
 use crate::report::metrics;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -48,7 +49,9 @@ pub fn parse(spec: &str) -> Result<Gate, ArumError> {
     })
 }
 
-/// Resolves the gate's metric among `names` (full name, unique tail, or a short name).
+/// Resolves the gate's metric among `names` (full name, unique tail, or a short name); its
+/// direction is the one its table of fields declares, and a metric that goes neither way
+/// cannot get worse, so a gate on it is refused.
 pub fn resolve(gate: &Gate, names: &[&str]) -> Result<Gate, ArumError> {
     let metric = metrics::resolve(&gate.metric, names).map_err(|why| {
         ArumError::Usage(format!(
@@ -56,6 +59,13 @@ pub fn resolve(gate: &Gate, names: &[&str]) -> Result<Gate, ArumError> {
             gate.given
         ))
     })?;
+    if metrics::better(metric) == Better::Neither {
+        return Err(ArumError::Usage(format!(
+            "--fail-if-worse {}: {metric} is better neither higher nor lower, so it cannot get \
+             worse; gate a time, a size or a count of faults or misses",
+            gate.given
+        )));
+    }
     Ok(Gate {
         metric: metric.to_string(),
         ..gate.clone()
@@ -127,5 +137,14 @@ mod tests {
         for bad in ["wall", ":5", "wall:x", "wall:-1"] {
             assert!(parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn gates_take_the_direction_of_their_metric() {
+        let names = ["usage.wall_ns", "usage.cpu_utilisation"];
+        let g = resolve(&parse("wall:5").unwrap(), &names).unwrap();
+        assert_eq!(g.metric, "usage.wall_ns");
+        let e = resolve(&parse("cpu_utilisation:5").unwrap(), &names).unwrap_err();
+        assert!(e.to_string().contains("cannot get worse"), "{e}");
     }
 }

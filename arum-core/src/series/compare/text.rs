@@ -6,7 +6,7 @@ use arum_grid::Grid;
 
 use super::analysis::{Change, Comparison};
 use super::gate::GateResult;
-use crate::report::metrics::Unit;
+use crate::report::metrics;
 
 pub fn render(c: &Comparison, gates: &[GateResult]) -> String {
     let mut out = String::new();
@@ -38,7 +38,7 @@ pub fn render(c: &Comparison, gates: &[GateResult]) -> String {
         String::new(),
     ]);
     for m in &c.metrics {
-        let unit = Unit::of(&m.metric);
+        let unit = metrics::unit_of(&m.metric);
         let change = match m.percent() {
             Some(p) => format!("{p:+.2}%"),
             None => unit.format(m.difference),

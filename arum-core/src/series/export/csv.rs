@@ -1,11 +1,14 @@
-//! One row per command and metric, numbers in the metric's own unit (its name says which).
+//! One row per command and metric, numbers in the metric's own unit, which the `unit` column
+//! names (as the model's tables of fields declare it).
 
+use crate::report::metrics;
 use crate::series::result::RunSet;
 
-pub const HEADER: [&str; 14] = [
+pub const HEADER: [&str; 15] = [
     "command",
     "parameters",
     "metric",
+    "unit",
     "n",
     "mean",
     "median",
@@ -39,6 +42,7 @@ pub fn render(set: &RunSet) -> String {
                 b.label.clone(),
                 params.clone(),
                 m.metric.clone(),
+                metrics::unit_of(&m.metric).name().to_string(),
                 s.n.to_string(),
                 s.mean.to_string(),
                 s.median.to_string(),

@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use crate::report::metrics::{self, Unit};
+use arum_units::Unit;
+
+use crate::report::metrics;
 use crate::series::result::{Benchmark, MetricSummary, RunSet};
 
 pub fn render(set: &RunSet) -> String {
@@ -53,7 +55,7 @@ pub fn render(set: &RunSet) -> String {
             if !metrics::shown(&m.metric, false) || (s.min == 0.0 && s.max == 0.0) {
                 continue;
             }
-            let u = Unit::of(&m.metric);
+            let u = metrics::unit_of(&m.metric);
             let _ = writeln!(
                 out,
                 "| {} | {} ± {} | {} | {} | {} | {} | {} |",
@@ -84,7 +86,7 @@ pub fn render(set: &RunSet) -> String {
             escape(&c.base)
         );
         for m in &c.metrics {
-            let u = Unit::of(&m.metric);
+            let u = metrics::unit_of(&m.metric);
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} | {} | {} |",

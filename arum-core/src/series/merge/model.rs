@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::report::metrics;
 use crate::report::model::Report;
 use crate::series::samples::Samples;
 
@@ -207,9 +208,10 @@ fn spread(name: &str, values: &[(u64, f64)]) -> Option<Spread> {
     })
 }
 
-/// Whether the text shows a metric (see `metrics::shown`); ratios are not summed in the text.
+/// Whether a metric's values over the ranks add up to a total worth showing: not shares and
+/// quotients (by the metric's unit).
 pub fn additive(name: &str) -> bool {
-    !(name.contains("ratios[") || name.contains("utilisation") || name.contains("percent"))
+    metrics::unit_of(name).additive()
 }
 
 #[cfg(test)]

@@ -3,9 +3,10 @@
 use std::fmt::Write;
 
 use arum_grid::Grid;
+use arum_units::Unit;
 
 use super::model::{additive, Merged};
-use crate::report::metrics::{self, Unit};
+use crate::report::metrics;
 
 pub fn render(m: &Merged, all: bool) -> String {
     let mut out = String::new();
@@ -67,7 +68,7 @@ pub fn render(m: &Merged, all: bool) -> String {
         if !(all || metrics::shown(&s.metric, false)) || (s.min == 0.0 && s.max == 0.0) {
             continue;
         }
-        let unit = Unit::of(&s.metric);
+        let unit = metrics::unit_of(&s.metric);
         b.push_record([
             s.metric.clone(),
             if additive(&s.metric) {
