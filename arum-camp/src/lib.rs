@@ -3,6 +3,8 @@
 //! a CPU-utilisation call that samples over an interval. Every accessor has a `_from` twin that
 //! parses captured bytes, which the sampler uses after the run.
 
+#![forbid(unsafe_code)]
+
 use std::time::Duration;
 
 use procfs::{FromBufRead, FromRead};

@@ -2,6 +2,8 @@
 //! (`/sys/bus/event_source/devices/cpu_core/cpus`, `cpu_atom/cpus`, ...), or else from CPUID
 //! leaf 0x1A read on each CPU in turn by a helper thread pinned to it.
 
+use nix::sched::{sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
 use serde::{Deserialize, Serialize};
 
 use crate::cpu::CoreType;
@@ -96,25 +98,12 @@ pub fn detect(pmus: &Pmus, units: &[Unit]) -> Option<CoreTypes> {
     from_sysfs(pmus).or_else(|| from_cpuid(units))
 }
 
-/// Pins the calling thread to one CPU.
+/// Pins the calling thread to one CPU. A CPU beyond the kernel's set size is EINVAL.
 fn pin_to(cpu: u32) -> std::io::Result<()> {
-    if cpu as usize >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
-    }
-    // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET only write inside it and cpu is below
-    // CPU_SETSIZE (checked above).
-    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    unsafe {
-        libc::CPU_ZERO(&mut set);
-        libc::CPU_SET(cpu as usize, &mut set);
-    }
-    // SAFETY: pid 0 is the calling thread; the set is initialised and its size is passed.
-    let r = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    let mut set = CpuSet::new();
+    set.set(cpu as usize)?;
+    sched_setaffinity(Pid::from_raw(0), &set)?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 //! and PMUs (`sysfs`), event-name resolution and encoding (`resolve`), counter placement
 //! (`schedule`), the plan of what to count (`plan`) and derived metrics (`metrics`).
 
+#![forbid(unsafe_code)]
+
 pub mod cpu;
 pub mod generic;
 pub mod hybrid;

@@ -13,6 +13,8 @@
 //! literals and `has_event` are known (the branches a constant condition rules out need
 //! nothing); [`Expr::eval`] computes the value, NaN where an input is missing, as perf does.
 
+#![forbid(unsafe_code)]
+
 mod eval;
 mod lex;
 mod parse;

@@ -4,7 +4,7 @@
 //! give the exact end of every task.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsFd, BorrowedFd};
 
 use netlink_packet_core::{NetlinkBuffer, NLMSG_DONE};
 
@@ -71,10 +71,6 @@ impl ProcEvents {
         Ok(ProcEvents { socket })
     }
 
-    pub fn fd(&self) -> RawFd {
-        self.socket.fd()
-    }
-
     /// Every fork, exec, comm and exit event queued now, appended to `out`.
     pub fn receive(&mut self, out: &mut Vec<ProcEvent>) -> Received {
         self.socket.drain(|bytes| {
@@ -85,6 +81,13 @@ impl ProcEvents {
                 out.push(e);
             }
         })
+    }
+}
+
+/// The socket to poll for events.
+impl AsFd for ProcEvents {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.socket.fd()
     }
 }
 

@@ -3,7 +3,7 @@
 //! parent can learn of the exit), so a record is never later than the parent's wait.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsFd, BorrowedFd};
 
 use netlink_packet_core::{NetlinkMessage, NetlinkPayload, NlasIterator};
 
@@ -58,11 +58,6 @@ impl ExitListener {
         })
     }
 
-    /// The socket to poll for records.
-    pub fn fd(&self) -> RawFd {
-        self.socket.fd()
-    }
-
     /// Every record queued now, appended to `out`.
     pub fn receive(&mut self, out: &mut Vec<ExitRecord>) -> Received {
         let family = self.family;
@@ -77,6 +72,13 @@ impl ExitListener {
                 }
             }
         })
+    }
+}
+
+/// The socket to poll for records.
+impl AsFd for ExitListener {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        self.socket.fd()
     }
 }
 

@@ -17,6 +17,8 @@
 //! `netlink-sys`'s. The taskstats record itself is a versioned C structure read field by field
 //! at the offsets of the kernel's `linux/taskstats.h` (see [`stats`]).
 
+#![forbid(unsafe_code)]
+
 mod connector;
 mod exits;
 mod genl;

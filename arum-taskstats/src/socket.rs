@@ -2,7 +2,7 @@
 //! that tell an overflow apart from an empty queue.
 
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsFd, BorrowedFd};
 
 use netlink_packet_core::NetlinkBuffer;
 use netlink_sys::{Socket, SocketAddr};
@@ -10,7 +10,7 @@ use netlink_sys::{Socket, SocketAddr};
 /// Receive buffer asked for. Exit records are about 1 KiB each in the kernel's accounting: this
 /// holds tens of thousands while the reader is descheduled. Privileged callers get it whatever
 /// net.core.rmem_max says (SO_RCVBUFFORCE); others get rmem_max at most.
-const RECEIVE_BUFFER: libc::c_int = 64 << 20;
+const RECEIVE_BUFFER: usize = 64 << 20;
 
 /// What one drain of a socket brought.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -31,15 +31,15 @@ impl NlSocket {
     pub fn open(protocol: isize, groups: u32) -> io::Result<NlSocket> {
         let mut socket = Socket::new(protocol)?;
         socket.bind(&SocketAddr::new(0, groups))?;
-        enlarge_receive_buffer(socket.as_raw_fd());
+        enlarge_receive_buffer(socket.as_fd());
         Ok(NlSocket {
             socket,
             buf: vec![0; 64 << 10],
         })
     }
 
-    pub fn fd(&self) -> RawFd {
-        self.socket.as_raw_fd()
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.socket.as_fd()
     }
 
     pub fn send(&self, message: &[u8]) -> io::Result<()> {
@@ -91,21 +91,9 @@ pub(crate) fn for_each_message(mut datagram: &[u8], each: &mut impl FnMut(&[u8])
     n
 }
 
-fn enlarge_receive_buffer(fd: RawFd) {
-    let size = RECEIVE_BUFFER;
-    for option in [libc::SO_RCVBUFFORCE, libc::SO_RCVBUF] {
-        // SAFETY: `size` is a valid c_int for the duration of the call and its length is given.
-        let r = unsafe {
-            libc::setsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                option,
-                (&size as *const libc::c_int).cast(),
-                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
-            )
-        };
-        if r == 0 {
-            return;
-        }
-    }
+fn enlarge_receive_buffer(fd: BorrowedFd<'_>) {
+    use rustix::net::sockopt::{set_socket_recv_buffer_size, set_socket_recv_buffer_size_force};
+    // The size asked for is as large as the kernel allows; a refusal leaves the default.
+    let _ = set_socket_recv_buffer_size_force(fd, RECEIVE_BUFFER)
+        .or_else(|_| set_socket_recv_buffer_size(fd, RECEIVE_BUFFER));
 }

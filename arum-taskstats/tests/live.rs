@@ -2,10 +2,11 @@
 //! Both interfaces need CAP_NET_ADMIN: without it, the test checks that registering is refused
 //! as such (PermissionDenied) and says so.
 
-use std::os::fd::RawFd;
+use std::os::fd::AsFd;
 use std::time::{Duration, Instant};
 
 use arum_taskstats::{ExitListener, ExitRecord, ProcEvent, ProcEvents};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 fn online_cpus() -> String {
     std::fs::read_to_string("/sys/devices/system/cpu/online")
@@ -14,15 +15,11 @@ fn online_cpus() -> String {
         .to_string()
 }
 
-fn wait_readable(fd: RawFd, deadline: Instant) -> bool {
+fn wait_readable(socket: &impl AsFd, deadline: Instant) -> bool {
     let left = deadline.saturating_duration_since(Instant::now());
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    // SAFETY: one valid pollfd for the duration of the call.
-    unsafe { libc::poll(&mut pfd, 1, left.as_millis() as i32) == 1 }
+    let timeout = PollTimeout::try_from(left).unwrap_or(PollTimeout::MAX);
+    let mut fds = [PollFd::new(socket.as_fd(), PollFlags::POLLIN)];
+    matches!(poll(&mut fds, timeout), Ok(1))
 }
 
 #[test]
@@ -52,7 +49,7 @@ fn a_child_exit_is_recorded_with_its_times_and_exit_code() {
             _ => None,
         })
     };
-    while found(&records).is_none() && wait_readable(listener.fd(), deadline) {
+    while found(&records).is_none() && wait_readable(&listener, deadline) {
         listener.receive(&mut records);
     }
     let record = found(&records).expect("the child's exit record");
@@ -65,7 +62,7 @@ fn a_child_exit_is_recorded_with_its_times_and_exit_code() {
         seen.iter()
             .any(|e| matches!(e, ProcEvent::Exit { pid: p, exit_code: 768, .. } if *p == pid))
     };
-    while !exit_seen(&seen) && wait_readable(events.fd(), deadline) {
+    while !exit_seen(&seen) && wait_readable(&events, deadline) {
         events.receive(&mut seen);
     }
     assert!(exit_seen(&seen), "no exit event for {pid}");

@@ -51,7 +51,7 @@ pub fn begin() -> u64 {
 /// completed before the counter is read. Pair with [`begin`].
 #[inline(always)]
 pub fn end() -> u64 {
-    // SAFETY: as in `begin`.
+    // SAFETY: LFENCE and RDTSC exist on every x86-64 processor and have no memory effects.
     unsafe {
         _mm_lfence();
         _rdtsc()
@@ -80,13 +80,9 @@ pub fn is_invariant() -> bool {
 /// CLOCK_MONOTONIC in nanoseconds (through the vDSO: no system call where the TSC is the
 /// clocksource).
 pub fn monotonic_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+        .expect("CLOCK_MONOTONIC is always available on Linux");
+    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
 }
 
 /// The TSC's rate, measured against CLOCK_MONOTONIC.

@@ -2,6 +2,7 @@
 //! module. `wire.rs` uses `core` only, so the module compiles the same file (`#[path]`) without
 //! this crate's manifest; this crate is how user space gets it.
 #![no_std]
+#![forbid(unsafe_code)]
 
 mod wire;
 

@@ -15,13 +15,10 @@ pub fn arg<T: FromStr>(i: usize, default: T) -> T {
 
 /// CPU time consumed so far by the calling thread.
 pub fn thread_cpu_time() -> std::time::Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: ts is a valid, writable timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    std::time::Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    use nix::time::{clock_gettime, ClockId};
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID).map_or(std::time::Duration::ZERO, |ts| {
+        std::time::Duration::new(ts.tv_sec() as u64, ts.tv_nsec() as u32)
+    })
 }
 
 /// Spins until the calling thread has used `secs` seconds of CPU time.
@@ -42,7 +39,8 @@ pub fn touch_pages(bytes: usize) -> Vec<u8> {
     let mut v: Vec<u8> = Vec::with_capacity(bytes);
     let p = v.as_mut_ptr();
     for off in (0..bytes).step_by(page) {
-        // SAFETY: off < bytes = capacity; writing initialises the byte at p+off.
+        // SAFETY: off < bytes = capacity, so p+off lies inside the allocation; the write
+        // initialises that byte (the Vec's length stays 0, so nothing reads it as an element).
         unsafe { p.add(off).write_volatile(1) };
     }
     v

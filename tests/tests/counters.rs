@@ -378,7 +378,7 @@ fn system_wide_allowed() -> bool {
         .ok()
         .and_then(|s| s.trim().parse().ok())
         .unwrap_or(2);
-    paranoid <= 0 || unsafe { libc::geteuid() } == 0
+    paranoid <= 0 || nix::unistd::geteuid().is_root()
 }
 
 #[test]
@@ -414,7 +414,7 @@ fn system_scope_counts_every_software_event_whatever_leads_the_list() {
 fn an_unprivileged_run_does_not_call_idle_cpus_multiplexed() {
     // As a user without CAP_PERFMON: software events on a CPU the program never ran on are
     // neither scaled nor called multiplexed.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = nix::unistd::geteuid().is_root();
     let setpriv = std::path::Path::new("/usr/bin/setpriv").exists();
     let (_, r) = if root && setpriv {
         let dir = common::temp_dir();

@@ -7,6 +7,8 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use common::{arum, helper, run_json};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
 
 #[test]
 fn exit_status_passes_through() {
@@ -144,14 +146,13 @@ fn trapped() -> std::process::Child {
     child
 }
 
-fn signal(child: &std::process::Child, sig: i32) {
-    // SAFETY: kill has no memory-safety preconditions.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+fn signal(child: &std::process::Child, sig: Signal) {
+    kill(Pid::from_raw(child.id() as i32), sig).unwrap();
 }
 
 #[test]
 fn sigterm_and_sigusr1_are_forwarded_to_the_program() {
-    for (sig, status) in [(libc::SIGTERM, 42), (libc::SIGUSR1, 43)] {
+    for (sig, status) in [(Signal::SIGTERM, 42), (Signal::SIGUSR1, 43)] {
         let mut child = trapped();
         signal(&child, sig);
         assert_eq!(child.wait().unwrap().code(), Some(status));
@@ -161,13 +162,13 @@ fn sigterm_and_sigusr1_are_forwarded_to_the_program() {
 #[test]
 fn sigint_to_arum_is_ignored_while_the_program_runs() {
     let mut child = trapped();
-    signal(&child, libc::SIGINT);
+    signal(&child, Signal::SIGINT);
     std::thread::sleep(Duration::from_millis(200));
     assert!(
         child.try_wait().unwrap().is_none(),
         "arum must survive SIGINT"
     );
-    signal(&child, libc::SIGTERM);
+    signal(&child, Signal::SIGTERM);
     assert_eq!(child.wait().unwrap().code(), Some(42));
 }
 

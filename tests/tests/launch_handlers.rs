@@ -7,6 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use arum_core::launch::{self, Executable};
+use nix::sys::signal::{kill, Signal};
+use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
 
 static HANDLED: AtomicBool = AtomicBool::new(false);
 
@@ -16,7 +18,8 @@ extern "C" fn note(_: libc::c_int) {
 
 #[test]
 fn a_signal_to_the_held_child_takes_its_default_action_not_arums_handler() {
-    // SAFETY: the handler only stores to an atomic.
+    // SAFETY: the handler only stores to an atomic, which is async-signal-safe; an all-zero
+    // struct sigaction is a valid one (no flags, an empty mask), given its handler here.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = note as *const () as usize;
@@ -30,24 +33,20 @@ fn a_signal_to_the_held_child_takes_its_default_action_not_arums_handler() {
     // Let the child reach its start line (a signal sent earlier waits, blocked, until it has
     // restored its dispositions: the outcome is the same).
     std::thread::sleep(Duration::from_millis(50));
-    // SAFETY: kill has no memory-safety preconditions; the pid is our held child.
-    assert_eq!(
-        unsafe { libc::kill(pending.pid().as_raw(), libc::SIGALRM) },
-        0
-    );
+    kill(pending.pid(), Signal::SIGALRM).unwrap();
     // The held child ends by the signal before it is released: watch for its end without
     // reaping it (the Pending reaps it when dropped). Had arum's handler run, it would still wait.
-    let pid = pending.pid().as_raw();
+    let pid = pending.pid();
     let deadline = Instant::now() + Duration::from_secs(10);
-    // SAFETY: siginfo_t is plain data; waitid fills it for our own child and reaps nothing.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    let mut ended = WaitStatus::StillAlive;
     loop {
-        let flags = libc::WEXITED | libc::WNOWAIT | libc::WNOHANG;
-        // SAFETY: as above.
-        let r = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
-        // SAFETY: si_pid is set by waitid once the child has changed state (0 before).
-        if r == 0 && unsafe { info.si_pid() } == pid {
-            break;
+        let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT | WaitPidFlag::WNOHANG;
+        match waitid(Id::Pid(pid), flags) {
+            Ok(WaitStatus::StillAlive) | Err(_) => {}
+            Ok(status) => {
+                ended = status;
+                break;
+            }
         }
         if Instant::now() > deadline {
             break;
@@ -58,11 +57,9 @@ fn a_signal_to_the_held_child_takes_its_default_action_not_arums_handler() {
         !HANDLED.load(Ordering::SeqCst),
         "arum's handler ran in the child, in arum's memory"
     );
-    // SAFETY: as above; the fields are those of a CLD_* state change.
-    let (code, status) = unsafe { (info.si_code, info.si_status()) };
     assert_eq!(
-        (code, status),
-        (libc::CLD_KILLED, libc::SIGALRM),
+        ended,
+        WaitStatus::Signaled(pid, Signal::SIGALRM, false),
         "the signal's default action ended the held child"
     );
     drop(pending);

@@ -255,6 +255,5 @@ fn slurm_ranks_write_their_own_reports() {
 }
 
 fn nix_is_root() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() == 0 }
+    nix::unistd::geteuid().is_root()
 }

@@ -16,6 +16,8 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{arum, temp_dir, tracing_allowed, u64_at};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
 use serde_json::Value;
 
 const NGINX: &str = "/usr/sbin/nginx";
@@ -136,8 +138,8 @@ fn nginx_under_wrk_matches_the_completed_requests() {
         .output()
         .expect("wrk runs");
     let said = String::from_utf8_lossy(&wrk.stdout).to_string();
-    // SAFETY: kill(2) on our own child (arum forwards SIGTERM to nginx); no memory effects.
-    unsafe { libc::kill(server.id() as i32, libc::SIGTERM) };
+    // arum forwards SIGTERM to nginx.
+    let _ = kill(Pid::from_raw(server.id() as i32), Signal::SIGTERM);
     let out = server.wait_with_output().expect("arum ends");
     assert!(
         out.status.success() || out.status.code().is_some(),

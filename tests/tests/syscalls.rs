@@ -246,8 +246,7 @@ fn without_the_capabilities_the_program_runs_and_the_report_says_why() {
     let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
         .ok()
         .and_then(|s| s.trim().parse::<i32>().ok());
-    // SAFETY: geteuid has no preconditions and no memory effects.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = nix::unistd::geteuid().is_root();
     if !root || paranoid == Some(-1) || !std::path::Path::new("/usr/bin/setpriv").exists() {
         eprintln!(
             "dropping CAP_PERFMON and CAP_SYS_ADMIN needs root, setpriv and perf_event_paranoid > -1 (it is {paranoid:?}): the other tests check this machine's own case"

@@ -9,8 +9,7 @@ use common::{helper, run_json, temp_dir, u64_at};
 use serde_json::Value;
 
 fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
+    nix::unistd::geteuid().is_root()
 }
 
 fn tasks(report: &Value) -> &Value {

@@ -222,9 +222,10 @@ fn child_main(args: &ChildArgs) -> ! {
     // program's own peak. Read here rather than by the parent from /proc while the child waited,
     // because the child still touches pages on its way here (and khugepaged may fill a huge
     // page in it meanwhile).
-    // SAFETY: getrusage fills a plain-data struct on this stack; with RUSAGE_SELF and a valid
-    // pointer it cannot fail, so it leaves errno alone.
+    // SAFETY: rusage is plain old data (integers and timevals); all-zero is a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct on this stack through a valid pointer; with
+    // RUSAGE_SELF it cannot fail, so it leaves errno (arum's own, under CLONE_VM) alone.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     let _ = rustix::io::write(exec_err, &(ru.ru_maxrss.max(0) as u64).to_ne_bytes());
 
@@ -237,7 +238,8 @@ fn child_main(args: &ChildArgs) -> ! {
         // alive in the Executable (the environment: see `ChildArgs`).
         errno = unsafe { raw::execve(path.as_ptr(), exe.argv_ptrs.as_ptr(), args.envp) };
         if errno == Errno::ENOEXEC {
-            // SAFETY: as above.
+            // SAFETY: SHELL is a NUL-terminated constant; `script_argv` is a NULL-terminated array
+            // built with the Executable and alive in it, like `envp` (see `ChildArgs`).
             errno = unsafe {
                 raw::execve(
                     super::executable::SHELL.as_ptr(),

@@ -1,9 +1,10 @@
 //! Waiting for the program and collecting its exit status and resource usage.
 
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::time::Duration;
 
 use nix::errno::Errno;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::Signal;
 use nix::sys::wait::{waitid, Id, WaitPidFlag};
 use nix::unistd::Pid;
@@ -69,26 +70,21 @@ pub struct Reaped {
 /// Whether `pid` exits within `grace`, told by polling a pidfd (readable once the process has
 /// exited; nothing is reaped). Kernels without pidfd_open (before 5.3) answer "no" at once.
 pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
-    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid.as_raw(), 0) };
-    if fd < 0 {
+    let Some(pid) = rustix::process::Pid::from_raw(pid.as_raw()) else {
         return false;
-    }
-    // SAFETY: the descriptor was just returned to us and nobody else owns it.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd as i32) };
-    let mut pfd = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
+    };
+    let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) else {
+        return false;
     };
     let deadline = monotonic() + grace;
     loop {
         let left = deadline.saturating_sub(monotonic());
-        // SAFETY: one valid pollfd; the timeout is in milliseconds, rounded up.
-        let r = unsafe { libc::poll(&mut pfd, 1, left.as_micros().div_ceil(1000) as i32) };
-        match r {
-            1 => return true,
-            -1 if Errno::last() == Errno::EINTR => continue,
+        // In milliseconds, rounded up: a grace shorter than one still waits.
+        let timeout =
+            PollTimeout::try_from(left.as_micros().div_ceil(1000)).unwrap_or(PollTimeout::MAX);
+        match poll(&mut [PollFd::new(fd.as_fd(), PollFlags::POLLIN)], timeout) {
+            Ok(1) => return true,
+            Err(Errno::EINTR) => continue,
             _ => return false,
         }
     }

@@ -25,8 +25,11 @@ static EARLY: AtomicI32 = AtomicI32::new(0);
 extern "C" fn forward(sig: libc::c_int) {
     let pid = CHILD.load(Ordering::SeqCst);
     if pid > 0 {
-        // SAFETY: kill is async-signal-safe; pid > 0 never addresses a process group.
-        unsafe { libc::kill(pid, sig) };
+        // kill(2) is async-signal-safe; pid > 0 never addresses a process group. The handler is
+        // installed for FORWARDED only, every one of which nix names.
+        if let Ok(sig) = Signal::try_from(sig) {
+            let _ = signal::kill(Pid::from_raw(pid), sig);
+        }
     } else {
         EARLY.store(sig, Ordering::SeqCst);
     }
@@ -115,9 +118,8 @@ impl Drop for SignalGuard {
 pub fn track_child(pid: Pid) {
     CHILD.store(pid.as_raw(), Ordering::SeqCst);
     let early = EARLY.swap(0, Ordering::SeqCst);
-    if early != 0 {
-        // SAFETY: pid is the live child; kill has no memory-safety preconditions.
-        unsafe { libc::kill(pid.as_raw(), early) };
+    if let Ok(early) = Signal::try_from(early) {
+        let _ = signal::kill(pid, early);
     }
 }
 

@@ -20,9 +20,10 @@ pub(super) struct ChildStack {
 
 impl ChildStack {
     pub fn new() -> Result<Self, Errno> {
-        // SAFETY: sysconf has no memory-safety preconditions.
-        let guard = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) })
+        let guard = nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
             .ok()
+            .flatten()
+            .and_then(|p| usize::try_from(p).ok())
             .filter(|&p| p > 0)
             .unwrap_or(4096);
         let len = guard + STACK_BYTES;

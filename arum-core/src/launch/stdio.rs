@@ -7,9 +7,9 @@ use std::os::fd::IntoRawFd;
 /// the lowest free number), and the program, after exec, finds them closed, as it would have
 /// without arum.
 pub fn hold_closed_standard_descriptors() {
-    for fd in 0..=2 {
-        // SAFETY: F_GETFD only inspects the descriptor table.
-        if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
+    use rustix::stdio::{stderr, stdin, stdout};
+    for fd in [stdin(), stdout(), stderr()] {
+        if rustix::io::fcntl_getfd(fd).is_err() {
             // The lowest free descriptor is `fd` itself (every lower one is open or was filled).
             let _ = std::fs::OpenOptions::new()
                 .read(true)

@@ -152,7 +152,8 @@ pub fn enable(fd: BorrowedFd<'_>) -> Result<(), Errno> {
 }
 
 pub fn disable(fd: BorrowedFd<'_>) -> Result<(), Errno> {
-    // SAFETY: as for `enable`.
+    // SAFETY: DISABLE, like ENABLE, takes no pointer argument; an invalid fd only makes the
+    // call fail.
     Errno::result(unsafe { sys::ioctls::DISABLE(fd.as_raw_fd(), 0) }).map(drop)
 }
 

@@ -10,28 +10,29 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use nix::sched::{sched_setaffinity, CpuSet};
+use nix::unistd::{alarm, gettid, Pid};
+
+/// Pins the calling thread (pid 0) to CPU 0; a refusal leaves it where it is.
 fn pin_to_cpu0() {
-    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET and sched_setaffinity take it by pointer.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(0, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+    let mut set = CpuSet::new();
+    if set.set(0).is_ok() {
+        let _ = sched_setaffinity(Pid::from_raw(0), &set);
     }
 }
 
 fn main() {
     let secs: f64 = arum_tests::arg(1, 0.3);
     let file = std::env::args().nth(2).expect("FILE");
-    // SAFETY: alarm has no preconditions; SIGALRM's default action ends the process.
-    unsafe { libc::alarm((secs * 10.0) as u32 + 5) };
+    // SIGALRM's default action ends the process.
+    alarm::set((secs * 10.0) as u32 + 5);
     let victim_tid = Arc::new(AtomicI32::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let victim = {
         let (tid, done) = (victim_tid.clone(), done.clone());
         std::thread::spawn(move || {
             pin_to_cpu0();
-            // SAFETY: gettid has no preconditions.
-            tid.store(unsafe { libc::gettid() }, Ordering::SeqCst);
+            tid.store(gettid().as_raw(), Ordering::SeqCst);
             while !done.load(Ordering::SeqCst) {
                 std::hint::spin_loop();
             }
@@ -43,7 +44,8 @@ fn main() {
     let hog = std::thread::spawn(move || {
         pin_to_cpu0();
         let param = libc::sched_param { sched_priority: 1 };
-        // SAFETY: param is a valid sched_param for SCHED_FIFO; 0 is the calling thread.
+        // SAFETY: sched_setscheduler only reads the sched_param it is given, a valid one on
+        // this stack (priority 1 is within SCHED_FIFO's range); pid 0 is the calling thread.
         if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
             return None;
         }
@@ -51,8 +53,7 @@ fn main() {
         while t0.elapsed() < Duration::from_secs_f64(secs) {
             std::hint::spin_loop();
         }
-        // SAFETY: gettid has no preconditions.
-        Some(unsafe { libc::gettid() })
+        Some(gettid().as_raw())
     });
     let hog_tid = hog.join().unwrap();
     done.store(true, Ordering::SeqCst);

@@ -7,6 +7,7 @@ use std::os::unix::fs::FileExt;
 use std::time::{Duration, Instant};
 
 use arum_wire as wire;
+use nix::unistd::{setgid, setgroups, setuid, Gid, Uid};
 
 const DEV: &str = wire::DEVICE_PATH;
 const SIM: &str = "/sys/kernel/debug/arum/sim";
@@ -563,7 +564,7 @@ fn main() {
             // "accepted" or the refusal's code name.
             let uid: u32 = arg(&args, 2, "uid");
             let gid: u32 = arg(&args, 3, "gid");
-            let groups: Vec<libc::gid_t> = args.get(4).and_then(|g| g.parse().ok()).into_iter().collect();
+            let groups: Vec<Gid> = args.get(4).and_then(|g| g.parse().ok()).map(Gid::from_raw).into_iter().collect();
             drop_to(uid, gid, &groups);
             let mut f = match open() {
                 Ok(f) => f,
@@ -907,13 +908,11 @@ fn report(path: &str) -> serde_json::Value {
     serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("bad JSON: {e}")))
 }
 
-fn drop_to(uid: u32, gid: u32, groups: &[libc::gid_t]) {
-    // SAFETY: plain credential syscalls on this process, in the order that keeps them legal.
-    unsafe {
-        assert_eq!(libc::setgroups(groups.len(), groups.as_ptr()), 0);
-        assert_eq!(libc::setgid(gid), 0);
-        assert_eq!(libc::setuid(uid), 0);
-    }
+/// Takes the credentials in the order that keeps each change permitted (the user last).
+fn drop_to(uid: u32, gid: u32, groups: &[Gid]) {
+    setgroups(groups).unwrap_or_else(|e| fail(format!("setgroups: {e}")));
+    setgid(Gid::from_raw(gid)).unwrap_or_else(|e| fail(format!("setgid: {e}")));
+    setuid(Uid::from_raw(uid)).unwrap_or_else(|e| fail(format!("setuid: {e}")));
 }
 
 /// Stays root but in no supplementary group, with every capability except CAP_SYS_ADMIN, and
@@ -954,13 +953,13 @@ fn keep_caps(perfmon: bool) {
         version: 0x2008_0522,
         pid: 0,
     };
-    // SAFETY: setgroups on this process; capset with a valid header and two data records.
-    unsafe {
-        assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
-        assert_eq!(libc::setgid(1000), 0);
-        let rc = libc::syscall(libc::SYS_capset, &header as *const Header, caps.as_ptr());
-        if rc != 0 {
-            fail(format!("capset: {}", std::io::Error::last_os_error()));
-        }
+    setgroups(&[]).unwrap_or_else(|e| fail(format!("setgroups: {e}")));
+    setgid(Gid::from_raw(1000)).unwrap_or_else(|e| fail(format!("setgid: {e}")));
+    // SAFETY: capset(2) reads the header and the two data records (the count version 3 of the
+    // header, _LINUX_CAPABILITY_VERSION_3, asks for) through pointers to these locals, which
+    // are #[repr(C)] as the kernel lays them out; it writes nothing.
+    let rc = unsafe { libc::syscall(libc::SYS_capset, &header as *const Header, caps.as_ptr()) };
+    if rc != 0 {
+        fail(format!("capset: {}", std::io::Error::last_os_error()));
     }
 }

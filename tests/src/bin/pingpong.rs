@@ -1,19 +1,13 @@
 //! `pingpong K`: a parent and a forked child pass one byte back and forth K times over two
 //! pipes; each round trip blocks both processes, so it costs at least two context switches.
 use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
+
+use nix::sys::wait::waitpid;
+use nix::unistd::Pid;
 
 fn pipe() -> (std::fs::File, std::fs::File) {
-    let mut fds = [0; 2];
-    // SAFETY: fds is a valid array of two ints for pipe(2) to fill.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
-    // SAFETY: both descriptors were just created and are owned here.
-    unsafe {
-        (
-            OwnedFd::from_raw_fd(fds[0]).into(),
-            OwnedFd::from_raw_fd(fds[1]).into(),
-        )
-    }
+    let (read, write) = nix::unistd::pipe().expect("pipe");
+    (read.into(), write.into())
 }
 
 fn main() {
@@ -36,9 +30,7 @@ fn main() {
                 a_w.write_all(&byte).unwrap();
                 b_r.read_exact(&mut byte).unwrap();
             }
-            let mut status = 0;
-            // SAFETY: waits for the child forked above.
-            unsafe { libc::waitpid(pid, &mut status, 0) };
+            let _ = waitpid(Pid::from_raw(pid), None);
         }
     }
 }

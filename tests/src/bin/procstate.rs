@@ -13,8 +13,11 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
     let path = std::env::args().nth(1).expect("usage: procstate FILE");
     let mut out = String::new();
     for sig in 1..=64 {
-        // SAFETY: sigaction with a null new action only reads the current one into `old`.
+        // SAFETY: struct sigaction is plain data (a handler address, a mask, flags); all-zero is
+        // a valid value.
         let mut old: libc::sigaction = unsafe { std::mem::zeroed() };
+        // SAFETY: with a null new action sigaction only writes the current one into `old`, a
+        // valid local; numbers that name no signal fail with EINVAL.
         if unsafe { libc::sigaction(sig, std::ptr::null(), &mut old) } != 0 {
             continue;
         }
@@ -25,8 +28,10 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
         };
         out.push_str(&format!("signal {sig} {how}\n"));
     }
-    // SAFETY: sigprocmask with a null new set only reads the current mask into `mask`.
+    // SAFETY: sigset_t is a plain bit array; all-zero is the empty set.
     let mut mask: libc::sigset_t = unsafe { std::mem::zeroed() };
+    // SAFETY: with a null new set sigprocmask changes nothing and only writes the current mask
+    // into `mask`, a valid local.
     unsafe { libc::sigprocmask(libc::SIG_BLOCK, std::ptr::null(), &mut mask) };
     let blocked: Vec<i32> = (1..=64)
         // SAFETY: sigismember reads the set initialised above.

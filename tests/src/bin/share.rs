@@ -1,6 +1,10 @@
 //! `share MIB SECONDS`: touches MIB of memory, then forks; parent and child both keep the pages
 //! (shared copy-on-write, never written again) for SECONDS. Their resident sizes add up to twice
 //! MIB; their proportional set sizes, to MIB once.
+
+use nix::sys::wait::waitpid;
+use nix::unistd::Pid;
+
 fn main() {
     let mib: usize = arum_tests::arg(1, 64);
     let secs: f64 = arum_tests::arg(2, 1.0);
@@ -14,6 +18,5 @@ fn main() {
         // SAFETY: leave the child without running the parent's exit handlers twice.
         unsafe { libc::_exit(0) };
     }
-    // SAFETY: waits for the child forked above.
-    unsafe { libc::waitpid(child, std::ptr::null_mut(), 0) };
+    let _ = waitpid(Pid::from_raw(child), None);
 }

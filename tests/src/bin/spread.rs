@@ -1,27 +1,24 @@
 //! `spread SECONDS`: one thread per online CPU, each pinned to its own CPU and using SECONDS of
 //! CPU time there, while the main thread waits in join: the program runs on every CPU, though
 //! its lead thread may only ever be seen on one.
+
+use nix::sched::{sched_getaffinity, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
+
 fn main() {
     let secs: f64 = arum_tests::arg(1, 0.3);
-    let cpus: Vec<usize> = (0..libc::CPU_SETSIZE as usize)
-        .filter(|&c| {
-            // SAFETY: cpu_set_t is plain data; sched_getaffinity fills it; CPU_ISSET reads it.
-            unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
-                libc::CPU_ISSET(c, &set)
-            }
-        })
+    let allowed = sched_getaffinity(Pid::from_raw(0)).unwrap_or_else(|_| CpuSet::new());
+    let cpus: Vec<usize> = (0..CpuSet::count())
+        .filter(|&c| allowed.is_set(c).unwrap_or(false))
         .collect();
     let threads: Vec<_> = cpus
         .into_iter()
         .map(|cpu| {
             std::thread::spawn(move || {
-                // SAFETY: as above; sched_setaffinity(0) pins the calling thread.
-                unsafe {
-                    let mut set: libc::cpu_set_t = std::mem::zeroed();
-                    libc::CPU_SET(cpu, &mut set);
-                    libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+                // Pid 0: the calling thread.
+                let mut set = CpuSet::new();
+                if set.set(cpu).is_ok() {
+                    let _ = sched_setaffinity(Pid::from_raw(0), &set);
                 }
                 arum_tests::burn_cpu(secs)
             })

@@ -1,7 +1,9 @@
 //! `syscall_mix N K`: exactly N writes of K bytes to /dev/null, N reads of K bytes from
 //! /dev/zero, and N opens of a path that does not exist (ENOENT), by direct system calls; prints
 //! nothing, so every write and read of the process is one of these.
-use std::ffi::CString;
+use nix::fcntl::{open, OFlag};
+use nix::sys::stat::Mode;
+use nix::unistd::{read, write};
 
 fn main() {
     let args: Vec<usize> = std::env::args()
@@ -11,19 +13,16 @@ fn main() {
     let (n, k) = (args[0], args[1]);
     let buf = vec![7u8; k];
     let mut back = vec![0u8; k];
-    let open = |path: &str, flags| {
-        let p = CString::new(path).unwrap();
-        // SAFETY: a NUL-terminated path; open has no other memory effects.
-        unsafe { libc::open(p.as_ptr(), flags) }
-    };
-    let null = open("/dev/null", libc::O_WRONLY);
-    let zero = open("/dev/zero", libc::O_RDONLY);
-    assert!(null >= 0 && zero >= 0);
+    let open = |path: &str, flags| open(path, flags, Mode::empty());
+    let null = open("/dev/null", OFlag::O_WRONLY).expect("/dev/null");
+    let zero = open("/dev/zero", OFlag::O_RDONLY).expect("/dev/zero");
     for _ in 0..n {
-        // SAFETY: `buf` and `back` are valid for `k` bytes.
-        let w = unsafe { libc::write(null, buf.as_ptr().cast(), k) };
-        let r = unsafe { libc::read(zero, back.as_mut_ptr().cast(), k) };
-        assert_eq!((w as usize, r as usize), (k, k));
-        assert!(open("/nonexistent/arum-syscall-mix", libc::O_RDONLY) < 0);
+        let w = write(&null, &buf).expect("write to /dev/null");
+        let r = read(&zero, &mut back).expect("read from /dev/zero");
+        assert_eq!((w, r), (k, k));
+        assert!(open("/nonexistent/arum-syscall-mix", OFlag::O_RDONLY).is_err());
     }
+    // Both stay open until the process ends, without a close of their own: what the tests
+    // expect of this program.
+    std::mem::forget((null, zero));
 }

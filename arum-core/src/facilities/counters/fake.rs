@@ -151,11 +151,12 @@ fn lifecycle(
         std::thread::sleep(Duration::from_millis(10));
     }
     *RAN_FOR.lock().unwrap() = started.elapsed();
-    // SAFETY: rusage is plain old data; zero is a valid value of every field.
     let reaped = Reaped {
         exit: Exit::Code(0),
         wall: runs_for,
         released_at: std::time::Duration::ZERO,
+        // SAFETY: rusage is plain old data (integers and timevals); all-zero is a valid value
+        // of every field.
         rusage: unsafe { std::mem::zeroed() },
         pre_exec_maxrss_bytes: 0,
     };

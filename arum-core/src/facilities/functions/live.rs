@@ -624,12 +624,9 @@ impl Live {
 /// ordinary thread can wait tens of milliseconds for a CPU. Only this thread of arum changes; the
 /// program, forked before, keeps its own priority.
 pub fn prefer_this_thread() {
-    // SAFETY: gettid and setpriority take plain numbers; a refusal (no CAP_SYS_NICE) changes
-    // nothing and is ignored.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, -10);
-    }
+    // setpriority(PRIO_PROCESS) with a thread id acts on that thread alone. A refusal (no
+    // CAP_SYS_NICE) changes nothing and is ignored.
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), -10);
 }
 
 impl Drop for Live {

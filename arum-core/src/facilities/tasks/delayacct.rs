@@ -7,7 +7,10 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
+use nix::fcntl::{open, OFlag};
 use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::stat::Mode;
+use nix::unistd::write;
 
 const SYSCTL: &str = "/proc/sys/kernel/task_delayacct";
 const SYSCTL_C: &std::ffi::CStr = c"/proc/sys/kernel/task_delayacct";
@@ -88,24 +91,24 @@ fn restore() {
         return;
     }
     let value = [PREVIOUS.load(Ordering::SeqCst)];
-    // SAFETY: a NUL-terminated path; the descriptor is closed before returning.
-    unsafe {
-        let fd = libc::open(SYSCTL_C.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-        if fd >= 0 {
-            libc::write(fd, value.as_ptr().cast(), 1);
-            libc::close(fd);
-        }
+    // nix opens a `CStr` path as it is (no allocation); the descriptor closes when dropped.
+    if let Ok(fd) = open(SYSCTL_C, OFlag::O_WRONLY | OFlag::O_CLOEXEC, Mode::empty()) {
+        let _ = write(&fd, &value);
     }
 }
 
 extern "C" fn restore_then_die(sig: libc::c_int) {
     restore();
-    // SAFETY: signal and raise are async-signal-safe; with the default action back, the signal
-    // ends arum as it would have without this handler.
+    // The handler is installed for the signals of FATAL only, every one of which nix names.
+    let Ok(sig) = Signal::try_from(sig) else {
+        return;
+    };
+    // SAFETY: the default action runs no code of arum's, and signal(2) is async-signal-safe.
     unsafe {
-        libc::signal(sig, libc::SIG_DFL);
-        libc::raise(sig);
+        let _ = signal::signal(sig, SigHandler::SigDfl);
     }
+    // With the default action back, the signal ends arum as it would have without this handler.
+    let _ = signal::raise(sig);
 }
 
 /// Catches the fatal signals that arum has at their default action. An ignored signal cannot end

@@ -3,12 +3,14 @@
 //! execs (a process may be gone before any /proc sample sees it).
 
 use std::collections::{HashMap, HashSet};
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use arum_taskstats::{ExitListener, ExitRecord, ProcEvent, ProcEvents, TaskStats};
+use nix::errno::Errno;
 use nix::fcntl::OFlag;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 
 use super::sample::{command, Command};
 
@@ -172,49 +174,39 @@ fn run(
                 return state.collected;
             }
         }
-        let fds: Vec<i32> = [
-            exits.as_ref().map(ExitListener::fd),
-            events.as_ref().map(ProcEvents::fd),
+        let fds: Vec<BorrowedFd<'_>> = [
+            exits.as_ref().map(AsFd::as_fd),
+            events.as_ref().map(AsFd::as_fd),
         ]
         .into_iter()
         .flatten()
-        .chain(stopping.is_none().then(|| stop.as_fd().as_raw_fd()))
+        .chain(stopping.is_none().then(|| stop.as_fd()))
         .collect();
         let timeout = match stopping {
-            Some(since) => LAST_EVENT_WAIT.saturating_sub(since.elapsed()).as_millis() as i32,
-            None => -1,
+            Some(since) => PollTimeout::try_from(LAST_EVENT_WAIT.saturating_sub(since.elapsed()))
+                .unwrap_or(PollTimeout::MAX),
+            None => PollTimeout::NONE,
         };
-        poll(&fds, timeout);
-        if stopping.is_none() && readable(stop.as_raw_fd()) {
+        wait_readable(&fds, timeout);
+        if stopping.is_none() && wait_readable(&[stop.as_fd()], PollTimeout::ZERO) {
             stopping = Some(std::time::Instant::now());
         }
     }
 }
 
-/// Waits until one of `fds` is readable or `timeout_ms` passes (-1: no limit). Whether one is.
-fn poll(fds: &[i32], timeout_ms: i32) -> bool {
-    let mut pfds: Vec<libc::pollfd> = fds
+/// Waits until one of `fds` is readable or `timeout` passes. Whether one is.
+fn wait_readable(fds: &[BorrowedFd<'_>], timeout: PollTimeout) -> bool {
+    let mut pfds: Vec<PollFd<'_>> = fds
         .iter()
-        .map(|&fd| libc::pollfd {
-            fd,
-            events: libc::POLLIN,
-            revents: 0,
-        })
+        .map(|&fd| PollFd::new(fd, PollFlags::POLLIN))
         .collect();
     loop {
-        // SAFETY: `pfds` is a valid array of pollfd of the length given.
-        let r = unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout_ms) };
-        if r >= 0 {
-            return r > 0;
-        }
-        if nix::errno::Errno::last() != nix::errno::Errno::EINTR {
-            return false;
+        match poll(&mut pfds, timeout) {
+            Ok(n) => return n > 0,
+            Err(Errno::EINTR) => continue,
+            Err(_) => return false,
         }
     }
-}
-
-fn readable(fd: i32) -> bool {
-    poll(&[fd], 0)
 }
 
 #[cfg(test)]

@@ -10,9 +10,11 @@
 //! exit), which every tool that counts with perf_event_open pays whatever it does in user space.
 
 use std::ffi::CString;
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 
 use arum_core::perf::sys::{self, Attr};
+use nix::fcntl::OFlag;
+use nix::unistd::{pipe2, read};
 use perf_event_open_sys::bindings as perf;
 
 fn main() {
@@ -67,26 +69,24 @@ fn usage() -> ! {
 fn fork_held(argv: &[CString]) -> (libc::pid_t, OwnedFd) {
     let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
     ptrs.push(std::ptr::null());
-    let mut fds = [0; 2];
-    // SAFETY: fds has room for the two descriptors pipe2 writes.
-    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    let (hold, release) = pipe2(OFlag::O_CLOEXEC).expect("pipe2");
     // SAFETY: this program is single-threaded; the child only calls async-signal-safe
     // functions (close, read, execvp, _exit) on memory prepared before the fork.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "fork failed");
     if pid == 0 {
-        let mut byte = 0u8;
-        // SAFETY: see above; byte is one writable byte, ptrs a NULL-terminated argv.
+        drop(release);
+        let _ = read(&hold, &mut [0u8]);
+        // SAFETY: `ptrs` is a NULL-terminated argv of NUL-terminated strings that `argv` keeps
+        // alive; execvp returns only on failure, and _exit then leaves without the parent's
+        // exit handlers.
         unsafe {
-            libc::close(fds[1]);
-            libc::read(fds[0], (&mut byte as *mut u8).cast(), 1);
             libc::execvp(ptrs[0], ptrs.as_ptr());
             libc::_exit(127);
         }
     }
-    // SAFETY: both descriptors were just created and are owned here; the read end closes now.
-    unsafe { libc::close(fds[0]) };
-    (pid, unsafe { OwnedFd::from_raw_fd(fds[1]) })
+    drop(hold);
+    (pid, release)
 }
 
 /// One counter as arum's perf backend opens it in application scope.
@@ -104,8 +104,9 @@ fn open(config: u32, pid: libc::pid_t, cpu: u32) -> OwnedFd {
 
 /// Waits for the child; its exit status, or 128 + the signal that ended it.
 fn wait(pid: libc::pid_t) -> i32 {
+    // Not nix's waitpid: its status has no room for a real-time signal, which can end a child.
     let mut status = 0;
-    // SAFETY: status is a valid int to write; pid is our child.
+    // SAFETY: waitpid writes one int through the pointer, which points to `status`.
     unsafe { libc::waitpid(pid, &mut status, 0) };
     if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
