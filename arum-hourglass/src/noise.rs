@@ -383,8 +383,7 @@ fn probe_main(
     // Ready only once the detector holds its first reading: from here any time the CPU is taken
     // is a gap. Told earlier, a task started right after `start` could keep this SCHED_IDLE
     // thread from its first reading, and that time would be seen by no one.
-    // SAFETY: gettid has no preconditions.
-    let _ = ready.send(Ok(unsafe { libc::gettid() }));
+    let _ = ready.send(Ok(nix::unistd::gettid().as_raw()));
     drop(ready);
     while !stop.load(Ordering::Relaxed) {
         det.poll();

@@ -21,12 +21,8 @@ pub fn apply(priority: Priority) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     if let Priority::Nice(n) = priority {
-        // SAFETY: gettid has no preconditions; setpriority on a TID sets that thread's nice.
-        let tid = unsafe { libc::gettid() };
-        // SAFETY: plain system call on the calling thread's own TID.
-        if unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, n as i32) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
+        // setpriority on a thread's ID sets that thread's nice alone.
+        rustix::process::setpriority_process(Some(rustix::thread::gettid()), n as i32)?;
     }
     Ok(())
 }
@@ -59,9 +55,7 @@ pub fn minimal_timer_slack() -> nix::Result<()> {
 
 /// The CPU the calling thread runs on now.
 pub fn current_cpu() -> usize {
-    // SAFETY: sched_getcpu has no preconditions.
-    let c = unsafe { libc::sched_getcpu() };
-    c.max(0) as usize
+    nix::sched::sched_getcpu().unwrap_or(0)
 }
 
 /// The share of a CPU a SCHED_OTHER thread gets against others, by the kernel's weight law:
@@ -110,9 +104,8 @@ mod tests {
         let last = *cpus.last().unwrap();
         std::thread::spawn(move || {
             apply(Priority::Nice(5)).unwrap();
-            // SAFETY: getpriority on the calling thread's TID.
-            let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::gettid() as _) };
-            assert_eq!(nice, 5);
+            let nice = rustix::process::getpriority_process(Some(rustix::thread::gettid()));
+            assert_eq!(nice.unwrap(), 5);
             pin(&[last]).unwrap();
             assert_eq!(allowed_cpus(), vec![last]);
             assert_eq!(current_cpu(), last);

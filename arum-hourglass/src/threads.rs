@@ -168,8 +168,8 @@ pub fn run(exp: &Experiment) -> Result<RunResult, Error> {
 fn lock_flags() -> MlockAllFlags {
     let unlimited = getrlimit(Resource::RLIMIT_MEMLOCK)
         .is_ok_and(|(soft, _)| soft == nix::sys::resource::RLIM_INFINITY);
-    // SAFETY: geteuid has no preconditions. Root is not bound by RLIMIT_MEMLOCK (CAP_IPC_LOCK).
-    let root = unsafe { libc::geteuid() } == 0;
+    // Root is not bound by RLIMIT_MEMLOCK (CAP_IPC_LOCK).
+    let root = nix::unistd::geteuid().is_root();
     if unlimited || root {
         MlockAllFlags::MCL_CURRENT | MlockAllFlags::MCL_FUTURE
     } else {
