@@ -393,11 +393,11 @@ impl Context {
                 entry,
                 suffix,
                 format!(
-                    "no undisturbed sample in {} ms: other processes kept the CPUs busy{}",
-                    taken.outcome.elapsed.as_millis(),
+                    "no undisturbed sample in {}: other processes kept the CPUs busy{}",
+                    arum_units::duration::format(taken.outcome.elapsed),
                     taken
                         .other_load
-                        .map(|l| format!(" ({:.0}% of them)", l * 100.0))
+                        .map(|l| format!(" ({} of them)", arum_units::percent::format_fraction(l)))
                         .unwrap_or_default()
                 ),
             );

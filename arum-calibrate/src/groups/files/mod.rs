@@ -89,19 +89,19 @@ pub fn cache_finding(
         .take_while(|p| p.1 >= threshold)
         .last()
         .map(|p| p.0);
-    let mib = |b: u64| b >> 20;
+    let bytes = |b: u64| arum_units::size::format(b as f64);
     let conclusion = match (cached_up_to, curve.last()) {
         (Some(c), Some(last)) if c == last.0 => format!(
-            "every size up to {} MiB was re-read from the cache; the cache can grow to about \
-             the {} MiB the kernel reports available, which a --file-max above it would show",
-            mib(c),
-            mib(avail)
+            "every size up to {} was re-read from the cache; the cache can grow to about \
+             the {} the kernel reports available, which a --file-max above it would show",
+            bytes(c),
+            bytes(avail)
         ),
         (Some(c), Some(_)) => format!(
-            "re-reads slowed towards the device's speed after {} MiB: the file cache holds \
-             about that much here ({} MiB were available)",
-            mib(c),
-            mib(avail)
+            "re-reads slowed towards the device's speed after {}: the file cache holds \
+             about that much here ({} were available)",
+            bytes(c),
+            bytes(avail)
         ),
         _ => "no curve was measured".into(),
     };
@@ -143,10 +143,10 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
         let fit = (free / 2).saturating_sub(reserve);
         max = cache_sizes(fit).last().copied().unwrap_or(0);
         sink.notes.push(format!(
-            "files: only {} MiB free under {}: file sizes limited to {} MiB",
-            free >> 20,
+            "files: only {} free under {}: file sizes limited to {}",
+            arum_units::size::format(free as f64),
             dir.display(),
-            max >> 20
+            arum_units::size::format(max as f64)
         ));
     }
     if max < 4 << 20 {

@@ -226,17 +226,17 @@ pub fn findings(
 
 /// Says why a level's step is missing or more than a factor of 2 from the reported size.
 pub fn explain(comparison: &[LevelComparison], largest: u64, vm: bool) -> Vec<String> {
-    let mib = crate::output::fmt_bytes;
+    let bytes = |b: u64| arum_units::size::format(b as f64);
     let last = comparison.len().saturating_sub(1);
     comparison
         .iter()
         .enumerate()
         .filter_map(|(i, c)| {
-            let lvl = format!("L{} ({} reported)", c.level, mib(c.reported_bytes));
+            let lvl = format!("L{} ({} reported)", c.level, bytes(c.reported_bytes));
             match c.ratio {
                 None if largest < 2 * c.reported_bytes => Some(format!(
                     "{lvl}: the curve ends at {}, too soon to show it (the full suite goes to 512 MiB)",
-                    mib(largest)
+                    bytes(largest)
                 )),
                 None => Some(format!("{lvl}: no step stood clear of the noise")),
                 Some(r) if (0.5..=2.0).contains(&r) => None,
@@ -244,24 +244,24 @@ pub fn explain(comparison: &[LevelComparison], largest: u64, vm: bool) -> Vec<St
                     "{lvl}: the curve steps up after {}, {r:.2} of the reported size: this is a \
                      virtual machine, whose last-level cache is shared with the host and other \
                      guests; the step shows the share this guest kept during the run",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
                 Some(r) if r < 0.5 && i == last => Some(format!(
                     "{lvl}: the curve steps up after {}, {r:.2} of the reported size: the \
                      last-level cache is shared by every CPU, and other processes used it during \
                      the run",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
                 Some(r) if r < 0.5 && vm => Some(format!(
                     "{lvl}: the curve steps up after {}, {r:.2} of the reported size: this is a \
                      virtual machine, and a core's cache is shared by its hyperthreads, on which \
                      the host may run other guests; the step shows the share this guest kept",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
                 Some(r) => Some(format!(
                     "{lvl}: the curve steps at {}, {r:.2} times the reported size; replacement \
                      policy and prefetching blur this level's edge",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
             }
         })
