@@ -19,6 +19,7 @@
 //! and turn counts into estimates with [`saved::SavedCosts::estimate`].
 
 pub mod clock;
+pub mod context;
 mod error;
 pub mod groups;
 pub mod machine;
@@ -41,10 +42,10 @@ pub use error::{Error, EXIT_FAILED};
 pub use request::{Format, Request};
 
 use clock::Clock;
+use context::{Context, LoadProbe};
 use model::{Calibration, RunInfo, SCHEMA};
 use output::destinations::Destinations;
 use prepare::Plan;
-use suite::{Context, LoadProbe};
 
 /// The suite's time budget with `--quick` (the whole run stays under 30 s on 2 CPUs).
 const QUICK_BUDGET: Duration = Duration::from_secs(22);
@@ -66,10 +67,12 @@ pub fn run(request: &Request) -> Result<i32, Error> {
     let mut ctx = Context::new(
         clock.clone(),
         settings,
-        plan.selection.clone(),
+        plan.selection,
         request.quick.then_some(QUICK_BUDGET),
     );
-    let results = measure_groups(&mut ctx, &plan.selection);
+    let mut results = context::Sink::default();
+    suite::run_selected(&mut ctx, &mut results);
+    ctx.end_progress();
     let other_load = probe.finish();
     let peers = if request.peers {
         peers::run(
@@ -111,18 +114,6 @@ fn machine_clock(quick: bool) -> Clock {
     Clock::calibrate(window, 5)
 }
 
-/// Runs every group with a selected measurement; returns what they produced.
-fn measure_groups(ctx: &mut Context, selection: &suite::Selection) -> suite::Sink {
-    let mut results = suite::Sink::default();
-    for g in suite::groups() {
-        if g.entries.iter().any(|e| selection.contains(e.name)) {
-            (g.run)(ctx, &mut results);
-        }
-    }
-    ctx.end_progress();
-    results
-}
-
 /// When the run started, by the monotonic clock (for its length) and by the calendar.
 struct Started {
     at: Instant,
@@ -158,8 +149,8 @@ impl Started {
 fn assemble(
     machine: model::Machine,
     run: RunInfo,
-    results: suite::Sink,
-    peers: Vec<peers::Comparison>,
+    results: context::Sink,
+    peers: Vec<model::Comparison>,
 ) -> Calibration {
     let mut notes = results.notes;
     if let Some(l) = run.other_load.filter(|&l| l > 0.25) {

@@ -5,11 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::context::{Selection, Settings};
 use crate::error::Error;
 use crate::model::Calibration;
 use crate::predict::{self, Spec};
 use crate::request::Request;
-use crate::suite::{Selection, Settings};
+use crate::suite;
 
 /// What the request selects and predicts.
 pub struct Plan {
@@ -38,7 +39,7 @@ impl Plan {
 
 /// The measurements `--only` names, with what they need measured beside them.
 fn selection(only: &[String]) -> Result<Selection, Error> {
-    let mut selection = Selection::parse(only).map_err(Error::Option)?;
+    let mut selection = suite::select(only).map_err(Error::Option)?;
     // Context switches are round trips with the pipe cost subtracted.
     if [
         "tasks.switch.process.same_cpu",

@@ -244,7 +244,7 @@ fn caches(out: &mut String, cal: &Calibration) {
         "plateau -> next plateau",
     ]);
     for (i, cmp) in c.comparison.iter().enumerate() {
-        let find = |v: &[crate::groups::memory::caches::CacheLevel]| {
+        let find = |v: &[crate::model::findings::CacheLevel]| {
             v.iter()
                 .find(|l| l.level == cmp.level && l.holds_data())
                 .map(|l| size::format(l.size_bytes as f64))
