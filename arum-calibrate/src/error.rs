@@ -33,7 +33,7 @@ pub enum Error {
     Plots { path: PathBuf, why: String },
 
     #[error("cannot save the calibration: {0}; check that the cache directory (XDG_CACHE_HOME or ~/.cache) is writable")]
-    Save(std::io::Error),
+    Save(String),
 }
 
 impl Error {

@@ -6,40 +6,10 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-use crate::model::{Measurement, Unit};
-use crate::suite::{self, Context, Sink};
+use crate::context::{Context, Sink};
+use crate::model::{Comparison, Measurement, Unit};
+use crate::suite;
 use crate::sys::cpu::Pinned;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Comparison {
-    /// What is compared, e.g. "context switch round trip, processes, one CPU".
-    pub what: String,
-    /// Our measurement and figure (in `unit`).
-    pub ours_name: String,
-    pub ours: Option<f64>,
-    /// The peer's command line and figure (in `unit`), as it printed it.
-    pub peer_command: String,
-    pub peer_printed: Option<f64>,
-    /// Share of its CPUs the peer had while it ran (its CPU time over its wall time and the
-    /// CPUs it keeps busy): below 1 when other processes took turns on them.
-    pub peer_cpu_share: Option<f64>,
-    /// The peer's figure for the time it actually ran (the printed one when it had its CPUs),
-    /// which the ratio uses: a peer timing a loop by the clock counts the turns of other
-    /// processes as its own cost, while our medians leave interrupted samples out.
-    pub peer: Option<f64>,
-    pub unit: Unit,
-    /// Ours over the peer's.
-    pub ratio: Option<f64>,
-    /// Whether ours is within a factor of 2 of the peer's: of its figure for the time it ran or
-    /// of the printed one, when the two differ (see `compare`).
-    pub within_factor_2: Option<bool>,
-    /// How the two methods differ, and so what the ratio should be.
-    pub explanation: String,
-    /// Why there is no figure, if there is none.
-    pub missing: Option<String>,
-}
 
 /// What a peer printed, and its CPU time and wall time.
 struct PeerRun {
@@ -146,11 +116,7 @@ pub fn sysbench_yield_ns(text: &str, yields: u64) -> Option<f64> {
 fn ours_again(ctx: &Context, names: &[&'static str]) -> Vec<Measurement> {
     let mut sub = ctx.subset(names);
     let mut sink = Sink::default();
-    for g in suite::groups() {
-        if g.entries.iter().any(|e| names.contains(&e.name)) {
-            (g.run)(&mut sub, &mut sink);
-        }
-    }
+    suite::run_selected(&mut sub, &mut sink);
     sink.measurements
 }
 

@@ -12,20 +12,7 @@
 //! (ns, us, µs, ms, s, cycles; B/s, KB/s, MB/s, GB/s, KiB/s, MiB/s, GiB/s). A table may give
 //! `value`, or `hardware` and `software` estimates (their sum is the prediction), and a `note`.
 
-use serde::{Deserialize, Serialize};
-
-use crate::model::{Calibration, Unit};
-
-/// A prediction resolved into the measurement's unit, with how the measurement compared.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Prediction {
-    pub value: f64,
-    pub hardware: Option<f64>,
-    pub software: Option<f64>,
-    pub note: Option<String>,
-    /// Measured median over the prediction.
-    pub ratio: Option<f64>,
-}
+use crate::model::{Calibration, Prediction, Unit};
 
 /// A quantity as written in the file.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -10,6 +10,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use arum_sink::Sink;
+use arum_units::duration;
 use serde::{Deserialize, Serialize};
 
 use crate::machine::Identity;
@@ -25,30 +27,51 @@ pub fn path_for_this_machine() -> Option<PathBuf> {
     directory().map(|d| d.join(format!("{}.json", Identity::detect().key())))
 }
 
-/// Saves `cal` for its machine, merged with what was saved before; returns the path.
-pub fn save(cal: &Calibration) -> io::Result<PathBuf> {
-    let dir = directory()
-        .ok_or_else(|| io::Error::other("no cache directory (set HOME or XDG_CACHE_HOME)"))?;
-    save_in(&dir, cal)
+/// Where `--save` writes: the file of one machine's calibration, opened before measuring (so
+/// an unwritable cache directory stops the run at once) and written at the end.
+pub struct Destination {
+    path: PathBuf,
+    sink: Sink,
 }
 
-pub fn save_in(dir: &Path, cal: &Calibration) -> io::Result<PathBuf> {
-    std::fs::create_dir_all(dir)?;
-    let path = dir.join(format!("{}.json", Identity::of(&cal.machine).key()));
-    let mut merged = cal.clone();
-    if let Ok(old) = read(&path) {
-        for m in old.measurements {
-            if merged.get(&m.name).is_none() {
-                merged.measurements.push(m);
+impl Destination {
+    /// This machine's file in the user's cache directory, which is created if need be.
+    pub fn for_this_machine() -> Result<Destination, String> {
+        let dir = directory().ok_or("no cache directory (set HOME or XDG_CACHE_HOME)")?;
+        Destination::in_dir(&dir, &Identity::detect())
+    }
+
+    /// The file of `identity` in `dir`, which is created if need be.
+    pub fn in_dir(dir: &Path, identity: &Identity) -> Result<Destination, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = dir.join(format!("{}.json", identity.key()));
+        let sink = Sink::open_or_stdout(Some(&path)).map_err(|e| e.to_string())?;
+        Ok(Destination { path, sink })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes `cal` (of the machine the destination was opened for) with the measurements the
+    /// file held that `cal` did not repeat; returns the file's path. The file is replaced
+    /// whole, so a reader never sees half of it.
+    pub fn save(self, cal: &Calibration) -> Result<PathBuf, String> {
+        let mut merged = cal.clone();
+        if let Ok(old) = read(&self.path) {
+            for m in old.measurements {
+                if merged.get(&m.name).is_none() {
+                    merged.measurements.push(m);
+                }
             }
         }
+        let mut text = serde_json::to_string_pretty(&merged).map_err(|e| e.to_string())?;
+        text.push('\n');
+        self.sink
+            .write(text.as_bytes())
+            .map_err(|e| e.to_string())?;
+        Ok(self.path)
     }
-    let text = serde_json::to_string_pretty(&merged).map_err(io::Error::other)?;
-    // Written beside and renamed, so a reader never sees half a file.
-    let tmp = dir.join(format!(".{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, &path)?;
-    Ok(path)
 }
 
 fn read(path: &Path) -> io::Result<Calibration> {
@@ -118,14 +141,15 @@ pub struct Estimate {
 
 impl Estimate {
     /// One line for a text report, e.g.
-    /// `~12.3 ms (est.) in 2,000,000 context switches at 6.15 us each (tasks.switch.process.same_cpu)`.
+    /// `~12.3 ms (estimate) in 2000000 context switches at 6.15 µs each, from
+    /// tasks.switch.process.same_cpu, arum calibrate 2026-05-01`.
     pub fn describe(&self) -> String {
         format!(
             "~{} (estimate) in {} {} at {} each, from {}",
-            crate::output::fmt_ns(self.estimated_ns),
+            duration::format_ns(self.estimated_ns),
             self.count,
             self.event.replace('_', " "),
-            crate::output::fmt_ns(self.cost_ns),
+            duration::format_ns(self.cost_ns),
             self.source
         )
     }
@@ -251,6 +275,10 @@ mod tests {
     use super::*;
     use crate::model::{fixture, Unit};
 
+    fn save_in(dir: &Path, cal: &Calibration) -> Result<PathBuf, String> {
+        Destination::in_dir(dir, &Identity::of(&cal.machine))?.save(cal)
+    }
+
     #[test]
     fn saved_figures_become_labelled_estimates() {
         let dir = tempfile::tempdir().unwrap();
@@ -320,6 +348,25 @@ mod tests {
         assert!((costs.process_creation.unwrap().median_ns - 90_000.0).abs() < 3000.0);
         assert!(costs.minor_fault.is_some());
         assert!(costs.context_switch.is_none());
+    }
+
+    #[test]
+    fn the_file_is_opened_before_measuring_and_written_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let cal = fixture(&[("tasks.fork", Unit::Ns, 100_000.0)]);
+        let d = Destination::in_dir(dir.path(), &Identity::of(&cal.machine)).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(d.save(&cal).unwrap(), file_of(dir.path(), &cal));
+        let not_a_dir = dir.path().join("f");
+        std::fs::write(&not_a_dir, "").unwrap();
+        let e = Destination::in_dir(&not_a_dir.join("calibration"), &Identity::of(&cal.machine))
+            .err()
+            .unwrap();
+        assert!(e.starts_with(&not_a_dir.display().to_string()), "{e}");
+    }
+
+    fn file_of(dir: &Path, cal: &Calibration) -> PathBuf {
+        dir.join(format!("{}.json", Identity::of(&cal.machine).key()))
     }
 
     #[test]

@@ -65,7 +65,8 @@ fn dispatch(cli: Cli, started: Instant) -> Result<i32, ArumError> {
         ),
         Some(Command::Hourglass(args)) => Ok(arum_hourglass::exit_status(&args.request())),
         Some(Command::Calibrate(args)) => {
-            Ok(arum_calibrate::exit_status(arum_calibrate::run(&args)))
+            let request = args.into();
+            Ok(arum_calibrate::exit_status(arum_calibrate::run(&request)))
         }
         None => {
             let (run, series) = cli.run.requests();

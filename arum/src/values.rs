@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use arum_units::{duration, percent};
+use arum_units::{duration, percent, size};
 
 /// The longest interval accepted (a day): far beyond any run's sampling needs, far below where
 /// arithmetic on durations could overflow.
@@ -54,6 +54,16 @@ pub fn confidence_level(s: &str) -> Result<f64, String> {
     Ok(percent::parse_level(s)?)
 }
 
+/// A duration with its unit (`250ms`, `1.5s`; `0` alone needs none).
+pub fn duration(s: &str) -> Result<Duration, String> {
+    Ok(duration::parse(s)?)
+}
+
+/// A size in bytes with its unit (`64M`, `4GiB`, `4096B`; `0` alone needs none).
+pub fn size(s: &str) -> Result<u64, String> {
+    Ok(size::parse(s)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +85,11 @@ mod tests {
         assert_eq!(interval_ms("2s"), Ok(2000));
         assert!(interval_ms("0").unwrap_err().contains("1 ms"));
         assert!(interval_ms("99999999999999999999").is_err());
+        assert_eq!(duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert!(duration("10").unwrap_err().contains("no unit"));
+        assert_eq!(size("64M"), Ok(64 << 20));
+        assert_eq!(size("0"), Ok(0));
+        assert!(size("4096").unwrap_err().contains("no unit"));
     }
 
     #[test]
@@ -97,14 +112,18 @@ mod tests {
             let _ = interval_ms(&s);
             let _ = percent(&s);
             let _ = confidence_level(&s);
+            let _ = duration(&s);
+            let _ = size(&s);
         }
 
         #[test]
-        fn numbers_with_units_never_panic(v in any::<f64>(), unit in "(ns|us|ms|s|m|h|x|%|)") {
+        fn numbers_with_units_never_panic(v in any::<f64>(), unit in "(ns|us|ms|s|m|h|x|%|B|K|GiB|)") {
             let _ = ambient_interval(&format!("{v}{unit}"));
             let _ = interval_ms(&format!("{v}{unit}"));
             let _ = percent(&format!("{v}{unit}"));
             let _ = confidence_level(&format!("{v}{unit}"));
+            let _ = duration(&format!("{v}{unit}"));
+            let _ = size(&format!("{v}{unit}"));
         }
     }
 }

@@ -478,7 +478,17 @@ fn bad_input_is_one_line_and_status_125() {
             "--dir",
         ),
         (vec!["--ci".into(), "0".into()], "--ci"),
-        (vec!["--file-max".into(), "12 parsecs".into()], "size"),
+        (
+            vec!["--file-max".into(), "12 parsecs".into()],
+            "unknown unit",
+        ),
+        // A size or a duration takes its unit, as every option of arum's does.
+        (vec!["--file-max".into(), "1048576".into()], "has no unit"),
+        (vec!["--time-limit".into(), "2".into()], "has no unit"),
+        (
+            vec!["-o".into(), "/nonexistent/arum-calibrate/cal.txt".into()],
+            "cannot write the report to /nonexistent/arum-calibrate/cal.txt: ",
+        ),
     ];
     for (args, hint) in cases {
         let out = arum().arg("calibrate").args(&args).output().unwrap();
@@ -532,11 +542,11 @@ fn predictions_are_shown_beside_the_measurements() {
         .find(|l| l.trim_start().starts_with("cpu.syscall.getppid"))
         .unwrap();
     assert!(
-        row.contains("100.0 ns"),
+        row.contains("100 ns"),
         "the prediction is hardware + software: {row}"
     );
     assert!(
-        text.contains("predicted 20.00 ns hardware + 80.00 ns software (one trap)"),
+        text.contains("predicted 20 ns hardware + 80 ns software (one trap)"),
         "{text}"
     );
     // Only what was asked for was measured.

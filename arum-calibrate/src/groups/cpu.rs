@@ -5,8 +5,8 @@ use std::hint::black_box;
 use std::io::Read;
 
 use crate::clock::Clock;
+use crate::context::{Context, Entry, Group, Sink};
 use crate::model::Unit;
-use crate::suite::{Context, Entry, Group, Sink};
 use crate::sys;
 
 pub const GROUP: Group = Group {
@@ -202,7 +202,7 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
                     err.map_or(Ok(()), |e| Err(format!("reading /dev/zero: {e}")))
                 })
             }
-            Err(e) => crate::suite::skipped(&READ, None, format!("cannot open /dev/zero: {e}")),
+            Err(e) => crate::context::skipped(&READ, None, format!("cannot open /dev/zero: {e}")),
         };
         sink.measurements.push(m);
         ctx.finished(&READ);

@@ -6,8 +6,8 @@ use std::hint::black_box;
 use arum_tsc::{begin, end, read, read_ordered};
 
 use crate::clock::empty_loop;
+use crate::context::{Context, Entry, Group, Sink};
 use crate::model::Unit;
-use crate::suite::{Context, Entry, Group, Sink};
 use crate::sys;
 
 pub const GROUP: Group = Group {

@@ -1,53 +1,62 @@
 //! SVG plots (`--plots DIR`): one histogram per measurement (`<name>.svg`), the memory-latency
-//! curve with the detected and reported cache sizes, and the file-cache curve.
-
-use std::path::{Path, PathBuf};
+//! curve with the detected and reported cache sizes, and the file-cache curve. Each is drawn
+//! into a string; `destinations` writes them.
 
 use plotters::prelude::*;
 
-use super::ns_scale;
-use crate::model::{Calibration, Measurement, Unit};
-
-type Res = Result<(), String>;
+use super::Figures;
+use crate::model::{Calibration, Measurement};
 
 fn e<E: std::fmt::Display>(err: E) -> String {
     err.to_string()
 }
 
-/// Writes every plot into `dir`; returns the files written.
-pub fn write_all(dir: &Path, cal: &Calibration) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir).map_err(|err| format!("{}: {err}", dir.display()))?;
-    let mut written = Vec::new();
-    for m in &cal.measurements {
-        if m.histogram.is_some() {
-            let p = dir.join(format!("{}.svg", m.name));
-            histogram(&p, m).map_err(|err| format!("{}: {err}", p.display()))?;
-            written.push(p);
-        }
-    }
-    let p = dir.join("memory-latency.svg");
-    if latency_curve(&p, cal)? {
-        written.push(p);
-    }
-    let p = dir.join("file-cache.svg");
-    if file_cache_curve(&p, cal)? {
-        written.push(p);
-    }
-    Ok(written)
+/// One plot: its file name in the plots directory, and the SVG document.
+pub struct Plot {
+    pub file_name: String,
+    pub svg: String,
 }
 
-fn histogram(path: &Path, m: &Measurement) -> Res {
+/// Every plot the calibration has data for.
+pub fn render_all(cal: &Calibration) -> Result<Vec<Plot>, String> {
+    let mut plots = Vec::new();
+    for m in &cal.measurements {
+        draw(&mut plots, format!("{}.svg", m.name), |svg| {
+            histogram(svg, m)
+        })?;
+    }
+    draw(&mut plots, "memory-latency.svg".into(), |svg| {
+        latency_curve(svg, cal)
+    })?;
+    draw(&mut plots, "file-cache.svg".into(), |svg| {
+        file_cache_curve(svg, cal)
+    })?;
+    Ok(plots)
+}
+
+/// Runs `plot` on an empty document and keeps the document when it drew one (a plot without
+/// data draws nothing); an error names the file.
+fn draw(
+    plots: &mut Vec<Plot>,
+    file_name: String,
+    plot: impl FnOnce(&mut String) -> Result<bool, String>,
+) -> Result<(), String> {
+    let mut svg = String::new();
+    if plot(&mut svg).map_err(|err| format!("{file_name}: {err}"))? {
+        plots.push(Plot { file_name, svg });
+    }
+    Ok(())
+}
+
+fn histogram(svg: &mut String, m: &Measurement) -> Result<bool, String> {
     let (Some(h), Some(s)) = (&m.histogram, &m.summary) else {
-        return Ok(());
+        return Ok(false);
     };
-    let (div, unit) = match m.unit {
-        Unit::Ns => ns_scale(s.median),
-        Unit::BytesPerS => (1e9, "GB/s"),
-    };
-    let x0 = h.low / div;
-    let x1 = (h.high() / div).max(x0 + x0.abs().max(1e-9) * 1e-6);
+    let figures = Figures::like(m.unit, s.median);
+    let x0 = h.low;
+    let x1 = h.high().max(x0 + x0.abs().max(1e-9) * 1e-6);
     let ymax = h.counts.iter().copied().max().unwrap_or(1).max(1) * 11 / 10 + 1;
-    let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (800, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(format!("{}: {}", m.name, m.title), ("sans-serif", 18))
@@ -58,9 +67,10 @@ fn histogram(path: &Path, m: &Measurement) -> Res {
         .map_err(e)?;
     chart
         .configure_mesh()
+        .x_label_formatter(&|v| figures.format(*v))
         .x_desc(format!(
-            "{unit} (median {:.3}, {} samples, {} beyond the 99th percentile)",
-            s.median / div,
+            "median {}, {} samples, {} beyond the 99th percentile",
+            figures.format(s.median),
             s.n,
             h.above
         ))
@@ -69,23 +79,21 @@ fn histogram(path: &Path, m: &Measurement) -> Res {
         .map_err(e)?;
     chart
         .draw_series(h.counts.iter().enumerate().map(|(i, &c)| {
-            Rectangle::new(
-                [(h.edge(i) / div, 0), (h.edge(i + 1) / div, c)],
-                BLUE.mix(0.6).filled(),
-            )
+            Rectangle::new([(h.edge(i), 0), (h.edge(i + 1), c)], BLUE.mix(0.6).filled())
         }))
         .map_err(e)?;
-    let med = s.median / div;
+    let med = s.median;
     chart
         .draw_series(std::iter::once(PathElement::new(
             vec![(med, 0), (med, ymax)],
             RED.stroke_width(2),
         )))
         .map_err(e)?;
-    root.present().map_err(e)
+    root.present().map_err(e)?;
+    Ok(true)
 }
 
-fn latency_curve(path: &Path, cal: &Calibration) -> Result<bool, String> {
+fn latency_curve(svg: &mut String, cal: &Calibration) -> Result<bool, String> {
     let pts: Vec<(f64, f64)> = cal
         .measurements
         .iter()
@@ -98,7 +106,7 @@ fn latency_curve(path: &Path, cal: &Calibration) -> Result<bool, String> {
     let (xmin, xmax) = (pts[0].0, pts[pts.len() - 1].0);
     let ymin = pts.iter().map(|p| p.1).fold(f64::MAX, f64::min).max(0.01) * 0.8;
     let ymax = pts.iter().map(|p| p.1).fold(0.0, f64::max) * 1.25;
-    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (900, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
@@ -156,7 +164,7 @@ fn latency_curve(path: &Path, cal: &Calibration) -> Result<bool, String> {
     Ok(true)
 }
 
-fn file_cache_curve(path: &Path, cal: &Calibration) -> Result<bool, String> {
+fn file_cache_curve(svg: &mut String, cal: &Calibration) -> Result<bool, String> {
     let Some(fc) = &cal.findings.file_cache else {
         return Ok(false);
     };
@@ -170,7 +178,7 @@ fn file_cache_curve(path: &Path, cal: &Calibration) -> Result<bool, String> {
         .collect();
     let (xmin, xmax) = (pts[0].0, pts[pts.len() - 1].0);
     let ymax = pts.iter().map(|p| p.1).fold(0.0, f64::max) * 1.2;
-    let root = SVGBackend::new(path, (900, 540)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (900, 540)).into_drawing_area();
     root.fill(&WHITE).map_err(e)?;
     let mut chart = ChartBuilder::on(&root)
         .caption("File re-read throughput by file size", ("sans-serif", 20))

@@ -4,13 +4,13 @@
 //! `--histograms`, every histogram in full.
 
 use std::fmt::Write;
+use std::time::Duration;
 
-use tabled::builder::Builder;
-use tabled::settings::object::Columns;
-use tabled::settings::{Alignment, Modify, Style};
+use arum_grid::Grid;
+use arum_units::{duration, percent, quantity, rate, size};
 
-use super::{fmt_as, fmt_bytes, fmt_ns, fmt_rate};
-use crate::model::{Calibration, Measurement, Status, Unit};
+use super::{figure, Figures};
+use crate::model::{Calibration, Measurement, Status};
 use crate::stats::histogram::Histogram;
 use crate::stats::repeat::Stop;
 use crate::suite;
@@ -55,7 +55,7 @@ fn header(out: &mut String, cal: &Calibration) {
     let _ = writeln!(out, "ARUM CALIBRATION ({})", cal.schema);
     let _ = writeln!(
         out,
-        "{} | {} ({} family {} model {:#x} stepping {}) | Linux {} | {} of {} CPUs | {:.1} GiB",
+        "{} | {} ({} family {} model {:#x} stepping {}) | Linux {} | {} of {} CPUs | {}",
         m.host,
         m.cpu_model_name,
         m.cpu_vendor,
@@ -65,32 +65,37 @@ fn header(out: &mut String, cal: &Calibration) {
         m.kernel_release,
         m.allowed_cpus.len(),
         m.online_cpus,
-        m.memory_total_bytes as f64 / (1u64 << 30) as f64
+        size::format(m.memory_total_bytes as f64)
     );
     let t = &m.tsc;
-    let _ =
-        writeln!(
+    let _ = writeln!(
         out,
-        "TSC {:.3} GHz ({}, calibrated against CLOCK_MONOTONIC, spread {:.3}%); fenced timer pair \
-         {:.0} cycles, subtracted from single samples; batch loop {:.2} cycles per iteration",
+        "TSC {:.3} GHz ({}, calibrated against CLOCK_MONOTONIC, spread {}); fenced timer pair \
+         {} cycles, subtracted from single samples; batch loop {} cycles per iteration",
         t.hz / 1e9,
-        if t.invariant { "invariant" } else { "NOT invariant" },
-        t.spread * 100.0,
-        t.timer_overhead_ticks,
-        t.loop_overhead_ticks
+        if t.invariant {
+            "invariant"
+        } else {
+            "NOT invariant"
+        },
+        percent::format_fraction(t.spread),
+        quantity::format(t.timer_overhead_ticks.round()),
+        quantity::format(t.loop_overhead_ticks)
     );
     let r = &cal.run;
-    let _ =
-        writeln!(
+    let _ = writeln!(
         out,
-        "Run: {:.1} s{}; each figure repeated until the 90% CI of its median is within ±{}% or {} \
-         ms passed (* where the limit came first){}",
-        r.elapsed_ms as f64 / 1000.0,
+        "Run: {}{}; each figure repeated until the 90% CI of its median is within ±{} or {} \
+         passed (* where the limit came first){}",
+        duration::format(Duration::from_millis(r.elapsed_ms)),
         if r.quick { ", --quick" } else { "" },
-        r.ci_target * 100.0,
-        r.time_limit_ms,
+        percent::format_fraction(r.ci_target),
+        duration::format(Duration::from_millis(r.time_limit_ms)),
         r.other_load
-            .map(|l| format!("; other processes used {:.0}% of the CPUs meanwhile", l * 100.0))
+            .map(|l| format!(
+                "; other processes used {} of the CPUs meanwhile",
+                percent::format_fraction(l)
+            ))
             .unwrap_or_default()
     );
     let _ = writeln!(
@@ -117,7 +122,7 @@ pub fn sparkline(h: &Histogram) -> String {
 }
 
 fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: bool) {
-    let mut b = Builder::default();
+    let mut grid = Grid::new();
     let mut head = vec![
         "measurement",
         "median",
@@ -133,7 +138,7 @@ fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: 
     if predictions {
         head.extend(["predicted", "meas/pred"]);
     }
-    b.push_record(head);
+    grid.push_record(head);
     let mut skipped = Vec::new();
     for m in ms {
         let Some(s) = &m.summary else {
@@ -142,7 +147,8 @@ fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: 
             }
             continue;
         };
-        let f = |v: f64| fmt_as(m.unit, v, s.median);
+        let figures = Figures::like(m.unit, s.median);
+        let f = |v: f64| figures.format(v);
         let star = if m.stop == Some(Stop::Converged) {
             ""
         } else {
@@ -167,7 +173,7 @@ fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: 
             ),
             m.cycles
                 .as_ref()
-                .map(|c| format!("{:.0}", c.median))
+                .map(|c| quantity::format(c.median.round()))
                 .unwrap_or_default(),
             m.histogram.as_ref().map(sparkline).unwrap_or_default(),
         ];
@@ -175,19 +181,14 @@ fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: 
             match &m.prediction {
                 Some(p) => {
                     row.push(f(p.value));
-                    row.push(p.ratio.map(|r| format!("{r:.2}")).unwrap_or_default());
+                    row.push(p.ratio.map(quantity::format).unwrap_or_default());
                 }
                 None => row.extend([String::new(), String::new()]),
             }
         }
-        b.push_record(row);
+        grid.push_record(row);
     }
-    let mut t = b.build();
-    t.with(Style::blank())
-        .with(Modify::new(Columns::new(1..9)).with(Alignment::right()));
-    for line in t.to_string().lines() {
-        let _ = writeln!(out, " {}", line.trim_end());
-    }
+    grid.align_right(1..9).write_to(out, " ");
     for (name, reason) in skipped {
         let _ = writeln!(out, "  {name}: skipped: {reason}");
     }
@@ -199,12 +200,13 @@ fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: 
         }
         if let Some(p) = &m.prediction {
             if let (Some(h), Some(sw)) = (p.hardware, p.software) {
+                let figures = Figures::like(m.unit, p.value);
                 let _ = writeln!(
                     out,
                     "  {}: predicted {} hardware + {} software{}",
                     m.name,
-                    fmt_as(m.unit, h, p.value),
-                    fmt_as(m.unit, sw, p.value),
+                    figures.format(h),
+                    figures.format(sw),
                     p.note
                         .as_ref()
                         .map(|n| format!(" ({n})"))
@@ -232,8 +234,8 @@ fn caches(out: &mut String, cal: &Calibration) {
         },
         c.thp_mode
     );
-    let mut b = Builder::default();
-    b.push_record([
+    let mut grid = Grid::new();
+    grid.push_record([
         "level",
         "reported (sysfs)",
         "reported (CPUID)",
@@ -242,31 +244,33 @@ fn caches(out: &mut String, cal: &Calibration) {
         "plateau -> next plateau",
     ]);
     for (i, cmp) in c.comparison.iter().enumerate() {
-        let find = |v: &[crate::groups::memory::caches::CacheLevel]| {
+        let find = |v: &[crate::model::findings::CacheLevel]| {
             v.iter()
                 .find(|l| l.level == cmp.level && l.holds_data())
-                .map(|l| fmt_bytes(l.size_bytes))
+                .map(|l| size::format(l.size_bytes as f64))
                 .unwrap_or_else(|| "-".into())
         };
         let d = c.detected.get(i);
-        b.push_record([
+        grid.push_record([
             format!("L{}", cmp.level),
             find(&c.reported.sysfs),
             find(&c.reported.cpuid),
             cmp.detected_bytes
-                .map(fmt_bytes)
+                .map(|b| size::format(b as f64))
                 .unwrap_or_else(|| "not seen".into()),
-            cmp.ratio.map(|r| format!("{r:.2}")).unwrap_or_default(),
+            cmp.ratio.map(quantity::format).unwrap_or_default(),
             d.filter(|_| cmp.detected_bytes.is_some())
-                .map(|d| format!("{} -> {}", fmt_ns(d.latency_ns), fmt_ns(d.next_latency_ns)))
+                .map(|d| {
+                    format!(
+                        "{} -> {}",
+                        duration::format_ns(d.latency_ns),
+                        duration::format_ns(d.next_latency_ns)
+                    )
+                })
                 .unwrap_or_default(),
         ]);
     }
-    let mut t = b.build();
-    t.with(Style::blank());
-    for line in t.to_string().lines() {
-        let _ = writeln!(out, " {}", line.trim_end());
-    }
+    grid.write_to(out, " ");
     for n in &c.notes {
         let _ = writeln!(out, "  {n}");
     }
@@ -288,7 +292,11 @@ fn files(out: &mut String, cal: &Calibration) {
     if let Some(fc) = &cal.findings.file_cache {
         let _ = writeln!(out, " File cache: {}", fc.conclusion);
         if let Some(u) = fc.uncached_bytes_per_s {
-            let _ = writeln!(out, "  (reads from the device: {})", fmt_rate(u));
+            let _ = writeln!(
+                out,
+                "  (reads from the device: {})",
+                rate::format_bytes_per_s(u)
+            );
         }
     }
 }
@@ -316,8 +324,8 @@ fn peers(out: &mut String, cal: &Calibration) {
         out,
         "\nPEERS (each peer ran, then ours again right after it)"
     );
-    let mut b = Builder::default();
-    b.push_record([
+    let mut grid = Grid::new();
+    grid.push_record([
         "compared",
         "ours",
         "peer (ran)",
@@ -328,22 +336,16 @@ fn peers(out: &mut String, cal: &Calibration) {
         "peer command",
     ]);
     for c in &cal.peers {
-        let f = |v: Option<f64>| match (v, c.unit) {
-            (Some(v), Unit::Ns) => fmt_ns(v),
-            (Some(v), Unit::BytesPerS) => fmt_rate(v),
-            (None, _) => "-".into(),
-        };
-        b.push_record([
+        let f = |v: Option<f64>| v.map_or_else(|| "-".into(), |v| figure(c.unit, v));
+        grid.push_record([
             c.what.clone(),
             f(c.ours),
             f(c.peer),
             f(c.peer_printed),
             c.peer_cpu_share
-                .map(|s| format!("{:.0}%", s * 100.0))
+                .map(percent::format_fraction)
                 .unwrap_or_else(|| "-".into()),
-            c.ratio
-                .map(|r| format!("{r:.2}"))
-                .unwrap_or_else(|| "-".into()),
+            c.ratio.map_or_else(|| "-".into(), quantity::format),
             match c.within_factor_2 {
                 Some(true) => "yes".into(),
                 Some(false) => "NO".into(),
@@ -352,12 +354,7 @@ fn peers(out: &mut String, cal: &Calibration) {
             c.peer_command.clone(),
         ]);
     }
-    let mut t = b.build();
-    t.with(Style::blank())
-        .with(Modify::new(Columns::new(1..7)).with(Alignment::right()));
-    for line in t.to_string().lines() {
-        let _ = writeln!(out, " {}", line.trim_end());
-    }
+    grid.align_right(1..7).write_to(out, " ");
     for c in &cal.peers {
         let lead = if c.within_factor_2 == Some(false) {
             "differs by more than 2x: "
@@ -385,14 +382,60 @@ fn histograms(out: &mut String, cal: &Calibration) {
             "\n {} ({}), n = {}, {} above the last bin",
             m.name, m.title, s.n, h.above
         );
+        let figures = Figures::like(m.unit, s.median);
         let max = h.counts.iter().copied().max().unwrap_or(1).max(1);
         for (i, &c) in h.counts.iter().enumerate() {
             let bar = "#".repeat(((c * 50).div_ceil(max)) as usize);
-            let _ = writeln!(
-                out,
-                "  {:>12} | {bar:<50} {c}",
-                fmt_as(m.unit, h.edge(i), s.median)
-            );
+            let _ = writeln!(out, "  {:>12} | {bar:<50} {c}", figures.format(h.edge(i)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{fixture, Unit};
+
+    #[test]
+    fn a_row_shares_its_median_s_unit_and_the_columns_line_up() {
+        let cal = fixture(&[
+            ("timing.rdtsc", Unit::Ns, 10.0),
+            ("tasks.fork", Unit::Ns, 100_000.0),
+            ("memory.bandwidth.read.1cpu", Unit::BytesPerS, 12e9),
+        ]);
+        let text = render(&cal, true);
+        let row = |name: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(name))
+                .unwrap_or_else(|| panic!("no row {name} in {text}"))
+                .to_string()
+        };
+        let fork = row("tasks.fork");
+        // median, the interval's two ends, mean, sd, min, max.
+        assert_eq!(fork.matches(" µs").count(), 7, "{fork}");
+        assert!(text.split_whitespace().all(|w| w != "us"), "{text}");
+        // A rate is written in its own unit: the sd of 12 GB/s may be in MB/s.
+        assert_eq!(row("memory.bandwidth").matches("B/s").count(), 7);
+        assert!(
+            text.contains("\nTASKS") && text.contains("\nHISTOGRAMS"),
+            "{text}"
+        );
+        let head = text
+            .lines()
+            .skip_while(|l| !l.starts_with("TASKS"))
+            .nth(1)
+            .unwrap();
+        // Right-aligned: the median ends under the end of its header (in characters: µ is two
+        // bytes).
+        let end_of = |line: &str, word: &str| {
+            line[..line.find(word).unwrap() + word.len()]
+                .chars()
+                .count()
+        };
+        assert_eq!(
+            end_of(head, "median"),
+            end_of(&fork, "µs"),
+            "{head}\n{fork}"
+        );
     }
 }

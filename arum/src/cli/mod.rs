@@ -1,6 +1,7 @@
 //! The command line: clap's definitions of every option and subcommand, nothing measured yet.
 //! `convert` turns what clap parsed into the engine's requests; no clap type goes further.
 
+mod calibrate;
 mod commands;
 mod convert;
 mod hourglass;
@@ -119,7 +120,7 @@ pub enum Command {
     /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
     Hourglass(hourglass::HourglassArgs),
     /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
-    Calibrate(arum_calibrate::Args),
+    Calibrate(calibrate::CalibrateArgs),
     /// Run a test suite (server, client, parameters, netem network conditions) from a TOML file.
     Suite(SuiteArgs),
     /// Render a saved JSON report or series (--export-json) as one self-contained HTML page.

@@ -4,9 +4,9 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Barrier;
 
+use crate::context::{skipped, Context, Entry, Sink};
 use crate::model::Unit;
 use crate::scratch::{write_file, RemoveOnDrop};
-use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::fs::drop_cached;
 
 pub const CONTENTION: Entry = Entry::new(
@@ -43,8 +43,11 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, dir: &Path, droppable: bool, fs: 
         return;
     }
     if !droppable {
-        sink.measurements
-            .push(skipped(&CONTENTION, None, super::not_droppable(fs, dir)));
+        sink.measurements.push(skipped(
+            &CONTENTION,
+            None,
+            super::cache::not_droppable(fs, dir),
+        ));
         ctx.finished(&CONTENTION);
         return;
     }

@@ -6,12 +6,13 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::clock::unpreempted;
+use crate::context::{skipped, Context, Entry, Sink};
 use crate::model::{Measurement, Unit};
-use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::fs::{advise_normal, advise_random, drop_cached, open_direct};
 use crate::sys::memory::AlignedBuf;
 
-use super::{cache_finding, cache_sizes, FileFacts};
+use super::cache::{cache_finding, cache_sizes, not_droppable};
+use crate::model::findings::FileFacts;
 
 pub const CACHE: Entry = Entry::new(
     "files.cache",
@@ -160,7 +161,7 @@ pub fn run(
     let droppable = facts.cache_droppable;
     let test_len = max.min(if ctx.quick() { 64 << 20 } else { 256 << 20 });
     let dir = path.parent().unwrap_or(Path::new("."));
-    let no_drop = super::not_droppable(&facts.fs_type, dir);
+    let no_drop = not_droppable(&facts.fs_type, dir);
     let mut uncached_speed = None;
 
     // The device's sequential speed first: the cache curve is read against it.

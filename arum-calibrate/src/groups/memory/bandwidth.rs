@@ -7,8 +7,8 @@ use std::sync::{Barrier, Mutex};
 use std::time::Instant;
 
 use crate::clock::unpreempted;
+use crate::context::{Context, Entry, Sink};
 use crate::model::Unit;
-use crate::suite::{Context, Entry, Sink};
 use crate::sys::cpu::{pin_thread, thread_preemptions, Pinned};
 use crate::sys::memory::Mapping;
 
@@ -121,7 +121,9 @@ pub fn buffer_bytes(quick: bool, llc: Option<u64>, budget: u64) -> u64 {
     want.min(budget).max(1 << 20) & !((1 << 20) - 1)
 }
 
-pub fn run(ctx: &mut Context, sink: &mut Sink, llc: Option<u64>) {
+/// Measures the bandwidths with a buffer sized by the last-level cache `llc`, within `budget`
+/// bytes of memory.
+pub fn run(ctx: &mut Context, sink: &mut Sink, llc: Option<u64>, budget: u64) {
     let wanted: Vec<(usize, &Entry)> = ENTRIES
         .iter()
         .enumerate()
@@ -130,7 +132,7 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, llc: Option<u64>) {
     if wanted.is_empty() {
         return;
     }
-    let bytes = buffer_bytes(ctx.quick(), llc, super::memory_budget()) as usize;
+    let bytes = buffer_bytes(ctx.quick(), llc, budget) as usize;
     let cpus = ctx.cpus.clone();
     let mut map = match Mapping::anonymous(bytes) {
         Ok(m) => m,

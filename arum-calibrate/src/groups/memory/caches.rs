@@ -1,46 +1,7 @@
 //! Cache levels: what the processor reports (sysfs, and CPUID leaf 4 on Intel or 0x8000_001D on
 //! AMD), and what the latency curve shows.
 
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheLevel {
-    pub level: u8,
-    /// `data`, `instruction` or `unified`.
-    pub kind: String,
-    pub size_bytes: u64,
-}
-
-impl CacheLevel {
-    pub fn holds_data(&self) -> bool {
-        self.kind != "instruction"
-    }
-}
-
-/// The caches of CPU 0 as sysfs and CPUID describe them.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Reported {
-    pub sysfs: Vec<CacheLevel>,
-    pub cpuid: Vec<CacheLevel>,
-}
-
-impl Reported {
-    /// Data and unified levels, from sysfs when it has them, else CPUID, by level.
-    pub fn data_levels(&self) -> Vec<CacheLevel> {
-        let src = if self.sysfs.is_empty() {
-            &self.cpuid
-        } else {
-            &self.sysfs
-        };
-        let mut v: Vec<_> = src.iter().filter(|c| c.holds_data()).cloned().collect();
-        v.sort_by_key(|c| c.level);
-        v
-    }
-
-    pub fn last_level_bytes(&self) -> Option<u64> {
-        self.data_levels().last().map(|c| c.size_bytes)
-    }
-}
+use crate::model::findings::{CacheFindings, CacheLevel, DetectedLevel, LevelComparison, Reported};
 
 pub fn reported() -> Reported {
     Reported {
@@ -106,15 +67,6 @@ fn from_cpuid() -> Vec<CacheLevel> {
         .collect()
 }
 
-/// A step of the latency curve: the largest buffer that still fit, and the plateaus around it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DetectedLevel {
-    pub size_bytes: u64,
-    /// The plateau's latency (geometric mean) up to this size, and the next plateau's.
-    pub latency_ns: f64,
-    pub next_latency_ns: f64,
-}
-
 /// Finds the steps of a latency curve (points sorted by size) for `levels` cache levels: the
 /// best fit of log(latency) by `levels + 1` plateaus (least squares, by dynamic programming
 /// over the split points), so that a gradual rise between two levels is cut where it is
@@ -177,30 +129,6 @@ pub fn detect(points: &[(u64, f64)], levels: usize) -> Vec<DetectedLevel> {
     out
 }
 
-/// Detected against reported, level by level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LevelComparison {
-    pub level: u8,
-    pub reported_bytes: u64,
-    pub detected_bytes: Option<u64>,
-    /// Detected over reported.
-    pub ratio: Option<f64>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheFindings {
-    pub reported: Reported,
-    pub detected: Vec<DetectedLevel>,
-    pub comparison: Vec<LevelComparison>,
-    /// Whether the latency buffer asked for transparent huge pages, and the kernel's mode.
-    pub huge_pages: bool,
-    pub thp_mode: String,
-    /// Whether CPUID says this is a virtual machine (its caches are shared with the host).
-    pub virtual_machine: bool,
-    /// Why a level's step is missing or far from the reported size.
-    pub notes: Vec<String>,
-}
-
 pub fn findings(
     reported: &Reported,
     detected: Vec<DetectedLevel>,
@@ -226,17 +154,17 @@ pub fn findings(
 
 /// Says why a level's step is missing or more than a factor of 2 from the reported size.
 pub fn explain(comparison: &[LevelComparison], largest: u64, vm: bool) -> Vec<String> {
-    let mib = crate::output::fmt_bytes;
+    let bytes = |b: u64| arum_units::size::format(b as f64);
     let last = comparison.len().saturating_sub(1);
     comparison
         .iter()
         .enumerate()
         .filter_map(|(i, c)| {
-            let lvl = format!("L{} ({} reported)", c.level, mib(c.reported_bytes));
+            let lvl = format!("L{} ({} reported)", c.level, bytes(c.reported_bytes));
             match c.ratio {
                 None if largest < 2 * c.reported_bytes => Some(format!(
                     "{lvl}: the curve ends at {}, too soon to show it (the full suite goes to 512 MiB)",
-                    mib(largest)
+                    bytes(largest)
                 )),
                 None => Some(format!("{lvl}: no step stood clear of the noise")),
                 Some(r) if (0.5..=2.0).contains(&r) => None,
@@ -244,24 +172,24 @@ pub fn explain(comparison: &[LevelComparison], largest: u64, vm: bool) -> Vec<St
                     "{lvl}: the curve steps up after {}, {r:.2} of the reported size: this is a \
                      virtual machine, whose last-level cache is shared with the host and other \
                      guests; the step shows the share this guest kept during the run",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
                 Some(r) if r < 0.5 && i == last => Some(format!(
                     "{lvl}: the curve steps up after {}, {r:.2} of the reported size: the \
                      last-level cache is shared by every CPU, and other processes used it during \
                      the run",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
                 Some(r) if r < 0.5 && vm => Some(format!(
                     "{lvl}: the curve steps up after {}, {r:.2} of the reported size: this is a \
                      virtual machine, and a core's cache is shared by its hyperthreads, on which \
                      the host may run other guests; the step shows the share this guest kept",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
                 Some(r) => Some(format!(
                     "{lvl}: the curve steps at {}, {r:.2} times the reported size; replacement \
                      policy and prefetching blur this level's edge",
-                    mib(c.detected_bytes.unwrap_or(0))
+                    bytes(c.detected_bytes.unwrap_or(0))
                 )),
             }
         })

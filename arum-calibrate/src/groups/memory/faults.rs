@@ -4,9 +4,9 @@
 
 use nix::sys::mman::MmapAdvise;
 
+use crate::context::{skipped, Context, Entry, Sink};
 use crate::model::{Measurement, Unit};
 use crate::scratch::{write_file, RemoveOnDrop};
-use crate::suite::{skipped, Context, Entry, Sink};
 use crate::sys::cpu::own_faults;
 use crate::sys::fs::{drop_cached, fs_type};
 use crate::sys::memory::{page_size, Mapping};

@@ -6,9 +6,10 @@
 use nix::sys::mman::MmapAdvise;
 
 use crate::clock::unpreempted;
-use crate::groups::memory::caches::{self, Reported};
+use crate::context::{skipped, Context, Entry, Sink, Taken};
+use crate::groups::memory::caches;
+use crate::model::findings::Reported;
 use crate::model::Unit;
-use crate::suite::{skipped, Context, Entry, Sink, Taken};
 use crate::sys::memory::Mapping;
 
 pub const LATENCY: Entry = Entry::new(
@@ -83,11 +84,12 @@ pub fn chase(words: &[u64], start: usize, steps: usize) -> usize {
     i
 }
 
-pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported) {
+/// Measures the latency curve within `budget` bytes of memory and finds the cache levels in it.
+pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported, budget: u64) {
     if !ctx.wants(&LATENCY) {
         return;
     }
-    let sizes = sizes(ctx.quick(), super::memory_budget());
+    let sizes = sizes(ctx.quick(), budget);
     let largest = *sizes.last().unwrap_or(&(1 << 20)) as usize;
     let mut map = match Mapping::anonymous(largest + HUGE) {
         Ok(m) => m,

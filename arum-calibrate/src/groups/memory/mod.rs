@@ -6,7 +6,7 @@ pub mod caches;
 mod faults;
 mod latency;
 
-use crate::suite::{Context, Group, Sink};
+use crate::context::{Context, Group, Sink};
 
 pub const GROUP: Group = Group {
     name: "memory",
@@ -27,8 +27,8 @@ pub const GROUP: Group = Group {
 
 fn run(ctx: &mut Context, sink: &mut Sink) {
     let reported = caches::reported();
-    latency::run(ctx, sink, &reported);
-    bandwidth::run(ctx, sink, reported.last_level_bytes());
+    latency::run(ctx, sink, &reported, memory_budget());
+    bandwidth::run(ctx, sink, reported.last_level_bytes(), memory_budget());
     faults::run(ctx, sink);
 }
 

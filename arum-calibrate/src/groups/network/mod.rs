@@ -7,10 +7,9 @@ mod tcp;
 
 use std::net::SocketAddr;
 
-use serde::{Deserialize, Serialize};
-
+use crate::context::{skipped, Context, Entry, Group, Sink};
+use crate::model::findings::NetworkFacts;
 use crate::model::Unit;
-use crate::suite::{skipped, Context, Entry, Group, Sink};
 use crate::sys::cpu::Pinned;
 
 pub const GROUP: Group = Group {
@@ -106,18 +105,6 @@ pub const NETEM_RTT: Entry = Entry::new(
      kernel).",
     Unit::Ns,
 );
-
-/// What the network group could and could not set up.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct NetworkFacts {
-    /// The veth pair's addresses, or why there was none.
-    pub veth: Option<String>,
-    pub veth_unavailable: Option<String>,
-    /// Whether the kernel has netem (tried on our own device), and why not.
-    pub netem: Option<String>,
-    /// Where the client and the server threads ran.
-    pub cpus: Option<String>,
-}
 
 /// Bytes per bandwidth sample: a few milliseconds, to fall between other processes' turns.
 fn bulk_bytes(quick: bool) -> u64 {

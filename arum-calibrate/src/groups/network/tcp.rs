@@ -13,9 +13,9 @@ use std::time::{Duration, Instant};
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 
+use crate::context::{skipped, Context, Entry};
 use crate::model::Measurement;
 use crate::stats::repeat::Limits;
-use crate::suite::{skipped, Context, Entry};
 
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
 /// The server gives up after this long whatever happens.

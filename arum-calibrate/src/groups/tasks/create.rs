@@ -1,15 +1,13 @@
 //! Creating processes and threads, each way timed from the creating call to the reaping of the
 //! child, one creation per sample.
 
+use crate::context::{Context, Entry, Sink};
 use crate::scratch::RemoveOnDrop;
-use crate::suite::{Context, Entry, Sink};
 use crate::sys::cpu::{own_cpu_ns, Pinned};
 use crate::sys::process::{self, Exec, Stack};
 use crate::tiny_elf;
 
-use super::ns;
-
-pub const FORK: Entry = ns(
+pub const FORK: Entry = Entry::ns(
     "tasks.fork",
     "process creation: fork + exit + wait",
     "fork(2) of this process, the child calling _exit at once, reaped by waitpid(2): a new \
@@ -17,30 +15,30 @@ pub const FORK: Entry = ns(
      one CPU, where the new task runs while its creator waits; a sample that waited for the CPU \
      (wall time over twice the CPU time used) is taken again.",
 );
-pub const FORK_EXEC: Entry = ns(
+pub const FORK_EXEC: Entry = Entry::ns(
     "tasks.fork_exec",
     "process creation: fork + exec + wait",
     "fork(2), then execve(2) of a 132-byte static program that exits at once, reaped by \
      waitpid(2).",
 );
-pub const VFORK_EXEC: Entry = ns(
+pub const VFORK_EXEC: Entry = Entry::ns(
     "tasks.vfork_exec",
     "process creation: vfork + exec + wait",
     "clone(2) with CLONE_VM|CLONE_VFORK on a stack of its own (vfork semantics: no copy of the \
      address space), then execve(2) of the same static program, reaped by waitpid(2).",
 );
-pub const POSIX_SPAWN: Entry = ns(
+pub const POSIX_SPAWN: Entry = Entry::ns(
     "tasks.posix_spawn",
     "process creation: posix_spawn + wait",
     "posix_spawn(3) of the same static program (the C library's own vfork-style path), reaped \
      by waitpid(2).",
 );
-pub const PTHREAD: Entry = ns(
+pub const PTHREAD: Entry = Entry::ns(
     "tasks.thread.pthread",
     "thread creation: pthread_create + join",
     "pthread_create(3) of a thread that returns at once, then pthread_join(3).",
 );
-pub const CLONE: Entry = ns(
+pub const CLONE: Entry = Entry::ns(
     "tasks.thread.clone",
     "thread creation: raw clone + wait",
     "clone(2) with CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_IO on a preallocated stack, \

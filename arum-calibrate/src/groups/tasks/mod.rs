@@ -3,8 +3,7 @@
 mod create;
 mod switch;
 
-use crate::model::Unit;
-use crate::suite::{Context, Entry, Group, Sink};
+use crate::context::{Context, Group, Sink};
 
 pub const GROUP: Group = Group {
     name: "tasks",
@@ -28,8 +27,4 @@ pub const GROUP: Group = Group {
 fn run(ctx: &mut Context, sink: &mut Sink) {
     create::run(ctx, sink);
     switch::run(ctx, sink);
-}
-
-const fn ns(name: &'static str, title: &'static str, method: &'static str) -> Entry {
-    Entry::new(name, title, method, Unit::Ns)
 }

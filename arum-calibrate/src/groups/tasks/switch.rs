@@ -6,37 +6,35 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::AsRawFd;
 
-use crate::suite::{skipped, Context, Entry, Sink, Taken};
+use crate::context::{skipped, Context, Entry, Sink, Taken};
 use crate::sys::cpu::{pin_thread, Pinned};
 use crate::sys::process::{fork_echo, wait_ok};
 
-use super::ns;
-
-pub const PIPE: Entry = ns(
+pub const PIPE: Entry = Entry::ns(
     "tasks.pipe",
     "pipe write + read, no switch",
     "write(2) of one byte into a pipe and read(2) of it back by the same thread: the part of a \
      ping-pong round trip that is not switching, subtracted twice from each.",
 );
-pub const PROCESS_SAME: Entry = ns(
+pub const PROCESS_SAME: Entry = Entry::ns(
     "tasks.switch.process.same_cpu",
     "context switch between processes, one CPU",
     "Pipe ping-pong between this process and a forked child, both pinned to one CPU; \
      (round trip - 2 x tasks.pipe) / 2.",
 );
-pub const PROCESS_CROSS: Entry = ns(
+pub const PROCESS_CROSS: Entry = Entry::ns(
     "tasks.switch.process.cross_cpu",
     "context switch between processes, two CPUs",
     "The same ping-pong with the child pinned to a second CPU: each half is a wake-up of a \
      task on another CPU (an inter-processor interrupt, and leaving idle if that CPU slept).",
 );
-pub const THREAD_SAME: Entry = ns(
+pub const THREAD_SAME: Entry = Entry::ns(
     "tasks.switch.thread.same_cpu",
     "context switch between threads, one CPU",
     "Pipe ping-pong between two threads of this process pinned to one CPU (no address-space \
      change); (round trip - 2 x tasks.pipe) / 2.",
 );
-pub const THREAD_CROSS: Entry = ns(
+pub const THREAD_CROSS: Entry = Entry::ns(
     "tasks.switch.thread.cross_cpu",
     "context switch between threads, two CPUs",
     "The thread ping-pong with the partner pinned to a second CPU.",

@@ -1,14 +1,17 @@
 //! The calibration as plain data: what every output (text, JSON, SVG, the saved file) reads, and
 //! none of them knows how a figure was measured.
 
+pub mod findings;
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::predict::Prediction;
 use crate::stats::histogram::Histogram;
 use crate::stats::repeat::Stop;
 use crate::stats::Summary;
+
+pub use findings::Findings;
 
 pub const SCHEMA: &str = "arum.calibration/1";
 
@@ -33,7 +36,7 @@ pub struct Calibration {
     pub findings: Findings,
     /// Peers' figures beside ours (`--peers`).
     #[serde(default)]
-    pub peers: Vec<crate::peers::Comparison>,
+    pub peers: Vec<Comparison>,
     /// Facts about how the run went (load from other processes, features the machine lacks).
     pub notes: Vec<String>,
 }
@@ -136,13 +139,45 @@ impl Measurement {
     }
 }
 
-/// Cache levels as the memory-latency curve shows them, beside what the CPU reports.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Findings {
-    pub caches: Option<crate::groups::memory::caches::CacheFindings>,
-    pub file_cache: Option<crate::groups::files::FileCacheFinding>,
-    pub network: Option<crate::groups::network::NetworkFacts>,
-    pub files: Option<crate::groups::files::FileFacts>,
+/// A prediction resolved into the measurement's unit, with how the measurement compared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub value: f64,
+    pub hardware: Option<f64>,
+    pub software: Option<f64>,
+    pub note: Option<String>,
+    /// Measured median over the prediction.
+    pub ratio: Option<f64>,
+}
+
+/// A peer's figure beside ours (`--peers`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// What is compared, e.g. "context switch round trip, processes, one CPU".
+    pub what: String,
+    /// Our measurement and figure (in `unit`).
+    pub ours_name: String,
+    pub ours: Option<f64>,
+    /// The peer's command line and figure (in `unit`), as it printed it.
+    pub peer_command: String,
+    pub peer_printed: Option<f64>,
+    /// Share of its CPUs the peer had while it ran (its CPU time over its wall time and the
+    /// CPUs it keeps busy): below 1 when other processes took turns on them.
+    pub peer_cpu_share: Option<f64>,
+    /// The peer's figure for the time it actually ran (the printed one when it had its CPUs),
+    /// which the ratio uses: a peer timing a loop by the clock counts the turns of other
+    /// processes as its own cost, while our medians leave interrupted samples out.
+    pub peer: Option<f64>,
+    pub unit: Unit,
+    /// Ours over the peer's.
+    pub ratio: Option<f64>,
+    /// Whether ours is within a factor of 2 of the peer's: of its figure for the time it ran or
+    /// of the printed one, when the two differ (see `compare`).
+    pub within_factor_2: Option<bool>,
+    /// How the two methods differ, and so what the ratio should be.
+    pub explanation: String,
+    /// Why there is no figure, if there is none.
+    pub missing: Option<String>,
 }
 
 /// A small calibration for tests of the renderings and the saved costs.

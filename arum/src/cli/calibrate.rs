@@ -1,11 +1,12 @@
-//! `arum calibrate`'s command line (parsing only; the crate's core takes domain settings).
+//! `arum calibrate`'s options, and what they ask of `arum_calibrate`.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
-use clap::{ArgAction, ValueEnum};
+use clap::{ArgAction, Args, ValueEnum};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub enum CalibrateFormat {
     Text,
     Json,
 }
@@ -14,9 +15,9 @@ pub enum Format {
 /// process and thread creation, context switches, memory latency and bandwidth, page faults,
 /// TCP, file reads), each repeated until its median is known to ±2% (90% confidence) or a time
 /// limit, with mean, sd, min, max and a histogram.
-#[derive(Debug, Clone, clap::Args)]
+#[derive(Debug, Clone, Args)]
 #[command(after_long_help = "The measurements and how each is taken: arum calibrate --list.")]
-pub struct Args {
+pub struct CalibrateArgs {
     /// Measure only these: groups (timing, cpu, tasks, memory, network, files), measurement
     /// names, or dotted prefixes (tasks.switch); comma- or space-separated, repeatable.
     #[arg(long, value_name = "NAME", num_args = 1.., action = ArgAction::Append)]
@@ -27,8 +28,8 @@ pub struct Args {
     pub quick: bool,
 
     /// Output format (JSON: schema arum.calibration/1).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = CalibrateFormat::Text)]
+    pub format: CalibrateFormat,
 
     /// Write the report to FILE (atomically) instead of standard output.
     #[arg(short, long, value_name = "FILE")]
@@ -70,42 +71,48 @@ pub struct Args {
     pub histograms: bool,
 
     /// Longest time to repeat one measurement (default 1s; 250ms with --quick).
-    #[arg(long, value_name = "DURATION")]
-    pub time_limit: Option<humantime::Duration>,
+    #[arg(long, value_name = "DURATION", value_parser = crate::values::duration)]
+    pub time_limit: Option<Duration>,
 
     /// Target half-width of the median's 90% confidence interval, in percent of the median.
-    #[arg(long, value_name = "PERCENT", default_value_t = 2.0)]
+    #[arg(long, value_name = "PERCENT", default_value_t = 2.0, value_parser = crate::values::percent)]
     pub ci: f64,
 
-    /// Largest file of the file-cache curve, e.g. 4GiB (default 1GiB; 64MiB with --quick).
-    /// Above the memory the kernel reports available, the curve shows where the cache ends.
-    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    /// Largest file of the file-cache curve, a number with its unit, e.g. 4GiB (default 1GiB;
+    /// 64MiB with --quick). Above the memory the kernel reports available, the curve shows where
+    /// the cache ends.
+    #[arg(long, value_name = "SIZE", value_parser = crate::values::size)]
     pub file_max: Option<u64>,
 
     /// Delay packets on the veth pair by DELAY with tc netem (e.g. 1ms) and measure the round
     /// trip to this emulated remote host.
-    #[arg(long, value_name = "DELAY")]
-    pub netem: Option<humantime::Duration>,
+    #[arg(long, value_name = "DELAY", value_parser = crate::values::duration)]
+    pub netem: Option<Duration>,
 }
 
-/// `64MiB`, `1GiB`, `512M`, `1G`, or bytes.
-pub fn parse_size(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-    let (n, unit) = t.split_at(split);
-    let n: u64 = n
-        .parse()
-        .map_err(|_| format!("{s:?} is not a size (e.g. 512MiB, 4GiB)"))?;
-    let mult: u64 = match unit.trim() {
-        "" | "B" => 1,
-        "K" | "KiB" | "k" => 1 << 10,
-        "M" | "MiB" => 1 << 20,
-        "G" | "GiB" => 1 << 30,
-        "T" | "TiB" => 1 << 40,
-        u => return Err(format!("unknown size unit {u:?} (use KiB, MiB, GiB)")),
-    };
-    n.checked_mul(mult)
-        .ok_or_else(|| format!("{s:?} is too large"))
+impl From<CalibrateArgs> for arum_calibrate::Request {
+    fn from(a: CalibrateArgs) -> Self {
+        arum_calibrate::Request {
+            only: a.only,
+            quick: a.quick,
+            format: match a.format {
+                CalibrateFormat::Text => arum_calibrate::Format::Text,
+                CalibrateFormat::Json => arum_calibrate::Format::Json,
+            },
+            output: a.output,
+            plots: a.plots,
+            predict: a.predict,
+            save: a.save,
+            dir: a.dir,
+            list: a.list,
+            peers: a.peers,
+            histograms: a.histograms,
+            time_limit: a.time_limit,
+            ci_percent: a.ci,
+            file_max: a.file_max,
+            netem: a.netem,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -116,13 +123,18 @@ mod tests {
     #[derive(Parser)]
     struct Cli {
         #[command(flatten)]
-        args: Args,
+        args: CalibrateArgs,
+    }
+
+    fn request(args: &[&str]) -> Result<arum_calibrate::Request, String> {
+        Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied()))
+            .map(|c| c.args.into())
+            .map_err(|e| e.to_string())
     }
 
     #[test]
-    fn options_parse() {
-        let c = Cli::parse_from([
-            "x",
+    fn options_become_the_request() {
+        let r = request(&[
             "--only",
             "tasks.switch",
             "memory",
@@ -133,16 +145,38 @@ mod tests {
             "2GiB",
             "--netem",
             "1ms",
+            "--time-limit",
+            "1.5s",
+            "--ci",
+            "5%",
             "--format",
             "json",
-        ]);
-        assert_eq!(c.args.only, ["tasks.switch", "memory", "cpu,timing"]);
-        assert_eq!(c.args.file_max, Some(2 << 30));
-        assert_eq!(
-            c.args.netem.map(|d| *d),
-            Some(std::time::Duration::from_millis(1))
-        );
-        assert_eq!(c.args.format, Format::Json);
-        assert!(parse_size("12 parsecs").is_err());
+        ])
+        .unwrap();
+        assert_eq!(r.only, ["tasks.switch", "memory", "cpu,timing"]);
+        assert_eq!(r.file_max, Some(2 << 30));
+        assert_eq!(r.netem, Some(Duration::from_millis(1)));
+        assert_eq!(r.time_limit, Some(Duration::from_millis(1500)));
+        assert_eq!(r.ci_percent, 5.0);
+        assert_eq!(r.format, arum_calibrate::Format::Json);
+        assert!(r.quick && !r.save && !r.peers);
+    }
+
+    #[test]
+    fn the_defaults_are_the_library_s() {
+        assert_eq!(request(&[]).unwrap(), arum_calibrate::Request::default());
+    }
+
+    #[test]
+    fn sizes_and_durations_need_their_unit() {
+        let err = request(&["--file-max", "1048576"]).unwrap_err();
+        assert!(err.contains("has no unit"), "{err}");
+        assert!(request(&["--file-max", "12 parsecs"])
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(request(&["--time-limit", "2"])
+            .unwrap_err()
+            .contains("has no unit"));
+        assert!(request(&["--netem", "1 fortnight"]).is_err());
     }
 }
