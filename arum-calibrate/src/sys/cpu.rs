@@ -93,13 +93,11 @@ pub fn own_cpu_ns() -> u64 {
 
 /// The unit of /proc/stat's CPU times (USER_HZ).
 pub fn clock_ticks_per_second() -> f64 {
-    // SAFETY: sysconf has no memory effects.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if hz > 0 {
-        hz as f64
-    } else {
-        100.0
-    }
+    nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .filter(|&hz| hz > 0)
+        .map_or(100.0, |hz| hz as f64)
 }
 
 /// CPU time (user + system) of this process's reaped children, in nanoseconds.

@@ -10,13 +10,11 @@ use nix::sys::mman::{madvise, mmap, mmap_anonymous, munmap, MapFlags, MmapAdvise
 use super::errno;
 
 pub fn page_size() -> usize {
-    // SAFETY: sysconf has no memory effects.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as usize
-    } else {
-        4096
-    }
+    nix::unistd::sysconf(nix::unistd::SysconfVar::PAGE_SIZE)
+        .ok()
+        .flatten()
+        .filter(|&p| p > 0)
+        .map_or(4096, |p| p as usize)
 }
 
 /// An mmap'ed region, unmapped on drop.
@@ -26,9 +24,11 @@ pub struct Mapping {
     writable: bool,
 }
 
-// SAFETY: a Mapping owns its region exclusively; sharing &Mapping only allows reads, and
-// &mut access is unique, exactly as for a Vec<u8>.
+// SAFETY: a Mapping owns its region exclusively, so moving it to another thread moves the only
+// handle to the region, as for a Vec<u8>.
 unsafe impl Send for Mapping {}
+// SAFETY: through &Mapping the region is only read, and writes need &mut Mapping, which is
+// unique, as for a Vec<u8>.
 unsafe impl Sync for Mapping {}
 
 impl Mapping {

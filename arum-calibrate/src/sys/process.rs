@@ -71,6 +71,8 @@ pub fn wait_ok(pid: Pid) -> io::Result<()> {
 pub fn fork_exit_wait() -> io::Result<()> {
     // SAFETY: the child calls only _exit, which is async-signal-safe.
     match unsafe { fork() }.map_err(errno)? {
+        // SAFETY: _exit is async-signal-safe and ends the child without running arum's
+        // destructors or atexit handlers, which belong to the parent.
         ForkResult::Child => unsafe { libc::_exit(0) },
         ForkResult::Parent { child } => wait_ok(child),
     }
@@ -81,6 +83,8 @@ pub fn fork_exec_wait(exec: &Exec) -> io::Result<()> {
     // SAFETY: the child calls only execve and _exit (async-signal-safe) on data prepared
     // before the fork.
     match unsafe { fork() }.map_err(errno)? {
+        // SAFETY: `exec`'s NUL-terminated strings and pointer arrays were built before the
+        // fork and are the child's own copy; execve replaces the child, _exit ends it if not.
         ForkResult::Child => unsafe {
             libc::execve(exec.path.as_ptr(), exec.argv.as_ptr(), exec.envp.as_ptr());
             libc::_exit(127)
@@ -193,6 +197,8 @@ pub fn fork_echo(rx: c_int, tx: c_int, close_in_child: [c_int; 2]) -> io::Result
     // SAFETY: the child calls only close, read, write and _exit (async-signal-safe) on file
     // descriptors it inherited; the loop ends at end of file or on any error.
     match unsafe { fork() }.map_err(errno)? {
+        // SAFETY: the descriptors are the child's inherited copies; `b` is a live byte on the
+        // child's stack for each one-byte read and write; _exit ends the child.
         ForkResult::Child => unsafe {
             libc::close(close_in_child[0]);
             libc::close(close_in_child[1]);
