@@ -18,6 +18,8 @@ cargo clippy --workspace --all-targets -q -- -D warnings
 # The engine's modules import only downward: no cycle, at module or top-level granularity.
 python3 -m unittest discover -s tools/module-graph -p 'test_*.py'
 python3 tools/module-graph/check.py arum-core/src
+# One implementation of each shared thing: the command line, units, statistics, writer, tables.
+tools/single-source/check.sh
 tools/startup-order/check.sh
 cargo build --workspace -q
 cargo test --workspace

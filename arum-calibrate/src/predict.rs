@@ -88,11 +88,11 @@ pub fn parse(text: &str) -> Result<Vec<Spec>, String> {
         .parse()
         .map_err(|e: toml::de::Error| e.message().to_string())?;
     let mut out = Vec::new();
-    flatten("", &table, &mut out)?;
+    collect_specs("", &table, &mut out)?;
     Ok(out)
 }
 
-fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<Spec>) -> Result<(), String> {
+fn collect_specs(prefix: &str, table: &toml::Table, out: &mut Vec<Spec>) -> Result<(), String> {
     for (k, v) in table {
         let name = if prefix.is_empty() {
             k.clone()
@@ -126,7 +126,7 @@ fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<Spec>) -> Result<(),
                 }
                 out.push(spec);
             }
-            toml::Value::Table(t) => flatten(&name, t, out)?,
+            toml::Value::Table(t) => collect_specs(&name, t, out)?,
             v => out.push(Spec {
                 value: Some(quantity(v, &name)?),
                 hardware: None,

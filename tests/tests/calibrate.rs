@@ -97,7 +97,7 @@ fn measurement<'a>(json: &'a Value, name: &str) -> &'a Value {
 }
 
 /// The median of a measured figure, or None (with the reason printed) when it was skipped.
-fn median(json: &Value, name: &str) -> Option<f64> {
+fn median_of(json: &Value, name: &str) -> Option<f64> {
     let m = measurement(json, name);
     match m["status"].as_str() {
         Some("measured") => Some(m["summary"]["median"].as_f64().unwrap()),
@@ -182,7 +182,7 @@ fn every_measurement_is_measured_or_says_why_and_nothing_is_left_behind() {
         "files.read.seq.cached",
     ] {
         assert!(
-            median(j, name).is_some(),
+            median_of(j, name).is_some(),
             "{name} must be measurable on any Linux machine"
         );
     }
@@ -205,35 +205,38 @@ fn timing_figures_are_plausible() {
     let j = &quick().json;
     let tsc = &j["machine"]["tsc"];
     assert!(tsc["hz"].as_f64().unwrap() > 1e8, "{tsc}");
-    let cg = median(j, "timing.clock_gettime").unwrap();
+    let cg = median_of(j, "timing.clock_gettime").unwrap();
     assert!(
         cg > 0.0 && cg < 1000.0,
         "clock_gettime {cg} ns, expected < 1 us"
     );
-    let rdtsc = median(j, "timing.rdtsc").unwrap();
+    let rdtsc = median_of(j, "timing.rdtsc").unwrap();
     assert!(rdtsc > 0.0 && rdtsc < 1000.0, "rdtsc {rdtsc} ns");
     // A raw system call costs more than the vDSO's user-space read of the clock.
-    let sys = median(j, "cpu.syscall.clock_gettime").unwrap();
+    let sys = median_of(j, "cpu.syscall.clock_gettime").unwrap();
     assert!(
         sys > cg,
         "clock_gettime by syscall {sys} ns <= by vDSO {cg} ns"
     );
     // A procedure call is cheaper than entering the kernel.
-    let call = median(j, "cpu.call.0").unwrap();
-    let getppid = median(j, "cpu.syscall.getppid").unwrap();
+    let call = median_of(j, "cpu.call.0").unwrap();
+    let getppid = median_of(j, "cpu.syscall.getppid").unwrap();
     assert!(call < getppid, "call {call} ns, getppid {getppid} ns");
 }
 
 #[test]
 fn task_figures_are_consistent() {
     let j = &quick().json;
-    let fork = median(j, "tasks.fork").unwrap();
-    let thread = median(j, "tasks.thread.pthread").unwrap();
+    let fork = median_of(j, "tasks.fork").unwrap();
+    let thread = median_of(j, "tasks.thread.pthread").unwrap();
     assert!(
         thread < fork,
         "thread creation {thread} ns >= process creation {fork} ns"
     );
-    if let (Some(fe), Some(ve)) = (median(j, "tasks.fork_exec"), median(j, "tasks.vfork_exec")) {
+    if let (Some(fe), Some(ve)) = (
+        median_of(j, "tasks.fork_exec"),
+        median_of(j, "tasks.vfork_exec"),
+    ) {
         // Exec adds work to a fork, though little (a 132-byte program) beside the fork itself,
         // and the two are measured one after the other: on a busy VM a noisy phase moved fork's
         // median above fork+exec's (CI: 134.6 against 116.3 µs; fork's median has ranged 74-134
@@ -370,7 +373,7 @@ fn memory_figures_are_consistent() {
         }
     }
 
-    let minor = median(j, "memory.fault.minor").unwrap();
+    let minor = median_of(j, "memory.fault.minor").unwrap();
     let share = measurement(j, "memory.fault.minor")["details"]["faults_per_touch"]
         .as_f64()
         .unwrap();
@@ -378,15 +381,15 @@ fn memory_figures_are_consistent() {
         (0.9..=1.1).contains(&share),
         "{share} minor faults per first touch"
     );
-    if let Some(major) = median(j, "memory.fault.major") {
+    if let Some(major) = median_of(j, "memory.fault.major") {
         assert!(
             major > minor,
             "major fault {major} ns <= minor fault {minor} ns"
         );
     }
     // Bandwidth: all CPUs together move at least what one does, within noise.
-    let one = median(j, "memory.bandwidth.read.1cpu").unwrap();
-    let all = median(j, "memory.bandwidth.read.all_cpus").unwrap();
+    let one = median_of(j, "memory.bandwidth.read.1cpu").unwrap();
+    let all = median_of(j, "memory.bandwidth.read.all_cpus").unwrap();
     assert!(
         one > 1e8 && all > 0.5 * one,
         "read 1 CPU {one} B/s, all CPUs {all} B/s"
@@ -396,9 +399,9 @@ fn memory_figures_are_consistent() {
 #[test]
 fn network_and_file_figures_are_consistent() {
     let j = &quick().json;
-    let rtt = median(j, "network.loopback.rtt").unwrap();
+    let rtt = median_of(j, "network.loopback.rtt").unwrap();
     assert!(rtt > 0.0 && rtt < 1e6, "loopback round trip {rtt} ns");
-    if let Some(veth) = median(j, "network.veth.rtt") {
+    if let Some(veth) = median_of(j, "network.veth.rtt") {
         assert!(veth < 1e6, "veth round trip {veth} ns");
         assert!(j["findings"]["network"]["veth"]
             .as_str()
@@ -407,9 +410,9 @@ fn network_and_file_figures_are_consistent() {
     } else {
         assert!(j["findings"]["network"]["veth_unavailable"].is_string());
     }
-    let cached = median(j, "files.read.seq.cached").unwrap();
-    if let Some(uncached) = median(j, "files.read.random.uncached") {
-        let cached_random = median(j, "files.read.random.cached").unwrap();
+    let cached = median_of(j, "files.read.seq.cached").unwrap();
+    if let Some(uncached) = median_of(j, "files.read.random.uncached") {
+        let cached_random = median_of(j, "files.read.random.cached").unwrap();
         assert!(uncached > cached_random, "a 4 KiB read from the device {uncached} ns is not slower than from the cache {cached_random} ns");
     }
     assert!(cached > 1e8, "cached sequential reads at {cached} B/s");

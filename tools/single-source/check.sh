@@ -31,7 +31,7 @@ rule "the command line (clap)" "arum/src/cli" '^(arum|benchmarks)/' '\bclap(_com
 rule "durations, sizes, rates and percentages" "arum-units" '^arum-units/' \
   'humantime::(parse_duration|format_duration|Duration)|fn (parse_(time|size|duration)|format_(ns|bytes|seconds|duration)|fmt_(ns|bytes|rate|as)|show_(ns|size))\b'
 rule "medians, percentiles and intervals" "arum-stats" '^arum-stats/' \
-  'fn (median|quantile|percentile|quantile_sorted|median_of_sorted|mean_interval|t_critical)\('
+  'fn (median|quantile|percentile|quantile_sorted|median_of_sorted|mean_interval|t_critical)\([a-z_]+:'
 rule "writing files atomically" "arum-sink" '^(arum-sink|tests)/' \
   '\.persist\(|fs::rename\(|O_TMPFILE'
 rule "table layout" "arum-grid" '^arum-grid/' '\btabled::'

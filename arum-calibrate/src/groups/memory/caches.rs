@@ -19,7 +19,7 @@ fn from_sysfs() -> Vec<CacheLevel> {
         else {
             break;
         };
-        let Some(size_bytes) = parse_size(size.trim()) else {
+        let Some(size_bytes) = arum_units::size::parse(size.trim()).ok() else {
             continue;
         };
         v.push(CacheLevel {
@@ -29,17 +29,6 @@ fn from_sysfs() -> Vec<CacheLevel> {
         });
     }
     v
-}
-
-/// sysfs sizes: `32K`, `1024K`, `32768K`, `2M`.
-fn parse_size(s: &str) -> Option<u64> {
-    let (num, mult) = match s.chars().last()? {
-        'K' => (&s[..s.len() - 1], 1 << 10),
-        'M' => (&s[..s.len() - 1], 1 << 20),
-        'G' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    num.parse::<u64>().ok().map(|n| n * mult)
 }
 
 fn from_cpuid() -> Vec<CacheLevel> {
@@ -293,7 +282,6 @@ mod tests {
         let c = compare(&rep, &det[..1]);
         assert_eq!(c[0].ratio, Some(1.0));
         assert_eq!(c[1].detected_bytes, None);
-        assert_eq!(parse_size("32768K"), Some(32 << 20));
     }
 
     #[test]
