@@ -60,11 +60,10 @@ const SUBCOMMANDS: &[&str] = &[
 ];
 
 /// A single measured run's arguments alone: what `Cli` parses when no subcommand is named,
-/// without building the definitions of the subcommands and of the series options (clap builds
-/// every definition on every parse: this is most of its cost in a run; leaving out the series
-/// options took 40-70 µs off a run on the AMD VM, two builds interleaved run by run, before the
-/// start-up order was regenerated). A command line that uses a series option (`--env` among
-/// them) is refused here and parsed by the full parser.
+/// without building the definitions of the subcommands and of the series options. clap builds
+/// every definition on every parse, and that is most of arum's own work in a short run
+/// (`benchmarks/parse-cost.sh` counts both parsers' instructions). A command line that uses a
+/// series option (`--env` among them) is refused here and parsed by the full parser.
 #[derive(Debug, Parser)]
 #[command(name = "arum")]
 struct RunOnly {
@@ -80,8 +79,9 @@ impl Cli {
     /// Parses `args` (the program name first) as `Cli::try_parse_from` does. A plain run is
     /// parsed by the run's own parser; help, version, subcommands and anything that parser
     /// refuses go to the full one, so its messages are the same.
+    /// `ARUM_FULL_PARSER=1` sends every command line to the full parser, for the benchmark.
     pub fn parse_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
-        if is_plain_run(&args) {
+        if is_plain_run(&args) && std::env::var_os("ARUM_FULL_PARSER").is_none() {
             if let Ok(r) = RunOnly::try_parse_from(&args) {
                 return Ok(Cli {
                     command: None,
