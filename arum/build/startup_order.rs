@@ -1,13 +1,19 @@
 //! Links the functions a measured run executes next to each other (`startup-order.txt`, made by
-//! `tools/startup-order/generate.sh`). arum is a static binary of about 5 MiB of code; a run
-//! executes some 900 of its functions, about 670 KiB, which the linker would otherwise scatter
-//! over the whole text. Every first touch of a 64 KiB stretch of code is a page fault (about 2 µs
-//! in our VMs), and the fixed cost of a run is what arum is compared on (`benchmarks/overhead.sh`).
+//! `tools/startup-order/generate.sh`). arum is a static binary of about 5 MiB of code, of which a
+//! short run executes a few hundred KiB that the linker would otherwise scatter over the whole
+//! text: every first touch of a 64 KiB stretch of code is a page fault, and the fixed cost of a
+//! run is what arum is compared on (`benchmarks/overhead.sh` prints the page faults per run).
 //!
-//! The order is a list of symbol names for LLD's `--symbol-ordering-file`: rustc links with LLD
-//! on x86-64 Linux (its own `rust-lld`, found in the sysroot), or the system's `ld.lld`. With
-//! neither, arum is linked as usual and the build says so. Names the build does not have (the
-//! code changed since the list was made) are skipped by the linker; regenerate the list then.
+//! The list holds two kinds of names. Most Rust functions are given with the hashes of their
+//! mangled names replaced by `*` (the legacy `17h<hash>E`, v0's crate disambiguators
+//! `Cs<hash>_`): those hashes move with every dependency, toolchain or crate change, the paths do
+//! not. They become a linker script that gathers their sections (`.text.NAME`, one per function)
+//! into an output section placed before `.text`. The other names (C functions, glibc's having no
+//! section per function; instances of generic functions, which share a path) go as they are to
+//! LLD's `--symbol-ordering-file`, which puts their sections first in `.text`, right after. rustc links with LLD on x86-64 Linux (its own `rust-lld`, found in the
+//! sysroot), or the system's `ld.lld`; with neither, arum is linked as usual and the build says
+//! so. `tools/startup-order/check.sh` (run by the tests) fails when the list no longer matches
+//! the code, and names the fix.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -34,17 +40,41 @@ pub fn link() {
     }
     let Some(lld) = find_lld(&target) else {
         println!(
-            "cargo:warning=no LLD found (rust-lld or ld.lld): arum is linked without its start-up order, which costs each run some 30 page faults"
+            "cargo:warning=no LLD found (rust-lld or ld.lld): arum is linked without its start-up order, which costs each run page faults (benchmarks/overhead.sh shows how many)"
         );
         return;
     };
+    let text = std::fs::read_to_string(&order).expect("the start-up order is readable");
+    let (script, symbols) = linker_inputs(&text);
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
+    let (script_path, symbols_path) = (out.join("startup-order.ld"), out.join("startup-order.txt"));
+    std::fs::write(&script_path, script).expect("OUT_DIR is writable");
+    std::fs::write(&symbols_path, symbols).expect("OUT_DIR is writable");
     let arg = |a: &str| println!("cargo:rustc-link-arg-bin=arum={a}");
     arg("-fuse-ld=lld");
     if let Some(dir) = lld {
         arg(&format!("-B{}", dir.display()));
     }
-    arg(&format!("-Wl,--symbol-ordering-file={}", order.display()));
+    arg(&format!("-Wl,-T,{}", script_path.display()));
+    arg(&format!("-Wl,--symbol-ordering-file={}", symbols_path.display()));
     arg("-Wl,--no-warn-symbol-ordering");
+}
+
+/// The linker script that gathers the Rust functions' sections, in the list's order, and the
+/// exact names of the others.
+fn linker_inputs(list: &str) -> (String, String) {
+    let mut script = String::from("SECTIONS\n{\n  .text.arum_startup : {\n");
+    let mut symbols = String::new();
+    for name in list.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+        if name.contains('*') {
+            script.push_str(&format!("    *(.text.{name})\n"));
+        } else {
+            symbols.push_str(name);
+            symbols.push('\n');
+        }
+    }
+    script.push_str("  }\n}\nINSERT BEFORE .text;\n");
+    (script, symbols)
 }
 
 /// `Some(Some(dir))`: rustc's own LLD, reached through the `ld.lld` in `dir` (as rustc itself

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Writes arum/startup-order.txt: the functions of arum that measured runs execute, for the
 # linker to place together (see arum/build/startup_order.rs). Runs typical invocations under
-# valgrind's callgrind (apt-get install valgrind), which records every function executed, and
-# keeps the names the binary defines. Run it again when the start-up path changes or after a
-# toolchain or dependency update (the mangled names change), then check the effect with
-# benchmarks/overhead.sh (its page-fault column). tools/startup-order/check.sh (run by the tests)
-# says when it is due.
+# valgrind's callgrind (apt-get install valgrind), which records every function executed, keeps
+# the names the binary defines, and writes Rust names with their hashes as `*` where that names
+# one function (tools/startup-order/patterns.py), so most of the list stays right across
+# dependency and toolchain updates. Run it again when the start-up path's
+# code moves (tools/startup-order/check.sh, run by the tests, says when), then check the effect
+# with benchmarks/overhead.sh (its page-fault column).
 # Usage: tools/startup-order/generate.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -38,9 +39,9 @@ grep -E '6launch5(child20clone_sharing_memory|child5entry|stack10ChildStack)' "$
 sort -u -o "$work/run" "$work/run"
 out=arum/startup-order.txt
 {
-  echo "# Functions a measured run executes, placed together by the linker (LLD's"
-  echo "# --symbol-ordering-file; see arum/build/startup_order.rs)."
+  echo "# Functions a measured run executes, placed together by the linker (see"
+  echo "# arum/build/startup_order.rs): Rust names with their hashes as *, C names as they are."
   echo "# Made by tools/startup-order/generate.sh; do not edit."
-  comm -12 "$work/run" "$work/defined"
+  comm -12 "$work/run" "$work/defined" | python3 tools/startup-order/patterns.py --defined "$work/defined"
 } >"$out"
 echo "$(grep -vc '^#' "$out") functions written to $out"
