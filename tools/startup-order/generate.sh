@@ -40,7 +40,7 @@ sort -u -o "$work/run" "$work/run"
 out=arum/startup-order.txt
 {
   echo "# Functions a measured run executes, placed together by the linker (see"
-  echo "# arum/build/startup_order.rs): Rust names with their hashes as *, C names as they are."
+  echo "# arum/build/startup_order.rs): Rust names with their hashes as * where that names one function."
   echo "# Made by tools/startup-order/generate.sh; do not edit."
   comm -12 "$work/run" "$work/defined" | python3 tools/startup-order/patterns.py --defined "$work/defined"
 } >"$out"
