@@ -148,3 +148,99 @@ pub fn render(out: &mut String, a: &AmbientReport) {
         let _ = writeln!(out, " note: {n}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::ambient::model::Named;
+    use crate::render::testing::{has_line, line, line_number};
+    use crate::report::testing::fixture;
+
+    fn ambient() -> AmbientReport {
+        fixture().ambient.expect("the fixture sampled the machine")
+    }
+
+    fn text(a: &AmbientReport) -> String {
+        let mut out = String::new();
+        render(&mut out, a);
+        out
+    }
+
+    #[test]
+    fn the_fixture_shows_the_cpus_the_counts_and_the_interference_note() {
+        let out = text(&ambient());
+        assert_eq!(
+            line(&out, "Ambient environment"),
+            "Ambient environment (2 samples at start and end over 255.6 ms; \
+             the sampler used 335.8 µs of CPU)"
+        );
+        assert_eq!(
+            line(&out, "CPU user%"),
+            "CPU user% nice% sys% iowait% irq% soft% steal% idle%"
+        );
+        assert_eq!(line(&out, "1 4.0"), "1 4.0 84.0 12.0 0.0 0.0 0.0 0.0 0.0");
+        assert_eq!(line(&out, "interrupts"), "interrupts 192 (751/s)");
+        // A change too small to show in four digits of either end is shown by itself.
+        assert_eq!(
+            line(&out, "memory available"),
+            "memory available 22.35 GiB -> 22.35 GiB (-32 KiB)"
+        );
+        assert_eq!(
+            line(&out, "stalls"),
+            "stalls cpu / memory / io 175.3 ms / 0 ns / 530 µs"
+        );
+        assert_eq!(
+            line(&out, "load average"),
+            "load average (end) 6.49 7.41 6.24"
+        );
+        assert_eq!(
+            line(&out, "irq LOC"),
+            "irq LOC 151 (Local timer interrupts)"
+        );
+        assert_eq!(
+            line(&out, "disk vda"),
+            "disk vda 0 reads, 3 writes, 0 / 64 sectors, busy 0 ms"
+        );
+        assert!(
+            line_number(&out, "note: other processes") > line_number(&out, "disk vda"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn periodic_samples_growth_and_interfaces_read_as_such() {
+        let mut a = ambient();
+        a.interval_ms = 100;
+        a.summary.memory_end.available_bytes += 3 << 20;
+        a.summary.pressure_stall_us = None;
+        a.summary.net = vec![Named {
+            name: "eth0".into(),
+            counters: arum_camp::NetCounters {
+                rx_bytes: 1500,
+                rx_packets: 1,
+                rx_errors: 1,
+                tx_errors: 2,
+                tx_drops: 4,
+                ..Default::default()
+            },
+        }];
+        a.notes.clear();
+        let out = text(&a);
+        assert!(
+            line(&out, "Ambient environment").contains("2 samples every 100 ms over"),
+            "{out}"
+        );
+        assert!(
+            line(&out, "memory available").ends_with("(+2.969 MiB)"),
+            "{out}"
+        );
+        assert!(
+            !has_line(&out, "stalls") && !has_line(&out, "note:"),
+            "{out}"
+        );
+        assert_eq!(
+            line(&out, "net eth0"),
+            "net eth0 rx 1500 B / 1 pkts, tx 0 B / 0 pkts, errors 3, drops 4"
+        );
+    }
+}

@@ -232,3 +232,271 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
     }
     notes
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::functions::model::{
+        CallEstimate, DurationSummary, FunctionInterval, Perturbation, ProbeCostInfo, ProcessHits,
+        RecordStats, ThreadTiming, ThrottlePolicy, Throttled,
+    };
+    use crate::render::testing::{has_line, line, line_number};
+
+    fn timing(name: &str, calls: u64, mean_ns: f64) -> FunctionTiming {
+        FunctionTiming {
+            name: name.into(),
+            symbol: name.into(),
+            file: "/bin/x".into(),
+            offset: 0x1000,
+            calls,
+            calls_exact: true,
+            timed_calls: calls,
+            inclusive: DurationSummary {
+                total_ns: (mean_ns * calls as f64) as u64,
+                mean_ns,
+                min_ns: mean_ns as u64 / 2,
+                max_ns: mean_ns as u64 * 4,
+                p50_ns: mean_ns as u64,
+                p90_ns: mean_ns as u64 * 2,
+                p99_ns: mean_ns as u64 * 3,
+            },
+            exclusive: DurationSummary {
+                total_ns: (mean_ns * calls as f64) as u64 / 2,
+                ..DurationSummary::default()
+            },
+            too_short: false,
+            throttled: None,
+            estimate: None,
+            unfinished: 0,
+            unwound: 0,
+            orphan_returns: 0,
+            lost_entries: 0,
+            probe_hits: 2 * calls,
+            overhead_ns: 0,
+            threads: Vec::new(),
+            processes: Vec::new(),
+        }
+    }
+
+    fn report(functions: Vec<FunctionTiming>) -> FunctionsReport {
+        FunctionsReport {
+            off_reason: None,
+            probe_cost: ProbeCostInfo {
+                pair_ns: 1000.0,
+                entry_ns: 400.0,
+                calibration_calls: 1000,
+                calibration_rounds: 5,
+                ..ProbeCostInfo::default()
+            },
+            policy: ThrottlePolicy::default(),
+            functions,
+            records: RecordStats {
+                records: 2400,
+                bytes: 0,
+                lost: 3,
+                ring_buffers: 2,
+            },
+            perturbation: Perturbation {
+                probe_hits: 2400,
+                overhead_ns: 1_200_000,
+                program_cpu_ns: 100_000_000,
+                percent_of_cpu: 1.2,
+            },
+            interval_ms: None,
+            intervals: Vec::new(),
+            estimate_axis: EstimateAxis::CpuTime,
+        }
+    }
+
+    fn text(f: &FunctionsReport) -> String {
+        let mut out = String::new();
+        render(&mut out, f);
+        out
+    }
+
+    /// `compute` throttled for `reason` after 100 calls of 50 ns, with `estimate`.
+    fn throttled(reason: ThrottleReason, estimate: Option<CallEstimate>) -> FunctionTiming {
+        let mut t = timing("compute", 100, 50.0);
+        t.throttled = Some(Throttled {
+            reason,
+            at_ns: 1_000_000,
+            timed_calls: 100,
+            mean_ns: 50.0,
+        });
+        t.estimate = estimate;
+        t
+    }
+
+    fn estimate(calls: Option<f64>, high: Option<f64>, saturated: bool) -> CallEstimate {
+        CallEstimate {
+            counted_before: 100,
+            sampled: 70,
+            windows: 7,
+            calls,
+            low: 9000.0,
+            high,
+            saturated,
+        }
+    }
+
+    #[test]
+    fn the_title_rows_and_footer_carry_the_probe_cost_and_the_figures() {
+        let mut sampled = timing("parse", 1200, 2500.0);
+        sampled.calls_exact = false;
+        let mut untimed = timing("idle", 4, 0.0);
+        untimed.timed_calls = 0;
+        let out = text(&report(vec![timing("main", 1, 5e6), sampled, untimed]));
+        assert_eq!(
+            line(&out, "Functions"),
+            "Functions (uprobes; a probed call costs 1 µs here, an entry hit 400 ns; \
+             calibrated on 5×1000 calls)"
+        );
+        assert_eq!(
+            line(&out, "Function Calls"),
+            "Function Calls Timed Total Mean Min p50 p90 p99 Max Self"
+        );
+        assert_eq!(
+            line(&out, "main"),
+            "main 1 1 5 ms 5 ms 2.5 ms 5 ms 10 ms 15 ms 20 ms 2.5 ms"
+        );
+        // An estimated count is marked; a function never timed has no durations.
+        assert!(line(&out, "parse").starts_with("parse ~1,200 1,200 3 ms 2.5 µs"));
+        assert_eq!(line(&out, "idle"), "idle 4 0 - - - - - - - -");
+        assert_eq!(
+            line(&out, "perturbation"),
+            "perturbation: 2,400 probe hits, about 1.2 ms of probe time, \
+             1.20% of the program's CPU time (budget 2%)"
+        );
+        assert_eq!(
+            line(&out, "records"),
+            "records: 2,400 read from 2 ring buffers, 3 lost"
+        );
+        assert!(!has_line(&out, "calls per"), "no intervals asked: {out}");
+    }
+
+    #[test]
+    fn a_reason_not_to_time_replaces_the_table() {
+        let mut f = report(vec![timing("main", 1, 5e6)]);
+        f.off_reason = Some("uprobes need root: run arum as root".into());
+        let out = text(&f);
+        assert_eq!(
+            out.lines().filter(|l| !l.is_empty()).count(),
+            2,
+            "the title and the reason only: {out}"
+        );
+        assert_eq!(
+            line(&out, "not timed"),
+            "not timed: uprobes need root: run arum as root"
+        );
+    }
+
+    #[test]
+    fn a_throttled_function_says_why_and_how_its_calls_were_counted() {
+        let bounded = throttled(
+            ThrottleReason::TooShort,
+            Some(estimate(Some(10_000.0), Some(11_000.0), false)),
+        );
+        assert_eq!(
+            function_notes(&bounded, &report(Vec::new())),
+            [
+                "too short to time reliably: mean 50 ns, probe cost 1 µs; timed the first 100 \
+              calls; about 10,000 calls in all (sampled in 7 windows; 95% interval \
+              9,000–11,000)"
+            ]
+        );
+        let exact = throttled(ThrottleReason::Budget, None);
+        assert_eq!(
+            function_notes(&exact, &report(Vec::new())),
+            [
+                "throttled to keep the probes within the 2% budget (mean 50 ns, probe cost 1 µs); \
+              timed the first 100 calls; 100 calls in all, counted exactly by the entry probe \
+              (about 400 ns a call)"
+            ]
+        );
+        let ended = throttled(ThrottleReason::Budget, Some(estimate(None, None, false)));
+        assert!(function_notes(&ended, &report(Vec::new()))[0]
+            .ends_with("at least 9,000 calls in all (the program ended before a sampling window)"));
+    }
+
+    #[test]
+    fn a_saturated_estimate_names_the_missing_cycle_counter_only_without_one() {
+        let t = throttled(ThrottleReason::TooShort, Some(estimate(None, None, true)));
+        let mut f = report(Vec::new());
+        let note = function_notes(&t, &f).remove(0);
+        assert!(
+            note.ends_with("cannot be estimated without a hardware cycle counter (none here)"),
+            "{note}"
+        );
+        f.estimate_axis = EstimateAxis::UserCycles;
+        let note = function_notes(&t, &f).remove(0);
+        assert!(note.ends_with("cannot be estimated"), "{note}");
+    }
+
+    #[test]
+    fn notes_name_threads_processes_and_lost_calls_under_the_table() {
+        let mut t = timing("work", 7, 3000.0);
+        t.too_short = true;
+        t.threads = [(11, 3), (12, 4)]
+            .map(|(tid, calls)| ThreadTiming {
+                tid,
+                pid: 10,
+                calls,
+                timed_calls: calls,
+                inclusive_ns: 0,
+                exclusive_ns: 0,
+            })
+            .to_vec();
+        t.processes = vec![ProcessHits {
+            pid: 10,
+            name: None,
+            calls: 7,
+        }];
+        t.unfinished = 1;
+        t.lost_entries = 2;
+        let mut f = report(vec![t]);
+        f.policy.mode = ThrottleMode::NoThrottle;
+        let out = text(&f);
+        assert_eq!(
+            line(&out, "work: too short"),
+            "work: too short to time reliably: mean 3 µs, probe cost 1 µs (timed anyway: not \
+             throttled)"
+        );
+        assert_eq!(
+            line(&out, "work: calls per thread"),
+            "work: calls per thread (tid): 3 (11), 4 (12)"
+        );
+        // One process is named only when its name is unknown.
+        assert_eq!(
+            line(&out, "work: hit in"),
+            "work: hit in processes: ? 10 (7)"
+        );
+        assert_eq!(
+            line(&out, "work: 1 calls never"),
+            "work: 1 calls never returned before the program ended"
+        );
+        assert_eq!(
+            line(&out, "work: 2 entries"),
+            "work: 2 entries lost, 0 returns without an entry"
+        );
+        assert!(line_number(&out, "work: too short") > line_number(&out, "work 7"));
+        assert!(line(&out, "perturbation").ends_with("(budget 2%; --no-throttle: not applied)"));
+    }
+
+    #[test]
+    fn intervals_mark_sampled_counts() {
+        let mut f = report(vec![timing("a", 10, 100.0), timing("b", 5, 100.0)]);
+        f.interval_ms = Some(100);
+        f.intervals = vec![FunctionInterval {
+            t_end_ns: 100_000_000,
+            calls: vec![10, 1500],
+            estimated: vec![false, true],
+        }];
+        let out = text(&f);
+        assert_eq!(
+            line(&out, "calls per"),
+            "calls per 100 ms interval (~: sampled, counts since the last window):"
+        );
+        assert_eq!(line(&out, "t (s)"), "t (s) a b");
+        assert_eq!(line(&out, "0.100"), "0.100 10 ~1,500");
+    }
+}
