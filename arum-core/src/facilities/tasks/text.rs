@@ -6,7 +6,8 @@ use arum_units::quantity::grouped;
 use arum_units::{duration, size};
 
 use super::model::{
-    ProcessRecord, RecordSource, TaskCounters, TaskUsage, TasksReport, ThreadRecord,
+    Delays, ProcessRecord, RecordSource, RusageCheck, TaskCounters, TaskUsage, TasksReport,
+    ThreadRecord,
 };
 use crate::render::text::{abbreviated, indented, row, section};
 use arum_grid::Grid;
@@ -18,6 +19,22 @@ pub const TOP_THREADS: usize = 10;
 /// time, run-queue delay and I/O, and the summaries (imbalance, waiting for a CPU, the check
 /// against rusage).
 pub fn render(out: &mut String, t: &TasksReport, top: Option<usize>) {
+    title(out, t);
+    tree_table(out, &t.processes);
+    top_lists(out, &t.threads, top);
+    let _ = writeln!(out, "\n Summary");
+    let mut rows = imbalance_rows(&t.processes);
+    rows.extend(waiting_row(t));
+    rows.extend(delay_rows(&t.totals.delays));
+    rows.extend(rusage_rows(&t.rusage_check));
+    section(out, None, &rows);
+    if let Some(c) = &t.counters {
+        task_counters(out, c, top);
+    }
+}
+
+/// The title, how delays were accounted, and what could not be recorded.
+fn title(out: &mut String, t: &TasksReport) {
     let _ = writeln!(
         out,
         "\nPer-task records ({}; {} processes, {} threads)",
@@ -36,7 +53,10 @@ pub fn render(out: &mut String, t: &TasksReport, top: Option<usize>) {
     for l in &t.limits {
         let _ = writeln!(out, " limit: {l}");
     }
+}
 
+/// The processes in tree order, each indented under its parent, with its totals.
+fn tree_table(out: &mut String, processes: &[ProcessRecord]) {
     let mut tree = Grid::new();
     tree.push_record([
         "Process",
@@ -51,7 +71,7 @@ pub fn render(out: &mut String, t: &TasksReport, top: Option<usize>) {
         "exit",
         "command",
     ]);
-    for (depth, p) in process_tree(&t.processes) {
+    for (depth, p) in process_tree(processes) {
         let u = &p.usage;
         tree.push_record([
             format!("{}{}", "  ".repeat(depth), p.pid),
@@ -77,7 +97,11 @@ pub fn render(out: &mut String, t: &TasksReport, top: Option<usize>) {
     let _ = writeln!(out);
     let table = tree.align_right(1..9);
     indented(out, &table);
+}
 
+/// The threads with the most CPU time, run-queue delay and I/O: `top` of each (every one when
+/// `None`); a list none of whose threads has any is left out.
+fn top_lists(out: &mut String, threads: &[ThreadRecord], top: Option<usize>) {
     let lists: [(&str, ThreadKey); 3] = [
         ("CPU time", |t| t.usage.cpu_ns),
         ("run-queue delay", |t| {
@@ -88,7 +112,7 @@ pub fn render(out: &mut String, t: &TasksReport, top: Option<usize>) {
         }),
     ];
     for (what, key) in lists {
-        let mut ranked: Vec<&ThreadRecord> = t.threads.iter().filter(|t| key(t) > 0).collect();
+        let mut ranked: Vec<&ThreadRecord> = threads.iter().filter(|t| key(t) > 0).collect();
         if ranked.is_empty() {
             continue;
         }
@@ -105,76 +129,92 @@ pub fn render(out: &mut String, t: &TasksReport, top: Option<usize>) {
         let _ = writeln!(out, "\n Threads by {what} ({scope})");
         threads_table(out, &ranked[..shown]);
     }
+}
 
-    let _ = writeln!(out, "\n Summary");
-    let mut rows = Vec::new();
-    for p in t.processes.iter().filter(|p| p.imbalance.is_some()) {
-        rows.push(row(
-            &format!("imbalance of {} [{}]", p.pid, p.comm),
+fn imbalance_rows(processes: &[ProcessRecord]) -> Vec<[String; 2]> {
+    processes
+        .iter()
+        .filter(|p| p.imbalance.is_some())
+        .map(|p| {
+            row(
+                &format!("imbalance of {} [{}]", p.pid, p.comm),
+                format!(
+                    "{:.2} (busiest thread / mean CPU time of {} threads)",
+                    p.imbalance.unwrap_or(0.0),
+                    p.threads
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Run-queue delay as a share of the threads' summed lifetimes, when both are known.
+fn waiting_row(t: &TasksReport) -> Option<[String; 2]> {
+    let d = t.totals.delays.run_queue?;
+    let lived: i64 = t
+        .threads
+        .iter()
+        .filter_map(|t| Some(t.end_ns? - t.start_ns?))
+        .sum();
+    (lived > 0).then(|| {
+        row(
+            "waiting for a CPU",
             format!(
-                "{:.2} (busiest thread / mean CPU time of {} threads)",
-                p.imbalance.unwrap_or(0.0),
-                p.threads
+                "{:.1}% of the threads' lifetime ({:.3} s in {} waits)",
+                100.0 * d.total_ns as f64 / lived as f64,
+                d.total_ns as f64 / 1e9,
+                d.count
             ),
-        ));
-    }
-    if let Some(d) = t.totals.delays.run_queue {
-        let lived: i64 = t
-            .threads
-            .iter()
-            .filter_map(|t| Some(t.end_ns? - t.start_ns?))
-            .sum();
-        if lived > 0 {
-            rows.push(row(
-                "waiting for a CPU",
-                format!(
-                    "{:.1}% of the threads' lifetime ({:.3} s in {} waits)",
-                    100.0 * d.total_ns as f64 / lived as f64,
-                    d.total_ns as f64 / 1e9,
-                    d.count
-                ),
-            ));
-        }
-    }
-    for (name, d) in [
-        ("block I/O delay", t.totals.delays.block_io),
-        ("swap-in delay", t.totals.delays.swap_in),
-        ("reclaim delay", t.totals.delays.reclaim),
-        ("thrashing delay", t.totals.delays.thrashing),
-    ] {
-        if let Some(d) = d {
-            rows.push(row(
-                name,
-                format!(
-                    "{} in {} waits",
-                    duration::format_ns(d.total_ns as f64),
-                    d.count
-                ),
-            ));
-        }
-    }
-    let disagree: Vec<_> = t.rusage_check.iter().filter(|c| !c.agrees).collect();
-    if disagree.is_empty() && !t.rusage_check.is_empty() {
-        rows.push(row(
+        )
+    })
+}
+
+/// The delays other than the run queue's, where they were accounted.
+fn delay_rows(delays: &Delays) -> Vec<[String; 2]> {
+    [
+        ("block I/O delay", delays.block_io),
+        ("swap-in delay", delays.swap_in),
+        ("reclaim delay", delays.reclaim),
+        ("thrashing delay", delays.thrashing),
+    ]
+    .into_iter()
+    .filter_map(|(name, d)| {
+        let d = d?;
+        Some(row(
+            name,
+            format!(
+                "{} in {} waits",
+                duration::format_ns(d.total_ns as f64),
+                d.count
+            ),
+        ))
+    })
+    .collect()
+}
+
+/// The totals against rusage: one row when every field agrees, else one per disagreement.
+fn rusage_rows(check: &[RusageCheck]) -> Vec<[String; 2]> {
+    let disagree: Vec<_> = check.iter().filter(|c| !c.agrees).collect();
+    if disagree.is_empty() && !check.is_empty() {
+        return vec![row(
             "totals vs rusage",
-            format!("all {} fields agree", t.rusage_check.len()),
-        ));
+            format!("all {} fields agree", check.len()),
+        )];
     }
-    for c in disagree {
-        rows.push(row(
-            &format!("totals vs rusage: {}", c.field),
-            format!(
-                "{} in the records, {} in rusage ({})",
-                c.tasks_total,
-                c.rusage,
-                c.note.as_deref().unwrap_or("")
-            ),
-        ));
-    }
-    section(out, None, &rows);
-    if let Some(c) = &t.counters {
-        task_counters(out, c, top);
-    }
+    disagree
+        .into_iter()
+        .map(|c| {
+            row(
+                &format!("totals vs rusage: {}", c.field),
+                format!(
+                    "{} in the records, {} in rusage ({})",
+                    c.tasks_total,
+                    c.rusage,
+                    c.note.as_deref().unwrap_or("")
+                ),
+            )
+        })
+        .collect()
 }
 
 /// What a top list of threads is ranked by.
@@ -291,9 +331,7 @@ fn exit_of(code: Option<i32>, signal: Option<i32>) -> String {
 mod tests {
     use super::*;
     use crate::facilities::counters::model::NotCounted;
-    use crate::facilities::tasks::model::{
-        DelayAccounting, DelayTotal, Delays, RusageCheck, ThreadCounts,
-    };
+    use crate::facilities::tasks::model::{DelayAccounting, DelayTotal, ThreadCounts};
     use crate::render::testing::{collapsed, has_line, line, line_number};
 
     /// Process 100 (`server`, 12 threads, thread i using i ms of CPU) and its child 101
