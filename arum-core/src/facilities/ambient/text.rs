@@ -4,13 +4,30 @@ use std::fmt::Write;
 
 use arum_units::{duration, size};
 
-use super::model::AmbientReport;
+use super::model::{AmbientReport, AmbientSummary, CpuUtilisation};
 use crate::render::text::{indented, row, section};
 use arum_grid::Grid;
 
 /// What the machine did during the run: deltas and rates, then notes on likely interference.
 pub fn render(out: &mut String, a: &AmbientReport) {
-    let s = &a.summary;
+    title(out, a);
+    cpu_table(out, &a.summary.cpu_utilisation);
+    let mut rows = activity_rows(&a.summary);
+    if let Some(l) = a.samples.last() {
+        rows.push(row(
+            "load average (end)",
+            format!("{:.2} {:.2} {:.2}", l.load.one, l.load.five, l.load.fifteen),
+        ));
+    }
+    rows.extend(tree_and_device_rows(&a.summary));
+    section(out, None, &rows);
+    for n in &a.notes {
+        let _ = writeln!(out, " note: {n}");
+    }
+}
+
+/// How often the machine was sampled, over how long, and what the sampling cost.
+fn title(out: &mut String, a: &AmbientReport) {
     let every = if a.interval_ms == 0 {
         "at start and end".to_string()
     } else {
@@ -20,14 +37,18 @@ pub fn render(out: &mut String, a: &AmbientReport) {
         out,
         "\nAmbient environment ({} samples {every} over {}; the sampler used {} of CPU)",
         a.samples.len(),
-        duration::format_ns(s.duration_ns as f64),
+        duration::format_ns(a.summary.duration_ns as f64),
         duration::format_ns(a.sampler_cpu_ns as f64)
     );
+}
+
+/// Each CPU's time by kind, in percent.
+fn cpu_table(out: &mut String, cpus: &[CpuUtilisation]) {
     let mut cpu = Grid::new();
     cpu.push_record([
         "CPU", "user%", "nice%", "sys%", "iowait%", "irq%", "soft%", "steal%", "idle%",
     ]);
-    for c in &s.cpu_utilisation {
+    for c in cpus {
         let p = &c.percent;
         cpu.push_record(
             std::iter::once(c.cpu.to_string()).chain(
@@ -40,6 +61,11 @@ pub fn render(out: &mut String, a: &AmbientReport) {
     }
     let t = cpu.align_right(1..);
     indented(out, &t);
+}
+
+/// The machine's activity during the run: interrupts, switches, memory, paging, other CPU time
+/// and pressure stalls.
+fn activity_rows(s: &AmbientSummary) -> Vec<[String; 2]> {
     let bytes = |b: u64| size::format(b as f64);
     let mut rows = vec![
         row(
@@ -59,18 +85,10 @@ pub fn render(out: &mut String, a: &AmbientReport) {
             "runnable / blocked (max)",
             format!("{} / {}", s.max_procs_running, s.max_procs_blocked),
         ),
-        row("memory available", {
-            let (start, end) = (s.memory_start.available_bytes, s.memory_end.available_bytes);
-            // The change itself, which four digits of each end may not show.
-            let change = end as f64 - start as f64;
-            let sign = if change < 0.0 { "-" } else { "+" };
-            format!(
-                "{} -> {} ({sign}{})",
-                bytes(start),
-                bytes(end),
-                size::format(change.abs())
-            )
-        }),
+        row(
+            "memory available",
+            memory_change(s.memory_start.available_bytes, s.memory_end.available_bytes),
+        ),
         row(
             "page cache / dirty (end)",
             format!(
@@ -97,13 +115,25 @@ pub fn render(out: &mut String, a: &AmbientReport) {
                 .join(" / "),
         ));
     }
-    if let Some(l) = a.samples.last() {
-        rows.push(row(
-            "load average (end)",
-            format!("{:.2} {:.2} {:.2}", l.load.one, l.load.five, l.load.fifteen),
-        ));
-    }
-    rows.push(row(
+    rows
+}
+
+/// Both ends, and the change itself, which four digits of each end may not show.
+fn memory_change(start: u64, end: u64) -> String {
+    let change = end as f64 - start as f64;
+    let sign = if change < 0.0 { "-" } else { "+" };
+    format!(
+        "{} -> {} ({sign}{})",
+        size::format(start as f64),
+        size::format(end as f64),
+        size::format(change.abs())
+    )
+}
+
+/// The launched tree's peak, then the busiest interrupts, the disks and the interfaces.
+fn tree_and_device_rows(s: &AmbientSummary) -> Vec<[String; 2]> {
+    let bytes = |b: u64| size::format(b as f64);
+    let mut rows = vec![row(
         "launched tree (peak)",
         format!(
             "{} threads, RSS {}, virtual {}",
@@ -111,7 +141,7 @@ pub fn render(out: &mut String, a: &AmbientReport) {
             bytes(s.tree_peak_rss_bytes),
             bytes(s.tree_peak_vsize_bytes)
         ),
-    ));
+    )];
     for irq in &s.busiest_irqs {
         rows.push(row(
             &format!("irq {}", irq.name),
@@ -143,10 +173,7 @@ pub fn render(out: &mut String, a: &AmbientReport) {
             ),
         ));
     }
-    section(out, None, &rows);
-    for n in &a.notes {
-        let _ = writeln!(out, " note: {n}");
-    }
+    rows
 }
 
 #[cfg(test)]

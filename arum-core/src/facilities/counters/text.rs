@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use arum_events::metrics::MetricValue;
 use arum_units::duration;
 use arum_units::quantity::grouped;
 
@@ -12,6 +13,35 @@ use arum_grid::Grid;
 
 /// The original report's per-CPU table (Event, CPU, Count), then totals and ratios.
 pub fn render(out: &mut String, c: &CountersReport) {
+    title(out, c);
+    let (per_cpu, totals) = event_tables(c);
+    for b in [per_cpu, totals] {
+        // A table with nothing under its headers is left out.
+        if b.count_records() <= 1 {
+            continue;
+        }
+        let t = b.align_right(1..3);
+        let _ = writeln!(out);
+        indented(out, &t);
+    }
+    if !c.metrics.is_empty() {
+        metrics_table(out, &c.metrics);
+    }
+    if !c.ratios.is_empty() {
+        let _ = writeln!(out);
+        for r in &c.ratios {
+            let _ = writeln!(
+                out,
+                "  {:<34} {:.4}  ({} / {})",
+                r.name, r.value, r.numerator, r.denominator
+            );
+        }
+    }
+    let _ = writeln!(out, " opened as: {}", c.opened_as);
+}
+
+/// The back-end, scope, CPUs and event table, then what limited the counting.
+fn title(out: &mut String, c: &CountersReport) {
     let cpus = c
         .cpus
         .iter()
@@ -50,6 +80,10 @@ pub fn render(out: &mut String, c: &CountersReport) {
             .collect();
         let _ = writeln!(out, " core types: {}", types.join(", "));
     }
+}
+
+/// The per-CPU counts of the counted events, and every event's total or why it has none.
+fn event_tables(c: &CountersReport) -> (Grid, Grid) {
     let mut per_cpu = Grid::new();
     per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
     let mut totals = Grid::new();
@@ -99,45 +133,28 @@ pub fn render(out: &mut String, c: &CountersReport) {
             "hardware counting is off (see above)".into(),
         ]);
     }
-    for b in [per_cpu, totals] {
-        // A table with nothing under its headers is left out.
-        if b.count_records() <= 1 {
-            continue;
-        }
-        let t = b.align_right(1..3);
-        let _ = writeln!(out);
-        indented(out, &t);
+    (per_cpu, totals)
+}
+
+/// Each metric's value and unit, or why it has none; a value above its threshold is flagged.
+fn metrics_table(out: &mut String, metrics: &[MetricValue]) {
+    let mut m = Grid::new();
+    m.push_record(["Metric", "Value", "Unit", ""]);
+    for v in metrics {
+        let (value, why) = match (v.value, &v.why_not) {
+            (Some(x), _) => (format!("{x:.4}"), String::new()),
+            (None, why) => ("-".into(), why.clone().unwrap_or_default()),
+        };
+        let flag = if v.above_threshold == Some(true) {
+            "above its threshold".to_string()
+        } else {
+            why
+        };
+        m.push_record([v.name.clone(), value, v.unit_label.clone(), flag]);
     }
-    if !c.metrics.is_empty() {
-        let mut m = Grid::new();
-        m.push_record(["Metric", "Value", "Unit", ""]);
-        for v in &c.metrics {
-            let (value, why) = match (v.value, &v.why_not) {
-                (Some(x), _) => (format!("{x:.4}"), String::new()),
-                (None, why) => ("-".into(), why.clone().unwrap_or_default()),
-            };
-            let flag = if v.above_threshold == Some(true) {
-                "above its threshold".to_string()
-            } else {
-                why
-            };
-            m.push_record([v.name.clone(), value, v.unit_label.clone(), flag]);
-        }
-        let t = m.align_right(1..2);
-        let _ = writeln!(out);
-        indented(out, &t);
-    }
-    if !c.ratios.is_empty() {
-        let _ = writeln!(out);
-        for r in &c.ratios {
-            let _ = writeln!(
-                out,
-                "  {:<34} {:.4}  ({} / {})",
-                r.name, r.value, r.numerator, r.denominator
-            );
-        }
-    }
-    let _ = writeln!(out, " opened as: {}", c.opened_as);
+    let t = m.align_right(1..2);
+    let _ = writeln!(out);
+    indented(out, &t);
 }
 
 /// An event as the report names it: as the user wrote it (with `:u`/`:k`), and what it

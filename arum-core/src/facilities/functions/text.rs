@@ -5,7 +5,9 @@ use std::fmt::Write;
 use arum_units::duration;
 use arum_units::quantity::grouped;
 
-use super::model::{EstimateAxis, FunctionTiming, FunctionsReport, ThrottleMode, ThrottleReason};
+use super::model::{
+    EstimateAxis, FunctionTiming, FunctionsReport, ThrottleMode, ThrottleReason, Throttled,
+};
 use crate::render::text::indented;
 use arum_grid::Grid;
 
@@ -24,6 +26,25 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
         let _ = writeln!(out, " not timed: {why}");
         return;
     }
+    probe_cost_lines(out, f);
+    timing_table(out, &f.functions);
+    for t in &f.functions {
+        for line in function_notes(t, f) {
+            let _ = writeln!(out, " {}: {line}", t.name);
+        }
+    }
+    footer(out, f);
+    if let Some(ms) = f.interval_ms {
+        if !f.intervals.is_empty() {
+            intervals_table(out, f, ms);
+        }
+    }
+}
+
+/// What the calibration found beyond a probed call's cost: back-to-back calls, and the cycles
+/// an entry hit adds where the estimates count against user-mode cycles.
+fn probe_cost_lines(out: &mut String, f: &FunctionsReport) {
+    let c = &f.probe_cost;
     if c.back_to_back_intervals > 0 {
         let _ = writeln!(
             out,
@@ -40,11 +61,15 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
             " an entry hit adds {cycles:.0} user-mode cycles: sampled calls are counted against the program's user-mode cycles"
         );
     }
+}
+
+/// One row per function: its calls (`~` when estimated) and durations (`-` when none was timed).
+fn timing_table(out: &mut String, functions: &[FunctionTiming]) {
     let mut b = Grid::new();
     b.push_record([
         "Function", "Calls", "Timed", "Total", "Mean", "Min", "p50", "p90", "p99", "Max", "Self",
     ]);
-    for t in &f.functions {
+    for t in functions {
         let i = &t.inclusive;
         let calls = if t.calls_exact {
             grouped(t.calls)
@@ -75,11 +100,10 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
     }
     let table = b.align_right(1..);
     indented(out, &table);
-    for t in &f.functions {
-        for line in function_notes(t, f) {
-            let _ = writeln!(out, " {}: {line}", t.name);
-        }
-    }
+}
+
+/// The probes' cost against the budget, and the records read.
+fn footer(out: &mut String, f: &FunctionsReport) {
     let p = &f.perturbation;
     let _ = writeln!(
         out,
@@ -102,91 +126,127 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
         r.ring_buffers,
         grouped(r.lost)
     );
-    if let Some(ms) = f.interval_ms {
-        if !f.intervals.is_empty() {
-            let mut b = Grid::new();
-            b.push_record(
-                std::iter::once("t (s)".to_string())
-                    .chain(f.functions.iter().map(|t| t.name.clone())),
-            );
-            for iv in &f.intervals {
-                b.push_record(
-                    std::iter::once(format!("{:.3}", iv.t_end_ns as f64 / 1e9)).chain(
-                        iv.calls.iter().zip(&iv.estimated).map(|(n, e)| {
-                            if *e {
-                                format!("~{}", grouped(*n))
-                            } else {
-                                grouped(*n)
-                            }
-                        }),
-                    ),
-                );
-            }
-            let _ = writeln!(
-                out,
-                " calls per {ms} ms interval (~: sampled, counts since the last window):"
-            );
-            let t = b.align_right(1..);
-            indented(out, &t);
-        }
+}
+
+/// Calls per `-I` interval of `ms`, one column per function; `~` marks sampled counts.
+fn intervals_table(out: &mut String, f: &FunctionsReport, ms: u64) {
+    let mut b = Grid::new();
+    b.push_record(
+        std::iter::once("t (s)".to_string()).chain(f.functions.iter().map(|t| t.name.clone())),
+    );
+    for iv in &f.intervals {
+        b.push_record(
+            std::iter::once(format!("{:.3}", iv.t_end_ns as f64 / 1e9)).chain(
+                iv.calls.iter().zip(&iv.estimated).map(|(n, e)| {
+                    if *e {
+                        format!("~{}", grouped(*n))
+                    } else {
+                        grouped(*n)
+                    }
+                }),
+            ),
+        );
     }
+    let _ = writeln!(
+        out,
+        " calls per {ms} ms interval (~: sampled, counts since the last window):"
+    );
+    let t = b.align_right(1..);
+    indented(out, &t);
 }
 
 /// What the table cannot say about one function.
 fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
     let mut notes = Vec::new();
-    let cost = duration::format_ns(f.probe_cost.pair_ns);
     if let Some(th) = &t.throttled {
-        let why = match th.reason {
-            ThrottleReason::TooShort => format!(
-                "too short to time reliably: mean {}, probe cost {cost}",
-                duration::format_ns(th.mean_ns)
-            ),
-            ThrottleReason::Budget => format!(
-                "throttled to keep the probes within the {}% budget (mean {}, probe cost {cost})",
-                f.policy.budget_percent,
-                duration::format_ns(th.mean_ns)
-            ),
-        };
-        let rest = match &t.estimate {
-            Some(e) => match (e.calls, e.high) {
-                (Some(calls), Some(high)) => format!(
-                    "about {} calls in all (sampled in {} windows; 95% interval {}–{})",
-                    grouped(calls as u64),
-                    e.windows,
-                    grouped(e.low as u64),
-                    grouped(high as u64)
-                ),
-                _ if e.saturated => format!(
-                    "at least {} calls in all: the sampled calls came as fast as probe hits, so the calls between them cannot be estimated{}",
-                    grouped(e.low as u64),
-                    match f.estimate_axis {
-                        EstimateAxis::UserCycles => "",
-                        // What would tell them: the program's own time inside a window.
-                        _ => " without a hardware cycle counter (none here)",
-                    }
-                ),
-                _ => format!(
-                    "at least {} calls in all (the program ended before a sampling window)",
-                    grouped(e.low as u64)
-                ),
-            },
-            None => format!(
-                "{} calls in all, counted exactly by the entry probe (about {} a call)",
-                grouped(t.calls),
-                duration::format_ns(f.probe_cost.entry_ns)
-            ),
-        };
         notes.push(format!(
-            "{why}; timed the first {} calls; {rest}",
-            grouped(th.timed_calls)
+            "{}; timed the first {} calls; {}",
+            throttled_because(th, f),
+            grouped(th.timed_calls),
+            calls_after_throttling(t, f)
         ));
     } else if t.too_short {
         notes.push(format!(
-            "too short to time reliably: mean {}, probe cost {cost} (timed anyway: not throttled)",
-            duration::format_ns(t.inclusive.mean_ns)
+            "too short to time reliably: mean {}, probe cost {} (timed anyway: not throttled)",
+            duration::format_ns(t.inclusive.mean_ns),
+            duration::format_ns(f.probe_cost.pair_ns)
         ));
     }
+    notes.extend(where_called(t));
+    if t.unfinished > 0 {
+        notes.push(format!(
+            "{} calls never returned before the program ended",
+            t.unfinished
+        ));
+    }
+    if t.unwound > 0 {
+        notes.push(format!(
+            "{} calls were left without a return (longjmp, exception)",
+            t.unwound
+        ));
+    }
+    if t.lost_entries > 0 || t.orphan_returns > 0 {
+        notes.push(format!(
+            "{} entries lost, {} returns without an entry",
+            t.lost_entries, t.orphan_returns
+        ));
+    }
+    notes
+}
+
+/// Why a function's probes were removed.
+fn throttled_because(th: &Throttled, f: &FunctionsReport) -> String {
+    let cost = duration::format_ns(f.probe_cost.pair_ns);
+    match th.reason {
+        ThrottleReason::TooShort => format!(
+            "too short to time reliably: mean {}, probe cost {cost}",
+            duration::format_ns(th.mean_ns)
+        ),
+        ThrottleReason::Budget => format!(
+            "throttled to keep the probes within the {}% budget (mean {}, probe cost {cost})",
+            f.policy.budget_percent,
+            duration::format_ns(th.mean_ns)
+        ),
+    }
+}
+
+/// How a throttled function's calls were counted once its probes were removed: exactly by the
+/// entry probe, or estimated from sampling windows (an interval, or a lower bound).
+fn calls_after_throttling(t: &FunctionTiming, f: &FunctionsReport) -> String {
+    let Some(e) = &t.estimate else {
+        return format!(
+            "{} calls in all, counted exactly by the entry probe (about {} a call)",
+            grouped(t.calls),
+            duration::format_ns(f.probe_cost.entry_ns)
+        );
+    };
+    match (e.calls, e.high) {
+        (Some(calls), Some(high)) => format!(
+            "about {} calls in all (sampled in {} windows; 95% interval {}–{})",
+            grouped(calls as u64),
+            e.windows,
+            grouped(e.low as u64),
+            grouped(high as u64)
+        ),
+        _ if e.saturated => format!(
+            "at least {} calls in all: the sampled calls came as fast as probe hits, so the calls between them cannot be estimated{}",
+            grouped(e.low as u64),
+            match f.estimate_axis {
+                EstimateAxis::UserCycles => "",
+                // What would tell them: the program's own time inside a window.
+                _ => " without a hardware cycle counter (none here)",
+            }
+        ),
+        _ => format!(
+            "at least {} calls in all (the program ended before a sampling window)",
+            grouped(e.low as u64)
+        ),
+    }
+}
+
+/// The calls per thread and per process, where there were several (or a process is unnamed).
+fn where_called(t: &FunctionTiming) -> Vec<String> {
+    let mut notes = Vec::new();
     if t.threads.len() > 1 {
         let per: Vec<String> = t
             .threads
@@ -212,24 +272,6 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
             .collect();
         notes.push(format!("hit in processes: {}", per.join(", ")));
     }
-    if t.unfinished > 0 {
-        notes.push(format!(
-            "{} calls never returned before the program ended",
-            t.unfinished
-        ));
-    }
-    if t.unwound > 0 {
-        notes.push(format!(
-            "{} calls were left without a return (longjmp, exception)",
-            t.unwound
-        ));
-    }
-    if t.lost_entries > 0 || t.orphan_returns > 0 {
-        notes.push(format!(
-            "{} entries lost, {} returns without an entry",
-            t.lost_entries, t.orphan_returns
-        ));
-    }
     notes
 }
 
@@ -238,7 +280,7 @@ mod tests {
     use super::*;
     use crate::facilities::functions::model::{
         CallEstimate, DurationSummary, FunctionInterval, Perturbation, ProbeCostInfo, ProcessHits,
-        RecordStats, ThreadTiming, ThrottlePolicy, Throttled,
+        RecordStats, ThreadTiming, ThrottlePolicy,
     };
     use crate::render::testing::{has_line, line, line_number};
 
