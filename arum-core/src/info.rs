@@ -133,9 +133,17 @@ fn usable(p: &Probe) -> String {
 }
 
 fn render_text(i: &Info) -> String {
-    let yes = |b: bool| if b { "yes" } else { "no" };
-    let p = &i.permissions;
-    let rows = [
+    let mut rows = machine_rows(i);
+    rows.extend(access_rows(i));
+    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    rows.iter()
+        .map(|(k, v)| format!("{k:<width$}  {v}\n"))
+        .collect()
+}
+
+/// arum, the kernel and the processor: its identity, event table and counters.
+fn machine_rows(i: &Info) -> Vec<(&'static str, String)> {
+    vec![
         ("arum version", i.arum_version.clone()),
         (
             "kernel",
@@ -170,6 +178,14 @@ fn render_text(i: &Info) -> String {
             "online cpus",
             format!("{} ({:?})", i.online_cpus.len(), i.online_cpus),
         ),
+    ]
+}
+
+/// What this process may count, and which back-ends open.
+fn access_rows(i: &Info) -> Vec<(&'static str, String)> {
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let p = &i.permissions;
+    vec![
         (
             "perf_event_paranoid",
             p.perf_event_paranoid
@@ -207,9 +223,5 @@ fn render_text(i: &Info) -> String {
             usable(&i.backends.perf_hardware),
         ),
         ("kmod back-end (/dev/arum)", usable(&i.backends.kmod)),
-    ];
-    let width = rows.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    rows.iter()
-        .map(|(k, v)| format!("{k:<width$}  {v}\n"))
-        .collect()
+    ]
 }

@@ -77,6 +77,16 @@ impl Line {
             available: true,
         }
     }
+
+    /// Whether its name, alias or description contains `pattern` (lower case), ignoring case.
+    fn matches(&self, pattern: &str) -> bool {
+        self.name.to_ascii_lowercase().contains(pattern)
+            || self
+                .alias
+                .as_ref()
+                .is_some_and(|a| a.to_ascii_lowercase().contains(pattern))
+            || self.desc.to_ascii_lowercase().contains(pattern)
+    }
 }
 
 /// What `arum list` lists.
@@ -109,63 +119,19 @@ pub fn run(args: &ListRequest) -> Result<i32, ArumError> {
         out(&list_metrics(table, source.common(), group, args)?);
         return Ok(0);
     }
-    let arch = if given {
-        (cpu.vendor == "GenuineIntel" && cpu.family != 15).then(ArchPerfmon::assumed)
+    // The machine's own PMUs and tracepoints say nothing of a CPU given with --cpu.
+    let (pmus, tracepoints) = if given {
+        (Pmus::default(), Vec::new())
     } else {
-        ArchPerfmon::detect(&cpu)
-    };
-    let resolver = Resolver::new(&cpu, table).with_arch(arch);
-    let mut lines = Vec::new();
-    if let Some(t) = table {
-        lines.extend(table_lines(t, &resolver));
-    }
-    lines.extend(generic_lines(&resolver));
-    lines.extend(register_lines(&cpu, table, arch));
-    lines.extend(
-        SOFTWARE_EVENTS.iter().map(|(n, _, c)| {
-            Line::plain("software", n.to_string(), "software event".into(), 1, *c)
-        }),
-    );
-    let pmus = if given {
-        Pmus::default()
-    } else {
-        Pmus::system()
-    };
-    let tracepoints = if given {
-        Vec::new()
-    } else {
-        tracepoint_systems()
+        (Pmus::system(), tracepoint_systems())
     };
     let pattern = args.pattern.as_deref().map(str::to_ascii_lowercase);
-    let keep = |l: &Line| {
-        pattern.as_deref().is_none_or(|p| {
-            l.name.to_ascii_lowercase().contains(p)
-                || l.alias
-                    .as_ref()
-                    .is_some_and(|a| a.to_ascii_lowercase().contains(p))
-                || l.desc.to_ascii_lowercase().contains(p)
-        })
-    };
-    let lines: Vec<Line> = lines.into_iter().filter(keep).collect();
+    let lines: Vec<Line> = event_lines(&cpu, table, given)
+        .into_iter()
+        .filter(|l| pattern.as_deref().is_none_or(|p| l.matches(p)))
+        .collect();
     let text = match args.format {
-        InfoFormat::Json => {
-            let mut out: String = lines
-                .iter()
-                .map(|l| serde_json::to_string(l).expect("serialises") + "\n")
-                .collect();
-            if pattern.is_none() {
-                for p in &pmus.pmus {
-                    let v = serde_json::json!({"kind": "pmu", "name": p.name, "perf_type": p.perf_type,
-                        "cpus": p.cpus, "events": p.events().keys().collect::<Vec<_>>()});
-                    out.push_str(&(v.to_string() + "\n"));
-                }
-                for (sys, n) in &tracepoints {
-                    let v = serde_json::json!({"kind": "tracepoints", "name": format!("{sys}:*"), "events": n});
-                    out.push_str(&(v.to_string() + "\n"));
-                }
-            }
-            out
-        }
+        InfoFormat::Json => json_listing(&lines, &pmus, &tracepoints, pattern.is_some()),
         InfoFormat::Text => text_listing(
             &cpu,
             table,
@@ -178,6 +144,56 @@ pub fn run(args: &ListRequest) -> Result<i32, ArumError> {
     };
     out(&text);
     Ok(0)
+}
+
+/// Every event of the CPU: its table's, the generic ones, the architectural or legacy ones
+/// (without a table), and the software events.
+fn event_lines(cpu: &CpuIdent, table: Option<Table>, given: bool) -> Vec<Line> {
+    let arch = if given {
+        (cpu.vendor == "GenuineIntel" && cpu.family != 15).then(ArchPerfmon::assumed)
+    } else {
+        ArchPerfmon::detect(cpu)
+    };
+    let resolver = Resolver::new(cpu, table).with_arch(arch);
+    let mut lines = Vec::new();
+    if let Some(t) = table {
+        lines.extend(table_lines(t, &resolver));
+    }
+    lines.extend(generic_lines(&resolver));
+    lines.extend(register_lines(cpu, table, arch));
+    lines.extend(
+        SOFTWARE_EVENTS.iter().map(|(n, _, c)| {
+            Line::plain("software", n.to_string(), "software event".into(), 1, *c)
+        }),
+    );
+    lines
+}
+
+/// One JSON object a line: the events, then (unless filtered) the PMUs and tracepoint
+/// subsystems.
+fn json_listing(
+    lines: &[Line],
+    pmus: &Pmus,
+    tracepoints: &[(String, usize)],
+    filtered: bool,
+) -> String {
+    let mut out: String = lines
+        .iter()
+        .map(|l| serde_json::to_string(l).expect("serialises") + "\n")
+        .collect();
+    if !filtered {
+        for p in &pmus.pmus {
+            let v = serde_json::json!({"kind": "pmu", "name": p.name, "perf_type": p.perf_type,
+                "cpus": p.cpus, "events": p.events().keys().collect::<Vec<_>>()});
+            out.push_str(&(v.to_string() + "\n"));
+        }
+        for (sys, n) in tracepoints {
+            let v =
+                serde_json::json!({"kind": "tracepoints", "name": format!("{sys}:*"), "events": n});
+            out.push_str(&(v.to_string() + "\n"));
+        }
+    }
+    out
 }
 
 /// Prints a listing; a reader that stops early (`arum list | head`) is not an error.
@@ -410,33 +426,7 @@ fn text_listing(
 ) -> String {
     let mut out = String::new();
     match table {
-        Some(t) => {
-            let _ = writeln!(out, "{} [{}]", t.title(), t.name());
-            let p = t.pmu();
-            let _ = writeln!(
-                out,
-                "{} general counters of {} bits{}",
-                p.general_counters,
-                p.counter_width,
-                if p.fixed_counters > 0 {
-                    format!(", {} fixed of {} bits", p.fixed_counters, p.fixed_width)
-                } else {
-                    String::new()
-                }
-            );
-            for (u, q) in t.units() {
-                let _ = writeln!(
-                    out,
-                    "  {}: {} general, {} fixed counters",
-                    u.pmu_name(),
-                    q.general_counters,
-                    q.fixed_counters
-                );
-            }
-            for (k, v) in t.sources() {
-                let _ = writeln!(out, "source {k}: {v}");
-            }
-        }
+        Some(t) => table_header(&mut out, t),
         None => {
             let _ = writeln!(
                 out,
@@ -447,62 +437,33 @@ fn text_listing(
             );
         }
     }
-    let section = |out: &mut String, title: &str, kind: &str| {
-        let rows: Vec<&Line> = lines.iter().filter(|l| l.kind == kind).collect();
-        if rows.is_empty() {
-            return;
-        }
-        let _ = writeln!(out, "\n{title}");
-        for l in rows {
-            let name = match (&l.alias, kind) {
-                (Some(a), "table") => format!("{a} = {}", l.name),
-                _ => l.name.clone(),
-            };
-            let unit = l
-                .unit
-                .as_deref()
-                .map(|u| format!(" [{u}]"))
-                .unwrap_or_default();
-            let extra = match (&l.escr, &l.cccr) {
-                (Some(e), Some(c)) => format!(" escr={e} cccr={c}"),
-                _ => String::new(),
-            };
-            let avail = if l.available {
-                ""
-            } else {
-                " (not available per CPUID)"
-            };
-            let src = match (kind, &l.src) {
-                ("generic", Some(s)) => format!(" — opens as {s}"),
-                ("table", Some(s)) => format!(" [{s}]"),
-                _ => String::new(),
-            };
-            let _ = writeln!(
-                out,
-                "  {:<48} {:<12}{extra} {}{unit}{avail}{src}",
-                name, l.perf_config, l.desc
-            );
-        }
-    };
     if table.is_some() {
-        section(&mut out, "Events (name, raw config, description)", "table");
+        kind_section(
+            &mut out,
+            lines,
+            "Events (name, raw config, description)",
+            "table",
+        );
     }
-    section(
+    kind_section(
         &mut out,
+        lines,
         "Generic events (PERF_TYPE_HARDWARE / PERF_TYPE_HW_CACHE: the kernel maps them to this CPU's events)",
         "generic",
     );
-    section(
+    kind_section(
         &mut out,
+        lines,
         "Intel architectural events (CPUID leaf 0xA; the module's register back-end)",
         "architectural",
     );
-    section(
+    kind_section(
         &mut out,
+        lines,
         "AMD legacy core events (every family K8..Zen 5; the module's register back-end)",
         "amd_legacy",
     );
-    section(&mut out, "Software events", "software");
+    kind_section(&mut out, lines, "Software events", "software");
     if !filtered {
         if given {
             let _ = writeln!(
@@ -510,48 +471,126 @@ fn text_listing(
                 "\nTracepoints and PMUs: listed only for the machine arum runs on (not with --cpu)"
             );
         } else {
-            if tracepoints.is_empty() {
-                let _ = writeln!(out, "\nTracepoints: none readable (tracefs is not mounted at /sys/kernel/tracing, or not readable)");
-            } else {
-                let total: usize = tracepoints.iter().map(|(_, n)| n).sum();
-                let _ = writeln!(
-                    out,
-                    "\nTracepoints ({total} in {} subsystems; name them SUBSYSTEM:EVENT)",
-                    tracepoints.len()
-                );
-                for (sys, n) in tracepoints {
-                    let _ = writeln!(out, "  {sys}:* ({n})");
-                }
-            }
-            let _ = writeln!(
-                out,
-                "\nPMUs ({}; name their events PMU/EVENT/)",
-                sysfs::DEVICES
-            );
-            for p in &pmus.pmus {
-                let evs = p.events();
-                let _ = writeln!(
-                    out,
-                    "  {:<20} type {:<4} {}{}",
-                    p.name,
-                    p.perf_type,
-                    if evs.is_empty() {
-                        String::new()
-                    } else {
-                        format!(
-                            "events: {}",
-                            evs.keys().cloned().collect::<Vec<_>>().join(", ")
-                        )
-                    },
-                    p.cpus
-                        .as_ref()
-                        .map(|c| format!(" (CPUs {})", c.len()))
-                        .unwrap_or_default()
-                );
-            }
+            tracepoints_section(&mut out, tracepoints);
+            pmus_section(&mut out, pmus);
         }
     }
     out
+}
+
+/// The table's title, its counters (per core type on a hybrid part) and its sources.
+fn table_header(out: &mut String, t: Table) {
+    let _ = writeln!(out, "{} [{}]", t.title(), t.name());
+    let p = t.pmu();
+    let _ = writeln!(
+        out,
+        "{} general counters of {} bits{}",
+        p.general_counters,
+        p.counter_width,
+        if p.fixed_counters > 0 {
+            format!(", {} fixed of {} bits", p.fixed_counters, p.fixed_width)
+        } else {
+            String::new()
+        }
+    );
+    for (u, q) in t.units() {
+        let _ = writeln!(
+            out,
+            "  {}: {} general, {} fixed counters",
+            u.pmu_name(),
+            q.general_counters,
+            q.fixed_counters
+        );
+    }
+    for (k, v) in t.sources() {
+        let _ = writeln!(out, "source {k}: {v}");
+    }
+}
+
+/// The lines of one kind under `title`; nothing when there is none.
+fn kind_section(out: &mut String, lines: &[Line], title: &str, kind: &str) {
+    let rows: Vec<&Line> = lines.iter().filter(|l| l.kind == kind).collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\n{title}");
+    for l in rows {
+        let name = match (&l.alias, kind) {
+            (Some(a), "table") => format!("{a} = {}", l.name),
+            _ => l.name.clone(),
+        };
+        let unit = l
+            .unit
+            .as_deref()
+            .map(|u| format!(" [{u}]"))
+            .unwrap_or_default();
+        let extra = match (&l.escr, &l.cccr) {
+            (Some(e), Some(c)) => format!(" escr={e} cccr={c}"),
+            _ => String::new(),
+        };
+        let avail = if l.available {
+            ""
+        } else {
+            " (not available per CPUID)"
+        };
+        let src = match (kind, &l.src) {
+            ("generic", Some(s)) => format!(" — opens as {s}"),
+            ("table", Some(s)) => format!(" [{s}]"),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<48} {:<12}{extra} {}{unit}{avail}{src}",
+            name, l.perf_config, l.desc
+        );
+    }
+}
+
+/// The tracepoint subsystems and their event counts, or why there are none.
+fn tracepoints_section(out: &mut String, tracepoints: &[(String, usize)]) {
+    if tracepoints.is_empty() {
+        let _ = writeln!(out, "\nTracepoints: none readable (tracefs is not mounted at /sys/kernel/tracing, or not readable)");
+        return;
+    }
+    let total: usize = tracepoints.iter().map(|(_, n)| n).sum();
+    let _ = writeln!(
+        out,
+        "\nTracepoints ({total} in {} subsystems; name them SUBSYSTEM:EVENT)",
+        tracepoints.len()
+    );
+    for (sys, n) in tracepoints {
+        let _ = writeln!(out, "  {sys}:* ({n})");
+    }
+}
+
+/// The kernel's PMUs, their types, events and CPUs.
+fn pmus_section(out: &mut String, pmus: &Pmus) {
+    let _ = writeln!(
+        out,
+        "\nPMUs ({}; name their events PMU/EVENT/)",
+        sysfs::DEVICES
+    );
+    for p in &pmus.pmus {
+        let evs = p.events();
+        let _ = writeln!(
+            out,
+            "  {:<20} type {:<4} {}{}",
+            p.name,
+            p.perf_type,
+            if evs.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "events: {}",
+                    evs.keys().cloned().collect::<Vec<_>>().join(", ")
+                )
+            },
+            p.cpus
+                .as_ref()
+                .map(|c| format!(" (CPUs {})", c.len()))
+                .unwrap_or_default()
+        );
+    }
 }
 
 #[derive(Serialize)]

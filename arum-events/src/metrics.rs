@@ -550,70 +550,20 @@ pub fn evaluate(
     facts: &RunFacts,
     events: Option<&[PlannedEvent]>,
 ) -> Vec<MetricValue> {
-    let input_value = |i: &MetricInput| -> Option<f64> {
-        match (i.event, i.tool) {
-            (Some(e), _) => counts.get(e).and_then(|c| c.as_ref().ok()).copied(),
-            (None, Some(Tool::DurationTime)) => Some(tools.duration_ns),
-            (None, Some(Tool::UserTime)) => Some(tools.user_ns),
-            (None, Some(Tool::SystemTime)) => Some(tools.system_ns),
-            (None, None) => None,
-        }
-    };
-    let mut results: Vec<MetricValue> = Vec::new();
-    for m in metrics {
-        let scale = ScaleUnit::parse(&m.scale_unit);
-        let mut v = MetricValue {
-            name: m.name.clone(),
-            table: m.table.clone(),
-            unit: m.unit,
-            value: None,
-            raw: None,
-            unit_label: scale.unit.clone(),
-            inputs: m
-                .inputs
-                .iter()
-                .map(|i| (i.id.clone(), input_value(i)))
-                .collect(),
-            why_not: m.unavailable.clone(),
-            above_threshold: None,
-        };
-        if v.why_not.is_none() {
-            let missing: Vec<String> = m
-                .inputs
-                .iter()
-                .filter(|i| input_value(i).is_none())
-                .map(|i| match i.event.and_then(|e| counts.get(e)) {
-                    Some(Err(why)) => format!("{} was not counted ({why})", i.id),
-                    _ => format!("{} has no value", i.id),
-                })
-                .collect();
-            if !missing.is_empty() {
-                v.why_not = Some(missing.join("; "));
-            }
-        }
-        if v.why_not.is_none() {
+    let values = |i: &MetricInput| input_value(i, counts, tools);
+    let mut results: Vec<MetricValue> = metrics
+        .iter()
+        .map(|m| {
             let env = RunEnv {
                 metric: m,
-                values: &input_value,
+                values: &values,
                 facts,
                 others: &[],
                 events,
             };
-            match expand(&m.definitions).map(|e| e.eval(&env)) {
-                Ok(x) if x.is_finite() => {
-                    v.raw = Some(x);
-                    v.value = Some(x * scale.factor);
-                }
-                Ok(_) => {
-                    v.why_not = Some(
-                        "the expression has no value with these counts (a division by zero)".into(),
-                    )
-                }
-                Err(e) => v.why_not = Some(format!("cannot read its expression: {e}")),
-            }
-        }
-        results.push(v);
-    }
+            value(m, counts, &env)
+        })
+        .collect();
     // Thresholds read the metrics' own (unscaled) values.
     let others: Vec<(String, Unit, Option<f64>)> = results
         .iter()
@@ -625,7 +575,7 @@ pub fn evaluate(
         };
         let env = RunEnv {
             metric: m,
-            values: &input_value,
+            values: &values,
             facts,
             others: &others,
             events,
@@ -636,4 +586,72 @@ pub fn evaluate(
         }
     }
     results
+}
+
+/// An input's value: its event's count (none when not counted) or the run's time it names.
+fn input_value(i: &MetricInput, counts: &[Result<f64, String>], tools: &ToolValues) -> Option<f64> {
+    match (i.event, i.tool) {
+        (Some(e), _) => counts.get(e).and_then(|c| c.as_ref().ok()).copied(),
+        (None, Some(Tool::DurationTime)) => Some(tools.duration_ns),
+        (None, Some(Tool::UserTime)) => Some(tools.user_ns),
+        (None, Some(Tool::SystemTime)) => Some(tools.system_ns),
+        (None, None) => None,
+    }
+}
+
+/// One metric with its inputs, and its value in its unit or why it has none: unavailable in
+/// the plan, an input without a value, or an expression without one.
+fn value(m: &PlannedMetric, counts: &[Result<f64, String>], env: &RunEnv) -> MetricValue {
+    let scale = ScaleUnit::parse(&m.scale_unit);
+    let mut v = MetricValue {
+        name: m.name.clone(),
+        table: m.table.clone(),
+        unit: m.unit,
+        value: None,
+        raw: None,
+        unit_label: scale.unit.clone(),
+        inputs: m
+            .inputs
+            .iter()
+            .map(|i| (i.id.clone(), (env.values)(i)))
+            .collect(),
+        why_not: m.unavailable.clone(),
+        above_threshold: None,
+    };
+    if v.why_not.is_none() {
+        v.why_not = missing_inputs(m, counts, env.values);
+    }
+    if v.why_not.is_none() {
+        match expand(&m.definitions).map(|e| e.eval(env)) {
+            Ok(x) if x.is_finite() => {
+                v.raw = Some(x);
+                v.value = Some(x * scale.factor);
+            }
+            Ok(_) => {
+                v.why_not = Some(
+                    "the expression has no value with these counts (a division by zero)".into(),
+                )
+            }
+            Err(e) => v.why_not = Some(format!("cannot read its expression: {e}")),
+        }
+    }
+    v
+}
+
+/// The inputs of `m` without a value, each with why, in one line; `None` when every one has one.
+fn missing_inputs(
+    m: &PlannedMetric,
+    counts: &[Result<f64, String>],
+    values: &dyn Fn(&MetricInput) -> Option<f64>,
+) -> Option<String> {
+    let missing: Vec<String> = m
+        .inputs
+        .iter()
+        .filter(|i| values(i).is_none())
+        .map(|i| match i.event.and_then(|e| counts.get(e)) {
+            Some(Err(why)) => format!("{} was not counted ({why})", i.id),
+            _ => format!("{} has no value", i.id),
+        })
+        .collect();
+    (!missing.is_empty()).then(|| missing.join("; "))
 }

@@ -7,6 +7,7 @@
 
 #![forbid(unsafe_code)]
 
+use std::cell::RefCell;
 use std::ops::{Bound, RangeBounds};
 
 use unicode_width::UnicodeWidthStr;
@@ -46,8 +47,23 @@ impl Grid {
         self.right.iter().any(|r| r.contains(&column))
     }
 
+    /// The rows, as pushed.
+    pub fn rows(&self) -> &[Vec<String>] {
+        &self.rows
+    }
+
+    /// The ranges of columns aligned to the right, as given to [`Grid::align_right`].
+    pub fn right_aligned(&self) -> &[(Bound<usize>, Bound<usize>)] {
+        &self.right
+    }
+
     /// Appends the grid to `out`, each line after `indent` and without trailing blanks.
     pub fn write_to(&self, out: &mut String, indent: &str) {
+        RECORDED.with(|r| {
+            if let Some(grids) = r.borrow_mut().as_mut() {
+                grids.push((self.clone(), indent.to_string()));
+            }
+        });
         let columns = self.rows.iter().map(Vec::len).max().unwrap_or(0);
         if columns == 0 {
             return;
@@ -103,6 +119,21 @@ impl Grid {
             }
         }
     }
+}
+
+thread_local! {
+    /// The grids laid out on this thread while [`recording`] runs.
+    static RECORDED: RefCell<Option<Vec<(Grid, String)>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, and returns what it returned with every grid it laid out on this thread, each with
+/// its indent, in order: the tables a real rendering draws, to lay out again with another engine
+/// (`benchmarks/render-cost` measures the report's tables so).
+pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<(Grid, String)>) {
+    let outer = RECORDED.with(|r| r.replace(Some(Vec::new())));
+    let result = f();
+    let grids = RECORDED.with(|r| r.replace(outer)).unwrap_or_default();
+    (result, grids)
 }
 
 /// A cell's width (its widest line) and its number of lines.
@@ -216,6 +247,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn recording_returns_the_grids_laid_out_in_order() {
+        let draw = |cell: &str, indent: &str| {
+            let mut out = String::new();
+            let mut g = Grid::new();
+            g.push_record([cell, "1"]);
+            g.align_right(1..).write_to(&mut out, indent);
+            out
+        };
+        let (text, outer) = recording(|| {
+            let a = draw("a", " ");
+            // A recording inside another keeps its own grids; the outer one goes on after it.
+            let (b, inner) = recording(|| draw("b", " "));
+            assert_eq!(inner.len(), 1);
+            assert_eq!(inner[0].0.rows()[0][0], "b");
+            a + &b + &draw("c", "  ")
+        });
+        assert_eq!(text, "  a   1\n  b   1\n   c   1\n");
+        let cells: Vec<(&str, &str)> = outer
+            .iter()
+            .map(|(g, indent)| (g.rows()[0][0].as_str(), indent.as_str()))
+            .collect();
+        assert_eq!(cells, [("a", " "), ("c", "  ")]);
+        assert_eq!(
+            outer[0].0.right_aligned(),
+            &[(Bound::Included(1), Bound::Unbounded)]
+        );
     }
 
     proptest::proptest! {

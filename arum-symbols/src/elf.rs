@@ -78,54 +78,11 @@ impl Image {
         })?;
         let endian = file.endian();
         let header = file.elf_header();
-        let segments: Vec<(u64, u64, u64)> = file
-            .elf_program_headers()
-            .iter()
-            .filter(|p| p.p_type(endian) == elf::PT_LOAD && p.p_flags(endian) & elf::PF_X != 0)
-            .map(|p| (p.p_vaddr(endian), p.p_filesz(endian), p.p_offset(endian)))
-            .collect();
-        let offset_of = |address: u64| {
-            segments
-                .iter()
-                .find(|(vaddr, filesz, _)| address >= *vaddr && address - vaddr < *filesz)
-                .map(|(vaddr, _, off)| address - vaddr + off)
-        };
-        let has_symtab = file.symbols().next().is_some();
-        let (table, symbols) = if has_symtab {
-            (SymbolTable::Symtab, file.symbols())
-        } else {
-            (SymbolTable::Dynsym, file.dynamic_symbols())
-        };
-        let mut out: Vec<Function> = symbols
-            .filter_map(|s| {
-                let name = s.name().ok().filter(|n| !n.is_empty())?.to_string();
-                let raw = s.elf_symbol();
-                let kind = match raw.st_type() {
-                    _ if raw.st_shndx(endian) == elf::SHN_UNDEF => SymbolKind::Imported,
-                    elf::STT_FUNC => SymbolKind::Function,
-                    elf::STT_GNU_IFUNC => SymbolKind::Ifunc,
-                    elf::STT_OBJECT | elf::STT_TLS | elf::STT_COMMON | elf::STT_NOTYPE => {
-                        SymbolKind::Data
-                    }
-                    _ => return None,
-                };
-                let address = raw.st_value(endian);
-                Some(Function {
-                    offset: (kind == SymbolKind::Function)
-                        .then(|| offset_of(address))
-                        .flatten(),
-                    name,
-                    address,
-                    size: raw.st_size(endian),
-                    kind,
-                })
-            })
-            .collect();
-        out.sort_by_key(|f| (f.kind != SymbolKind::Function, f.address));
+        let (table, symbols) = symbols(&file);
         let mut image = Image {
             path: path.to_path_buf(),
             table,
-            symbols: out,
+            symbols,
             position_independent: header.e_type(endian) == elf::ET_DYN,
             machine: header.e_machine(endian),
             needed: Vec::new(),
@@ -133,36 +90,45 @@ impl Image {
             rpath: Vec::new(),
             runpath: Vec::new(),
         };
-        if let Ok(Some((entries, link))) = file.elf_section_table().dynamic(endian, &*data) {
-            let strings = file
-                .elf_section_table()
-                .strings(endian, &*data, link)
-                .map_err(|e| err(format!("bad dynamic string table: {e}")))?;
-            for d in entries {
-                let Some(tag) = d.tag32(endian) else { continue };
-                if !d.is_string(endian) {
-                    continue;
-                }
-                let Ok(value) = d.string(endian, strings) else {
-                    continue;
-                };
-                let value = String::from_utf8_lossy(value).into_owned();
-                let split = |v: &str| -> Vec<String> {
-                    v.split(':')
-                        .filter(|s| !s.is_empty())
-                        .map(String::from)
-                        .collect()
-                };
-                match tag {
-                    elf::DT_NEEDED => image.needed.push(value),
-                    elf::DT_SONAME => image.soname = Some(value),
-                    elf::DT_RPATH => image.rpath.extend(split(&value)),
-                    elf::DT_RUNPATH => image.runpath.extend(split(&value)),
-                    _ => {}
-                }
+        image.read_dynamic(&file, &data).map_err(err)?;
+        Ok(image)
+    }
+
+    /// The loader's facts from the dynamic section, where the file has one: the libraries it
+    /// needs, its soname, its RPATH and RUNPATH.
+    fn read_dynamic(&mut self, file: &ElfFile64<Endianness>, data: &[u8]) -> Result<(), String> {
+        let endian = file.endian();
+        let Ok(Some((entries, link))) = file.elf_section_table().dynamic(endian, data) else {
+            return Ok(());
+        };
+        let strings = file
+            .elf_section_table()
+            .strings(endian, data, link)
+            .map_err(|e| format!("bad dynamic string table: {e}"))?;
+        let split = |v: &str| -> Vec<String> {
+            v.split(':')
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        };
+        for d in entries {
+            let Some(tag) = d.tag32(endian) else { continue };
+            if !d.is_string(endian) {
+                continue;
+            }
+            let Ok(value) = d.string(endian, strings) else {
+                continue;
+            };
+            let value = String::from_utf8_lossy(value).into_owned();
+            match tag {
+                elf::DT_NEEDED => self.needed.push(value),
+                elf::DT_SONAME => self.soname = Some(value),
+                elf::DT_RPATH => self.rpath.extend(split(&value)),
+                elf::DT_RUNPATH => self.runpath.extend(split(&value)),
+                _ => {}
             }
         }
-        Ok(image)
+        Ok(())
     }
 
     /// The functions (defined, in an executable segment) a uprobe can be placed on.
@@ -171,6 +137,64 @@ impl Image {
             .iter()
             .filter(|f| f.kind == SymbolKind::Function && f.offset.is_some())
     }
+}
+
+/// Every named symbol of the file, functions first in address order, from `.symtab` (or
+/// `.dynsym` when the file was stripped), each function with its uprobe offset.
+fn symbols(file: &ElfFile64<Endianness>) -> (SymbolTable, Vec<Function>) {
+    let endian = file.endian();
+    let segments = executable_segments(file);
+    let has_symtab = file.symbols().next().is_some();
+    let (table, symbols) = if has_symtab {
+        (SymbolTable::Symtab, file.symbols())
+    } else {
+        (SymbolTable::Dynsym, file.dynamic_symbols())
+    };
+    let mut out: Vec<Function> = symbols
+        .filter_map(|s| {
+            let name = s.name().ok().filter(|n| !n.is_empty())?.to_string();
+            let raw = s.elf_symbol();
+            let kind = match raw.st_type() {
+                _ if raw.st_shndx(endian) == elf::SHN_UNDEF => SymbolKind::Imported,
+                elf::STT_FUNC => SymbolKind::Function,
+                elf::STT_GNU_IFUNC => SymbolKind::Ifunc,
+                elf::STT_OBJECT | elf::STT_TLS | elf::STT_COMMON | elf::STT_NOTYPE => {
+                    SymbolKind::Data
+                }
+                _ => return None,
+            };
+            let address = raw.st_value(endian);
+            Some(Function {
+                offset: (kind == SymbolKind::Function)
+                    .then(|| offset_in(&segments, address))
+                    .flatten(),
+                name,
+                address,
+                size: raw.st_size(endian),
+                kind,
+            })
+        })
+        .collect();
+    out.sort_by_key(|f| (f.kind != SymbolKind::Function, f.address));
+    (table, out)
+}
+
+/// The executable PT_LOAD segments: (p_vaddr, p_filesz, p_offset).
+fn executable_segments(file: &ElfFile64<Endianness>) -> Vec<(u64, u64, u64)> {
+    let endian = file.endian();
+    file.elf_program_headers()
+        .iter()
+        .filter(|p| p.p_type(endian) == elf::PT_LOAD && p.p_flags(endian) & elf::PF_X != 0)
+        .map(|p| (p.p_vaddr(endian), p.p_filesz(endian), p.p_offset(endian)))
+        .collect()
+}
+
+/// The file offset of `address`, when an executable segment holds it.
+fn offset_in(segments: &[(u64, u64, u64)], address: u64) -> Option<u64> {
+    segments
+        .iter()
+        .find(|(vaddr, filesz, _)| address >= *vaddr && address - vaddr < *filesz)
+        .map(|(vaddr, _, off)| address - vaddr + off)
 }
 
 #[cfg(test)]

@@ -2,4 +2,6 @@
 //! column layout), and the HTML page's elements and plots (`html`).
 
 pub mod html;
+#[cfg(test)]
+pub mod testing;
 pub mod text;

@@ -30,3 +30,10 @@ pub fn report(wall_ns: u64, status: i32) -> Report {
     r.usage.wall_ns = wall_ns;
     r
 }
+
+/// The report of a real run (`tests/fixtures/report.json`): counters, `-I` intervals, ambient
+/// samples and warnings.
+pub fn fixture() -> Report {
+    serde_json::from_str(include_str!("../../tests/fixtures/report.json"))
+        .expect("the fixture matches the report model")
+}

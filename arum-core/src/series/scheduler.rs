@@ -4,7 +4,8 @@
 //! time: enough for the time target, within `--min-runs` and `--max-runs`.
 //!
 //! The scheduler only orders runs; a [`Runner`] runs them (the real one launches the program,
-//! the tests' fake returns made-up reports), as hyperfine's executor does.
+//! the tests' fake returns made-up reports), as hyperfine's executor does. The runner is also the
+//! clock the first round is timed by, so that the fake's runs take the time it says they take.
 
 use std::time::{Duration, Instant};
 
@@ -19,6 +20,11 @@ pub trait Runner {
 
     /// The number of runs of the whole series (warm-up included) is now known, or changed.
     fn planned(&mut self, _total: u64) {}
+
+    /// The time now, by the clock that runs take time on.
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
 }
 
 /// How many runs: `--runs`, or chosen by time.
@@ -119,7 +125,7 @@ pub fn schedule(
     let mut rounds = first_guess;
     let mut round = 0;
     while round < rounds {
-        let started = Instant::now();
+        let started = runner.now();
         for (b, label) in labels.iter().enumerate() {
             let index = round as i64;
             let report = runner.run(b, index)?;
@@ -136,7 +142,7 @@ pub fn schedule(
             }
         }
         if round == 0 {
-            let total = limits.rounds_after(started.elapsed());
+            let total = limits.rounds_after(runner.now().duration_since(started));
             if total != rounds {
                 rounds = total;
                 runner.planned(n * (limits.warmup + rounds));
@@ -168,18 +174,21 @@ mod tests {
     use super::*;
     use crate::report::testing::report;
 
-    /// Records the order of runs and returns a report with the wall time and status it is told.
+    /// Records the order of runs and returns a report with the wall time and status it is told;
+    /// its clock advances by the wall time of each run instead of sleeping through it.
     struct Fake {
         order: Vec<(usize, i64)>,
         wall: Duration,
         fail_at: Option<(usize, i64)>,
         planned: Vec<u64>,
+        origin: Instant,
+        elapsed: Duration,
     }
 
     impl Runner for Fake {
         fn run(&mut self, b: usize, index: i64) -> Result<Report, ArumError> {
             self.order.push((b, index));
-            std::thread::sleep(self.wall);
+            self.elapsed += self.wall;
             let status = if self.fail_at == Some((b, index)) {
                 3
             } else {
@@ -190,6 +199,9 @@ mod tests {
         fn planned(&mut self, total: u64) {
             self.planned.push(total);
         }
+        fn now(&self) -> Instant {
+            self.origin + self.elapsed
+        }
     }
 
     fn fake(wall_ms: u64) -> Fake {
@@ -198,6 +210,8 @@ mod tests {
             wall: Duration::from_millis(wall_ms),
             fail_at: None,
             planned: Vec::new(),
+            origin: Instant::now(),
+            elapsed: Duration::ZERO,
         }
     }
 
@@ -231,24 +245,48 @@ mod tests {
         assert!(out.stopped_early.is_none());
     }
 
+    /// Runs one benchmark per round of `wall_ms` under a 60 ms target; the runs it measured.
+    fn runs_for(wall_ms: u64, min_runs: Option<u64>, max_runs: Option<u64>) -> usize {
+        let mut limits = Limits::new(None, min_runs, max_runs, 0, false).unwrap();
+        limits.target = Duration::from_millis(60);
+        schedule(&mut fake(wall_ms), &labels(1), &limits)
+            .unwrap()
+            .runs[0]
+            .len()
+    }
+
     #[test]
     fn rounds_by_time_within_min_and_max() {
-        // 3 s target: 1 ms rounds would want 3000 runs, --max-runs caps it.
-        let mut limits = Limits::new(None, None, Some(12), 0, false).unwrap();
-        limits.target = Duration::from_millis(60);
-        let mut f = fake(1);
-        let out = schedule(&mut f, &labels(1), &limits).unwrap();
-        assert_eq!(out.runs[0].len(), 12);
+        // 1 ms rounds for a 60 ms target want 60 runs: --max-runs caps it.
+        assert_eq!(runs_for(1, None, Some(12)), 12);
         // 20 ms rounds for a 60 ms target want 3 runs: --min-runs (default 10) wins.
-        let mut limits = Limits::new(None, None, None, 0, false).unwrap();
+        assert_eq!(runs_for(20, None, None), 10);
+        // Between the limits, the target decides: 60 ms / 2 ms, and rounding up 60 ms / 7 ms.
+        assert_eq!(runs_for(2, Some(2), None), 30);
+        assert_eq!(runs_for(7, Some(2), None), 9);
+        assert_eq!(runs_for(2, Some(2), Some(100)), 30);
+    }
+
+    #[test]
+    fn the_first_round_times_every_benchmark_of_it() {
+        // Two benchmarks of 3 ms: a 6 ms round, 10 rounds for 60 ms.
+        let mut limits = Limits::new(None, Some(2), None, 1, false).unwrap();
         limits.target = Duration::from_millis(60);
-        let out = schedule(&mut fake(20), &labels(1), &limits).unwrap();
-        assert_eq!(out.runs[0].len(), 10);
-        // 2 ms rounds for a 60 ms target want about 30 (fewer when the machine is slow).
-        let mut limits = Limits::new(None, Some(2), None, 0, false).unwrap();
-        limits.target = Duration::from_millis(60);
-        let n = schedule(&mut fake(2), &labels(1), &limits).unwrap().runs[0].len();
-        assert!((2..=30).contains(&n), "{n}");
+        let mut f = fake(3);
+        let out = schedule(&mut f, &labels(2), &limits).unwrap();
+        assert_eq!((out.runs[0].len(), out.runs[1].len()), (10, 10));
+        // The first guess (2 rounds and a warm-up), then the rounds the first round chose.
+        assert_eq!(f.planned, [6, 22]);
+        // One warm-up round and ten measured rounds of two runs each.
+        assert_eq!(f.order.len(), 22);
+    }
+
+    #[test]
+    fn given_runs_ignore_the_clock() {
+        let limits = Limits::new(Some(5), None, None, 0, false).unwrap();
+        let mut f = fake(1000);
+        let out = schedule(&mut f, &labels(1), &limits).unwrap();
+        assert_eq!((out.runs[0].len(), f.planned.as_slice()), (5, &[5][..]));
     }
 
     #[test]

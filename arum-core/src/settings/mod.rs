@@ -6,6 +6,9 @@ mod program;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use arum_events::metrics::RunFacts;
+use arum_events::plan::Plan;
+
 pub use program::{env_pairs, from_line, program, programs, Program};
 
 use crate::error::ArumError;
@@ -63,19 +66,7 @@ impl Settings {
         let r = request;
         let program = program(&r.program)?;
         let executable = Executable::with_env(&program.argv, &env_pairs(&r.program.env)?)?;
-        if r.enable_delayacct && r.per_task.is_none() {
-            return Err(ArumError::Usage(
-                "--enable-delayacct turns on delay accounting for --per-task records; add --per-task".into(),
-            ));
-        }
-        let tasks = r.per_task.map(|_| tasks::Settings {
-            enable_delayacct: r.enable_delayacct,
-            events_counted: !r.events.events.is_empty() || r.events.events_file.is_some(),
-        });
-        let top_threads = match r.per_task {
-            Some(PerTask::All) => None,
-            _ => Some(tasks::text::TOP_THREADS),
-        };
+        let (tasks, top_threads) = task_settings(r)?;
         let phase1_us = micros(started);
 
         let events_started = Instant::now();
@@ -83,44 +74,9 @@ impl Settings {
         let mut warnings = Warnings::new(echo_warnings);
         let planned = events::plan(&r.events, r.strict)?;
         let functions = function_settings(r, &program)?;
-        if functions.is_none() {
-            for option in function_options(r) {
-                warnings.add(format!(
-                    "{option} has no effect without functions; name some with -F/--functions"
-                ));
-            }
-        }
-        if planned.is_none() {
-            for option in event_options(r) {
-                // -I and --strict also serve function timing.
-                if functions.is_some() && matches!(option, "-I/--interval" | "--strict") {
-                    continue;
-                }
-                warnings.add(format!(
-                    "{option} has no effect without events; name some with -e/--events"
-                ));
-            }
-        }
+        warn_of_unused_options(r, planned.is_some(), functions.is_some(), &mut warnings);
         let counters = match planned {
-            Some((plan, facts)) => {
-                if let Some(reason) = &plan.hardware_off {
-                    // The counters section says so; JSON has counters.hardware_off_reason.
-                    warnings.echo(&format!("hardware counting is off: {reason}"));
-                }
-                let request = counter_request(r, &mut warnings)?;
-                let mut left_out = events::specs(&r.events)?;
-                for e in &plan.events {
-                    if let Some(i) = left_out.iter().position(|s| *s == e.event.spec) {
-                        left_out.remove(i);
-                    }
-                }
-                Some(counters::Settings {
-                    plan,
-                    facts,
-                    request,
-                    left_out,
-                })
-            }
+            Some(planned) => Some(counter_settings(r, planned, &mut warnings)?),
             None => None,
         };
         let expand = |p: &Option<PathBuf>| {
@@ -150,6 +106,73 @@ impl Settings {
             },
         })
     }
+}
+
+/// `--per-task` and `--enable-delayacct`, and the threads in each top list of its text.
+fn task_settings(r: &RunRequest) -> Result<(Option<tasks::Settings>, Option<usize>), ArumError> {
+    if r.enable_delayacct && r.per_task.is_none() {
+        return Err(ArumError::Usage(
+            "--enable-delayacct turns on delay accounting for --per-task records; add --per-task"
+                .into(),
+        ));
+    }
+    let tasks = r.per_task.map(|_| tasks::Settings {
+        enable_delayacct: r.enable_delayacct,
+        events_counted: !r.events.events.is_empty() || r.events.events_file.is_some(),
+    });
+    let top_threads = match r.per_task {
+        Some(PerTask::All) => None,
+        _ => Some(tasks::text::TOP_THREADS),
+    };
+    Ok((tasks, top_threads))
+}
+
+/// A warning for each option given that does nothing without the events or functions it
+/// serves.
+fn warn_of_unused_options(r: &RunRequest, events: bool, functions: bool, warnings: &mut Warnings) {
+    if !functions {
+        for option in function_options(r) {
+            warnings.add(format!(
+                "{option} has no effect without functions; name some with -F/--functions"
+            ));
+        }
+    }
+    if !events {
+        for option in event_options(r) {
+            // -I and --strict also serve function timing.
+            if functions && matches!(option, "-I/--interval" | "--strict") {
+                continue;
+            }
+            warnings.add(format!(
+                "{option} has no effect without events; name some with -e/--events"
+            ));
+        }
+    }
+}
+
+/// The counters' settings from the events' plan: how to count, and the events left out of it.
+fn counter_settings(
+    r: &RunRequest,
+    (plan, facts): (Plan, RunFacts),
+    warnings: &mut Warnings,
+) -> Result<counters::Settings, ArumError> {
+    if let Some(reason) = &plan.hardware_off {
+        // The counters section says so; JSON has counters.hardware_off_reason.
+        warnings.echo(&format!("hardware counting is off: {reason}"));
+    }
+    let request = counter_request(r, warnings)?;
+    let mut left_out = events::specs(&r.events)?;
+    for e in &plan.events {
+        if let Some(i) = left_out.iter().position(|s| *s == e.event.spec) {
+            left_out.remove(i);
+        }
+    }
+    Ok(counters::Settings {
+        plan,
+        facts,
+        request,
+        left_out,
+    })
 }
 
 /// `--syscalls` and the task probes.

@@ -224,82 +224,96 @@ fn event(w: &mut Writer, e: &super::file::Event) -> Result<u32, String> {
     }
     let v = w.strings_list(&defaults);
     w.set2(rec, E_DEFAULTS, v);
-    let mut masks = Vec::with_capacity(e.masks.len());
-    for m in &e.masks {
-        if m.value.is_none() && !m.all && m.bit.is_none() && m.tag.is_none() {
-            return Err(format!("event {}: mask {} has no value", e.name, m.name));
-        }
-        let r = w.record(M_WORDS);
-        // An event's mask names stay together: looking one up reads them, not the records'
-        // shared strings all over the pool (Intel's OCR events have over a thousand masks).
-        let v = w.string_here(&m.name);
-        w.set2(r, M_NAME, v);
-        let v = w.string(&m.desc);
-        w.set2(r, M_DESC, v);
-        w.set(r, M_VALUE, m.value.unwrap_or(0));
-        let flags = bit(m.inv != 0, MF_INV)
-            | bit(m.edge != 0, MF_EDGE)
-            | bit(m.any != 0, MF_ANY)
-            | bit(m.all, MF_ALL)
-            | bit(m.value.is_some(), MF_VALUE)
-            | bit(m.bit.is_some(), MF_BIT)
-            | bit(m.tag.is_some(), MF_TAG)
-            | bit(m.event.is_some(), MF_EVENT)
-            | bit(m.counters.is_some(), MF_COUNTERS)
-            | bit(m.deprecated, MF_DEPRECATED)
-            | bit(m.models.is_some(), MF_MODELS)
-            | bit(m.pair, MF_PAIR);
-        w.set(r, M_FLAGS, flags);
-        w.set(r, M_BIT, m.bit.unwrap_or(0));
-        w.set(r, M_TAG, m.tag.unwrap_or(0));
-        w.set(r, M_EVENT, m.event.unwrap_or(0));
-        w.set(r, M_CMASK, m.cmask);
-        w.set64(r, M_CONFIG1, m.config1);
-        w.set(r, M_MSR, m.msr);
-        let v = w.list(&ranges(m.models.as_deref().unwrap_or(&[])));
-        w.set2(r, M_MODELS, v);
-        let v = w.list(m.counters.as_deref().unwrap_or(&[]));
-        w.set2(r, M_COUNTERS, v);
-        let v = w.string(m.src.as_deref().unwrap_or(""));
-        w.set2(r, M_SRC, v);
-        masks.push(r);
-    }
+    let masks = e
+        .masks
+        .iter()
+        .map(|m| mask(w, e, m))
+        .collect::<Result<Vec<u32>, String>>()?;
     let v = w.list(&masks);
     w.set2(rec, E_MASKS, v);
-    let mut replays = Vec::new();
-    for r in &e.replays {
-        let x = w.record(R_WORDS);
-        let v = w.string(&r.name);
-        w.set2(x, R_NAME, v);
-        let v = w.string(&r.desc);
-        w.set2(x, R_DESC, v);
-        w.set(x, R_PEBS, r.pebs_enable);
-        w.set(x, R_VERT, r.matrix_vert);
-        w.set(x, R_METRIC, r.perf_metric.unwrap_or(u32::MAX));
-        replays.push(x);
-    }
+    let replays: Vec<u32> = e.replays.iter().map(|r| replay(w, r)).collect();
     let v = w.list(&replays);
     w.set2(rec, E_REPLAYS, v);
     if !e.escrs.is_empty() {
-        if e.escrs.len() != e.escr_msrs.len() || e.escrs.len() != e.escr_counters.len() {
-            return Err(format!(
-                "event {}: escrs, escr_msrs and escr_counters differ in length",
-                e.name
-            ));
-        }
-        let n = w.record(N_WORDS);
-        w.set(n, N_ESCR_SELECT, e.escr_select);
-        w.set(n, N_CCCR_SELECT, e.cccr_select);
-        w.set(n, N_P4_INDEX, e.p4_index);
-        let names: Vec<&str> = e.escrs.iter().map(String::as_str).collect();
-        let v = w.strings_list(&names);
-        w.set2(n, N_ESCRS, v);
-        let v = w.list(&e.escr_msrs);
-        w.set2(n, N_ESCR_MSRS, v);
-        let lists: Vec<u32> = e.escr_counters.iter().flat_map(|c| w.list(c)).collect();
-        let v = w.list(&lists);
-        w.set2(n, N_ESCR_COUNTERS, v);
+        let n = netburst(w, e)?;
         w.set(rec, E_NETBURST, n);
     }
     Ok(rec)
+}
+
+/// The record of one unit mask of event `e`.
+fn mask(w: &mut Writer, e: &super::file::Event, m: &super::file::Mask) -> Result<u32, String> {
+    if m.value.is_none() && !m.all && m.bit.is_none() && m.tag.is_none() {
+        return Err(format!("event {}: mask {} has no value", e.name, m.name));
+    }
+    let r = w.record(M_WORDS);
+    // An event's mask names stay together: looking one up reads them, not the records'
+    // shared strings all over the pool (Intel's OCR events have over a thousand masks).
+    let v = w.string_here(&m.name);
+    w.set2(r, M_NAME, v);
+    let v = w.string(&m.desc);
+    w.set2(r, M_DESC, v);
+    w.set(r, M_VALUE, m.value.unwrap_or(0));
+    let flags = bit(m.inv != 0, MF_INV)
+        | bit(m.edge != 0, MF_EDGE)
+        | bit(m.any != 0, MF_ANY)
+        | bit(m.all, MF_ALL)
+        | bit(m.value.is_some(), MF_VALUE)
+        | bit(m.bit.is_some(), MF_BIT)
+        | bit(m.tag.is_some(), MF_TAG)
+        | bit(m.event.is_some(), MF_EVENT)
+        | bit(m.counters.is_some(), MF_COUNTERS)
+        | bit(m.deprecated, MF_DEPRECATED)
+        | bit(m.models.is_some(), MF_MODELS)
+        | bit(m.pair, MF_PAIR);
+    w.set(r, M_FLAGS, flags);
+    w.set(r, M_BIT, m.bit.unwrap_or(0));
+    w.set(r, M_TAG, m.tag.unwrap_or(0));
+    w.set(r, M_EVENT, m.event.unwrap_or(0));
+    w.set(r, M_CMASK, m.cmask);
+    w.set64(r, M_CONFIG1, m.config1);
+    w.set(r, M_MSR, m.msr);
+    let v = w.list(&ranges(m.models.as_deref().unwrap_or(&[])));
+    w.set2(r, M_MODELS, v);
+    let v = w.list(m.counters.as_deref().unwrap_or(&[]));
+    w.set2(r, M_COUNTERS, v);
+    let v = w.string(m.src.as_deref().unwrap_or(""));
+    w.set2(r, M_SRC, v);
+    Ok(r)
+}
+
+/// The record of one NetBurst replay-tagging kind.
+fn replay(w: &mut Writer, r: &super::file::Replay) -> u32 {
+    let x = w.record(R_WORDS);
+    let v = w.string(&r.name);
+    w.set2(x, R_NAME, v);
+    let v = w.string(&r.desc);
+    w.set2(x, R_DESC, v);
+    w.set(x, R_PEBS, r.pebs_enable);
+    w.set(x, R_VERT, r.matrix_vert);
+    w.set(x, R_METRIC, r.perf_metric.unwrap_or(u32::MAX));
+    x
+}
+
+/// The NetBurst record of event `e`: its ESCRs, their MSRs and counters, its CCCR.
+fn netburst(w: &mut Writer, e: &super::file::Event) -> Result<u32, String> {
+    if e.escrs.len() != e.escr_msrs.len() || e.escrs.len() != e.escr_counters.len() {
+        return Err(format!(
+            "event {}: escrs, escr_msrs and escr_counters differ in length",
+            e.name
+        ));
+    }
+    let n = w.record(N_WORDS);
+    w.set(n, N_ESCR_SELECT, e.escr_select);
+    w.set(n, N_CCCR_SELECT, e.cccr_select);
+    w.set(n, N_P4_INDEX, e.p4_index);
+    let names: Vec<&str> = e.escrs.iter().map(String::as_str).collect();
+    let v = w.strings_list(&names);
+    w.set2(n, N_ESCRS, v);
+    let v = w.list(&e.escr_msrs);
+    w.set2(n, N_ESCR_MSRS, v);
+    let lists: Vec<u32> = e.escr_counters.iter().flat_map(|c| w.list(c)).collect();
+    let v = w.list(&lists);
+    w.set2(n, N_ESCR_COUNTERS, v);
+    Ok(n)
 }

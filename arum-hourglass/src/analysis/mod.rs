@@ -109,125 +109,31 @@ pub fn verdict(
     at_kernel_hz: Option<&tick::Tick>,
     k: &KernelFacts,
 ) -> TickVerdict {
-    let source = match &k.hz_source {
-        Some(HzSource::Config(path)) => format!("CONFIG_HZ from {path}"),
-        Some(HzSource::Jiffies) => "jiffies counted over the run".into(),
-        None => String::new(),
-    };
     let busy_ticks = k.ticks_while_busy(cpu);
-    let mode = match k.tick_mode {
-        Some(TickMode::Periodic) => "the tick never stops (HZ_PERIODIC)",
-        Some(TickMode::NohzIdle) => "NO_HZ_IDLE stops the tick only on idle CPUs",
-        Some(TickMode::NohzFull) if busy_ticks => {
-            "NO_HZ_FULL, but this CPU is not nohz_full, so it ticks while busy"
-        }
-        Some(TickMode::NohzFull) => "this CPU is nohz_full: tickless while one task runs",
-        None => "tick mode unknown",
-    };
-    let every = |hz: f64| format!("every {} ({hz:.1} Hz)", duration::format_ns(1e9 / hz));
     let near_khz = |hz: f64| k.hz.is_some_and(|khz| (hz / khz as f64 - 1.0).abs() < 0.02);
     let found = sources_hz.iter().copied().find(|&hz| near_khz(hz));
     // Not among the strongest sources, but the gaps hold to the kernel's period.
     let checked = at_kernel_hz.map(|t| t.hz).filter(|&hz| near_khz(hz));
     let matching = found.or(checked);
-    let how = match (found, at_kernel_hz) {
-        (None, Some(t)) => format!(
-            " ({} gaps on that lattice, {:.0}% of the ticks expected while the thread ran; \
-             not the most frequent period)",
-            t.on_lattice,
-            t.coverage * 100.0
-        ),
-        _ => String::new(),
-    };
-    // A faster source at a multiple of HZ whose lattice the tick's own gaps fall on (a
-    // hypervisor that delivers the guest's timer on its own tick does this) takes the tick's
-    // gaps as its members: an off-phase tick would have stood out once that source was set
-    // aside, so with none at HZ the gaps cannot tell an in-step tick from no tick.
-    let in_step = sources_hz
-        .iter()
-        .copied()
-        .find(|&hz| {
-            k.hz.is_some_and(|khz| {
-                let m = (hz / khz as f64).round();
-                m >= 2.0 && (hz / (m * khz as f64) - 1.0).abs() < 0.02
-            })
-        })
-        .filter(|_| matching.is_none() && busy_ticks);
-    let others: Vec<String> = sources_hz
-        .iter()
-        .copied()
-        .filter(|&hz| Some(hz) != matching && Some(hz) != in_step)
-        .map(every)
-        .collect();
-    let also = if others.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; gaps also recur {}: other periodic sources (the hypervisor's tick, a timer of \
-             another task, another Hourglass thread's period)",
-            others.join(" and ")
-        )
-    };
-    let (agrees, statement) = match (matching, sources_hz.first(), k.hz) {
-        (Some(hz), _, Some(khz)) if !busy_ticks => (
-            Some(false),
-            format!(
-                "gaps recur {} at HZ={khz} although {mode}: another task shared the CPU, or \
-                 the kernel kept the tick{also}",
-                every(hz)
+    let in_step = in_step_source(sources_hz, k.hz).filter(|_| matching.is_none() && busy_ticks);
+    let seen = Seen {
+        matching,
+        in_step,
+        busy_ticks,
+        mode: tick_mode(k, busy_ticks),
+        source: hz_source(k),
+        how: match (found, at_kernel_hz) {
+            (None, Some(t)) => format!(
+                " ({} gaps on that lattice, {:.0}% of the ticks expected while the thread ran; \
+                 not the most frequent period)",
+                t.on_lattice,
+                t.coverage * 100.0
             ),
-        ),
-        (Some(hz), _, Some(khz)) => (
-            Some(true),
-            format!(
-                "gaps recur {}{how}: the clock tick, matching HZ={khz} ({source}); {mode}{also}",
-                every(hz)
-            ),
-        ),
-        (None, Some(_), Some(khz)) if !busy_ticks => (
-            Some(true),
-            format!("no gaps at HZ={khz}: tickless, as expected ({mode}){also}"),
-        ),
-        (None, Some(_), Some(khz)) => match in_step {
-            Some(hz) => (
-                None,
-                format!(
-                    "no gaps recur at HZ={khz} apart from those {}, a multiple of it: the \
-                     tick's gaps may fall in step with that source, and the timing of gaps \
-                     cannot tell them apart ({source}; {mode}){also}",
-                    every(hz)
-                ),
-            ),
-            None => (
-                Some(false),
-                format!("no gaps recur at HZ={khz} ({source}; {mode}){also}"),
-            ),
+            _ => String::new(),
         },
-        (None, Some(&hz), None) => (
-            None,
-            format!(
-                "gaps recur {}: a clock tick at about {hz:.0} Hz (the kernel's HZ is not \
-                 readable here){also}",
-                every(hz)
-            ),
-        ),
-        (None, None, _) if !busy_ticks => (
-            Some(true),
-            format!("no periodic gaps: tickless, as expected ({mode})"),
-        ),
-        (None, None, Some(khz)) => (
-            Some(false),
-            format!(
-                "no periodic gaps, although the kernel ticks at HZ={khz} ({mode}): the tick's \
-                 gaps were shorter than GAP, or the thread ran too little (run longer)"
-            ),
-        ),
-        (None, None, None) => (
-            None,
-            "no periodic gaps (and the kernel's HZ is not readable here)".into(),
-        ),
-        (Some(_), _, None) => unreachable!("a match needs the kernel's HZ"),
+        also: other_sources(sources_hz, matching, in_step),
     };
+    let (agrees, statement) = seen.statement(sources_hz.first().copied(), k.hz);
     TickVerdict {
         thread,
         cpu,
@@ -236,6 +142,154 @@ pub fn verdict(
         kernel_hz: k.hz,
         agrees,
         statement,
+    }
+}
+
+/// Where the kernel's HZ was read.
+fn hz_source(k: &KernelFacts) -> String {
+    match &k.hz_source {
+        Some(HzSource::Config(path)) => format!("CONFIG_HZ from {path}"),
+        Some(HzSource::Jiffies) => "jiffies counted over the run".into(),
+        None => String::new(),
+    }
+}
+
+/// The kernel's tick mode, as it applies to a CPU that does (`busy_ticks`) or does not tick
+/// while busy.
+fn tick_mode(k: &KernelFacts, busy_ticks: bool) -> &'static str {
+    match k.tick_mode {
+        Some(TickMode::Periodic) => "the tick never stops (HZ_PERIODIC)",
+        Some(TickMode::NohzIdle) => "NO_HZ_IDLE stops the tick only on idle CPUs",
+        Some(TickMode::NohzFull) if busy_ticks => {
+            "NO_HZ_FULL, but this CPU is not nohz_full, so it ticks while busy"
+        }
+        Some(TickMode::NohzFull) => "this CPU is nohz_full: tickless while one task runs",
+        None => "tick mode unknown",
+    }
+}
+
+fn every(hz: f64) -> String {
+    format!("every {} ({hz:.1} Hz)", duration::format_ns(1e9 / hz))
+}
+
+/// A faster source at a multiple of HZ, whose lattice the tick's own gaps fall on (a hypervisor
+/// that delivers the guest's timer on its own tick does this): it takes the tick's gaps as its
+/// members. An off-phase tick would have stood out once that source was set aside, so with
+/// none at HZ the gaps cannot tell an in-step tick from no tick.
+fn in_step_source(sources_hz: &[f64], kernel_hz: Option<u32>) -> Option<f64> {
+    sources_hz.iter().copied().find(|&hz| {
+        kernel_hz.is_some_and(|khz| {
+            let m = (hz / khz as f64).round();
+            m >= 2.0 && (hz / (m * khz as f64) - 1.0).abs() < 0.02
+        })
+    })
+}
+
+/// The periodic sources other than the tick and the one in step with it, as a clause to add.
+fn other_sources(sources_hz: &[f64], matching: Option<f64>, in_step: Option<f64>) -> String {
+    let others: Vec<String> = sources_hz
+        .iter()
+        .copied()
+        .filter(|&hz| Some(hz) != matching && Some(hz) != in_step)
+        .map(every)
+        .collect();
+    if others.is_empty() {
+        return String::new();
+    }
+    format!(
+        "; gaps also recur {}: other periodic sources (the hypervisor's tick, a timer of \
+         another task, another Hourglass thread's period)",
+        others.join(" and ")
+    )
+}
+
+/// What a thread's gaps showed of the tick, in the words of the verdict.
+struct Seen {
+    /// The source at the kernel's HZ.
+    matching: Option<f64>,
+    /// A source at a multiple of HZ that the tick's gaps may be in step with.
+    in_step: Option<f64>,
+    /// The thread's CPU ticks while busy.
+    busy_ticks: bool,
+    mode: &'static str,
+    source: String,
+    /// How the source at HZ was found, when it was not among the strongest.
+    how: String,
+    also: String,
+}
+
+impl Seen {
+    /// Whether the gaps agree with the kernel's HZ and tick mode (`None`: they cannot tell),
+    /// and the statement; `first` is the strongest source, `kernel_hz` the kernel's HZ.
+    fn statement(&self, first: Option<f64>, kernel_hz: Option<u32>) -> (Option<bool>, String) {
+        let Seen {
+            mode,
+            source,
+            how,
+            also,
+            ..
+        } = self;
+        let busy_ticks = self.busy_ticks;
+        match (self.matching, first, kernel_hz) {
+            (Some(hz), _, Some(khz)) if !busy_ticks => (
+                Some(false),
+                format!(
+                    "gaps recur {} at HZ={khz} although {mode}: another task shared the CPU, or \
+                     the kernel kept the tick{also}",
+                    every(hz)
+                ),
+            ),
+            (Some(hz), _, Some(khz)) => (
+                Some(true),
+                format!(
+                    "gaps recur {}{how}: the clock tick, matching HZ={khz} ({source}); {mode}{also}",
+                    every(hz)
+                ),
+            ),
+            (None, Some(_), Some(khz)) if !busy_ticks => (
+                Some(true),
+                format!("no gaps at HZ={khz}: tickless, as expected ({mode}){also}"),
+            ),
+            (None, Some(_), Some(khz)) => match self.in_step {
+                Some(hz) => (
+                    None,
+                    format!(
+                        "no gaps recur at HZ={khz} apart from those {}, a multiple of it: the \
+                         tick's gaps may fall in step with that source, and the timing of gaps \
+                         cannot tell them apart ({source}; {mode}){also}",
+                        every(hz)
+                    ),
+                ),
+                None => (
+                    Some(false),
+                    format!("no gaps recur at HZ={khz} ({source}; {mode}){also}"),
+                ),
+            },
+            (None, Some(hz), None) => (
+                None,
+                format!(
+                    "gaps recur {}: a clock tick at about {hz:.0} Hz (the kernel's HZ is not \
+                     readable here){also}",
+                    every(hz)
+                ),
+            ),
+            (None, None, _) if !busy_ticks => (
+                Some(true),
+                format!("no periodic gaps: tickless, as expected ({mode})"),
+            ),
+            (None, None, Some(khz)) => (
+                Some(false),
+                format!(
+                    "no periodic gaps, although the kernel ticks at HZ={khz} ({mode}): the tick's \
+                     gaps were shorter than GAP, or the thread ran too little (run longer)"
+                ),
+            ),
+            (None, None, None) => (
+                None,
+                "no periodic gaps (and the kernel's HZ is not readable here)".into(),
+            ),
+            (Some(_), _, None) => unreachable!("a match needs the kernel's HZ"),
+        }
     }
 }
 

@@ -127,6 +127,22 @@ fn summary(s: &Summary) -> String {
 }
 
 fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
+    share_lines(o, a);
+    switch_lines(o, a);
+    gap_lines(o, exp, a);
+    for v in &a.ticks {
+        let _ = writeln!(
+            o,
+            "tick: thread {} on CPU {}: {}",
+            v.thread, v.cpu, v.statement
+        );
+    }
+    deadline_lines(o, exp, a);
+    latency_lines(o, exp, a);
+}
+
+/// What each thread received of its window, against its peers and its weight.
+fn share_lines(o: &mut String, a: &Analysis) {
     for s in &a.shares {
         let among = s
             .share_among_peers
@@ -154,6 +170,10 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
             duration::format_ns(s.kernel_cpu_ns),
         );
     }
+}
+
+/// The gaps between two threads on one CPU, by kind of switch, and what they tell.
+fn switch_lines(o: &mut String, a: &Analysis) {
     for s in &a.switches {
         let kind = match s.kind {
             SwitchKind::Involuntary => "involuntary (preemption)",
@@ -192,6 +212,10 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
              tick a clock interrupt was in the gap too: these cost more than voluntary ones"
         );
     }
+}
+
+/// Each thread's own gaps: interrupts, or other tasks running.
+fn gap_lines(o: &mut String, exp: &Experiment, a: &Analysis) {
     for g in &a.own_gaps {
         let never_blocks = !exp.threads[g.thread].workload.blocks();
         match &g.interrupts {
@@ -234,13 +258,10 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
             );
         }
     }
-    for v in &a.ticks {
-        let _ = writeln!(
-            o,
-            "tick: thread {} on CPU {}: {}",
-            v.thread, v.cpu, v.statement
-        );
-    }
+}
+
+/// Each deadline thread's jobs met and missed, and by how much.
+fn deadline_lines(o: &mut String, exp: &Experiment, a: &Analysis) {
     for d in &a.deadlines {
         let _ = writeln!(
             o,
@@ -270,6 +291,10 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
         }
         let _ = writeln!(o, "{line}");
     }
+}
+
+/// Each latency thread's lateness, and how many samples were later than each bound.
+fn latency_lines(o: &mut String, exp: &Experiment, a: &Analysis) {
     for l in &a.latency {
         let counts: Vec<String> = l
             .later_than

@@ -75,12 +75,30 @@ pub fn render(
     chase: &[Vec<f64>],
 ) -> String {
     let mut out = String::new();
-    let pct = f.level * 100.0;
-    let idx = |who: Who, k: usize| configs.iter().position(|c| *c == (who, k)).unwrap();
-    let bare = &setup[idx(Who::Bare, 0)];
+    preamble(&mut out, f);
+    let at = Configs(configs);
+    let bare = &setup[at.index(Who::Bare, 0)];
     let (bare_setup, bare_post) = (mean(&bare.outside_setup_us), mean(&bare.outside_post_us));
-    let less = |xs: &[f64], by: f64| xs.iter().map(|x| x - by).collect::<Vec<_>>();
+    for t in &phase_tables(bare_setup, bare_post) {
+        phase_table(&mut out, t, f, at, setup, [bare_setup, bare_post]);
+    }
+    pchase_table(&mut out, f, at, chase);
+    out
+}
 
+/// Where each configuration's samples are.
+#[derive(Clone, Copy)]
+struct Configs<'a>(&'a [(Who, usize)]);
+
+impl Configs<'_> {
+    fn index(self, who: Who, k: usize) -> usize {
+        self.0.iter().position(|c| *c == (who, k)).unwrap()
+    }
+}
+
+/// How the tables were made: the command, the machine, the tools, the statistics.
+fn preamble(out: &mut String, f: &Facts) {
+    let pct = f.level * 100.0;
     let _ = writeln!(
         out,
         "# Overhead of arum and perf stat, after the original ARUM study's Tables 1-3\n\n\
@@ -106,18 +124,11 @@ pub fn render(
             " (software events: this machine has no usable PMU, hardware events fail with ENOENT)"
         }
     );
+}
 
-    // Tables 1 and 2: the same rows, for set-up and for post-processing.
-    let outside = |who: Who, k: usize, post: bool| {
-        let s = &setup[idx(who, k)];
-        if post {
-            less(&s.outside_post_us, bare_post)
-        } else {
-            less(&s.outside_setup_us, bare_setup)
-        }
-    };
-    let phase = |k: usize, p: usize| &setup[idx(Who::Arum, k)].phases_us[p];
-    let tables = [
+/// Tables 1 and 2: the same rows, for set-up and for post-processing.
+fn phase_tables(bare_setup: f64, bare_post: f64) -> [PhaseTable; 2] {
+    [
         PhaseTable {
             title: "Table 1. Set-up costs",
             phase1: "arum phase 1: arguments, data structures",
@@ -145,48 +156,69 @@ pub fn render(
                  exit and, for arum, writing the report file."
             ),
         },
-    ];
-    for t in &tables {
-        let _ = writeln!(
-            out,
-            "## {} (µs), mean [{pct:.0}% CI] of {} trials\n",
-            t.title, f.setup_trials
-        );
-        header(&mut out, "events per CPU");
-        row(&mut out, t.phase1, |k| {
-            mean_ci(phase(k, t.first), f.level, 0)
-        });
-        row(&mut out, t.phase2, |k| {
-            mean_ci(phase(k, t.first + 1), f.level, 0)
-        });
-        row(&mut out, "arum total (self-timed)", |k| {
-            let sum: Vec<f64> = phase(k, t.first)
-                .iter()
-                .zip(phase(k, t.first + 1))
-                .map(|(a, b)| a + b)
-                .collect();
-            mean_ci(&sum, f.level, 0)
-        });
-        let arum_outside = format!("arum, seen from outside: {}, less a bare launch", t.outside);
-        row(&mut out, &arum_outside, |k| {
-            mean_ci(&outside(Who::Arum, k, t.post), f.level, 0)
-        });
-        row(
-            &mut out,
-            "perf stat, seen from outside, the same way",
-            |k| mean_ci(&outside(Who::Perf, k, t.post), f.level, 0),
-        );
-        row(&mut out, "original ARUM (2008) phase 1", |k| {
-            t.paper[0][k].into()
-        });
-        row(&mut out, "original ARUM (2008) phase 2", |k| {
-            t.paper[1][k].into()
-        });
-        let _ = writeln!(out, "\n{}\n", t.note);
-    }
+    ]
+}
 
-    // Table 3.
-    let base = &chase[idx(Who::Bare, 0)];
+/// One of Tables 1 and 2; `bare` is a bare launch's mean set-up and post-processing time, which
+/// the times seen from outside are less.
+fn phase_table(
+    out: &mut String,
+    t: &PhaseTable,
+    f: &Facts,
+    at: Configs,
+    setup: &[SetupSamples],
+    bare: [f64; 2],
+) {
+    let pct = f.level * 100.0;
+    let less = |xs: &[f64], by: f64| xs.iter().map(|x| x - by).collect::<Vec<_>>();
+    let outside = |who: Who, k: usize| {
+        let s = &setup[at.index(who, k)];
+        if t.post {
+            less(&s.outside_post_us, bare[1])
+        } else {
+            less(&s.outside_setup_us, bare[0])
+        }
+    };
+    let phase = |k: usize, p: usize| &setup[at.index(Who::Arum, k)].phases_us[p];
+    let _ = writeln!(
+        out,
+        "## {} (µs), mean [{pct:.0}% CI] of {} trials\n",
+        t.title, f.setup_trials
+    );
+    header(out, "events per CPU");
+    row(out, t.phase1, |k| mean_ci(phase(k, t.first), f.level, 0));
+    row(out, t.phase2, |k| {
+        mean_ci(phase(k, t.first + 1), f.level, 0)
+    });
+    row(out, "arum total (self-timed)", |k| {
+        let sum: Vec<f64> = phase(k, t.first)
+            .iter()
+            .zip(phase(k, t.first + 1))
+            .map(|(a, b)| a + b)
+            .collect();
+        mean_ci(&sum, f.level, 0)
+    });
+    let arum_outside = format!("arum, seen from outside: {}, less a bare launch", t.outside);
+    row(out, &arum_outside, |k| {
+        mean_ci(&outside(Who::Arum, k), f.level, 0)
+    });
+    row(out, "perf stat, seen from outside, the same way", |k| {
+        mean_ci(&outside(Who::Perf, k), f.level, 0)
+    });
+    row(out, "original ARUM (2008) phase 1", |k| {
+        t.paper[0][k].into()
+    });
+    row(out, "original ARUM (2008) phase 2", |k| {
+        t.paper[1][k].into()
+    });
+    let _ = writeln!(out, "\n{}\n", t.note);
+}
+
+/// Table 3: pchase's own time under each configuration against no tool, then what the trials
+/// could resolve and which changes were significant.
+fn pchase_table(out: &mut String, f: &Facts, at: Configs, chase: &[Vec<f64>]) {
+    let pct = f.level * 100.0;
+    let base = &chase[at.index(Who::Bare, 0)];
     let _ = writeln!(
         out,
         "## Table 3. pchase ({}) elapsed time as it measures itself (s), {} trials\n\n\
@@ -195,7 +227,7 @@ pub fn render(
         f.pchase, f.trials
     );
     let mut significant = Vec::new();
-    for (i, (who, k)) in configs.iter().enumerate() {
+    for (i, &(who, k)) in at.0.iter().enumerate() {
         let name = match who {
             Who::Bare => "without a tool".to_string(),
             Who::Arum => format!("arum, {k} events per CPU"),
@@ -206,7 +238,7 @@ pub fn render(
             Who::Arum => PAPER_PCHASE[k + 1],
             Who::Perf => "",
         };
-        let (change, p, sig) = match (*who, welch(base, &chase[i], f.level)) {
+        let (change, p, sig) = match (who, welch(base, &chase[i], f.level)) {
             (Who::Bare, _) | (_, None) => ("-".into(), "-".into(), "-".into()),
             (_, Some(w)) => {
                 if w.significant() {
@@ -225,7 +257,19 @@ pub fn render(
             mean_ci(&chase[i], f.level, 6)
         );
     }
-    // How large a change the trials could have seen: the widest interval, relative to the mean.
+    pchase_verdict(out, f, at.0.len(), chase, &significant);
+}
+
+/// How large a change the trials could have seen (the widest interval, relative to its mean),
+/// and the configurations whose change was significant.
+fn pchase_verdict(
+    out: &mut String,
+    f: &Facts,
+    configs: usize,
+    chase: &[Vec<f64>],
+    significant: &[String],
+) {
+    let pct = f.level * 100.0;
     let resolution = chase
         .iter()
         .filter_map(|xs| Summary::of(xs, f.level))
@@ -249,12 +293,11 @@ pub fn render(
                 "Significantly different from the run without a tool at {pct:.0}%: {}. With {} \
                  configurations tested at {pct:.0}%, about {:.1} would be flagged by chance alone.",
                 significant.join("; "),
-                configs.len() - 1,
-                (configs.len() - 1) as f64 * (1.0 - f.level)
+                configs - 1,
+                (configs - 1) as f64 * (1.0 - f.level)
             )
         }
     );
-    out
 }
 
 /// Table 1 or 2: arum's two self-timed phases, both tools seen from outside, the paper's rows.

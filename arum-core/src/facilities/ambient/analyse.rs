@@ -159,8 +159,37 @@ fn summarise(
 ) -> AmbientSummary {
     let (first, last) = (&s[0], &s[s.len() - 1]);
     let secs = (last.t_ns.saturating_sub(first.t_ns) as f64 / 1e9).max(1e-9);
-    let cpu_utilisation = last
-        .cpus
+    let busy_ns = busy_ticks(first, last, program_cpus) * 1_000_000_000 / hz.max(1);
+    let d = |f: fn(&AmbientSample) -> u64| f(last).saturating_sub(f(first));
+    AmbientSummary {
+        duration_ns: last.t_ns - first.t_ns,
+        cpu_utilisation: cpu_utilisation(first, last),
+        interrupts: d(|x| x.interrupts),
+        interrupts_per_second: d(|x| x.interrupts) as f64 / secs,
+        busiest_irqs: busiest_irqs(first, last),
+        softirqs: d(|x| x.softirqs),
+        context_switches: d(|x| x.context_switches),
+        context_switches_per_second: d(|x| x.context_switches) as f64 / secs,
+        processes_created: d(|x| x.processes_created),
+        max_procs_running: s.iter().map(|x| x.procs_running).max().unwrap_or(0),
+        max_procs_blocked: s.iter().map(|x| x.procs_blocked).max().unwrap_or(0),
+        paging: paging_between(&first.paging, &last.paging),
+        memory_start: first.memory,
+        memory_end: last.memory,
+        pressure_stall_us: pressure_stalls(first, last),
+        disks: delta_named(&first.disks, &last.disks, disk_between),
+        net: delta_named(&first.net, &last.net, net_between),
+        tree_peak_threads: tree.iter().map(|t| t.threads).max().unwrap_or(0),
+        tree_peak_rss_bytes: tree.iter().map(|t| t.rss_bytes).max().unwrap_or(0),
+        tree_peak_vsize_bytes: tree.iter().map(|t| t.vsize_bytes).max().unwrap_or(0),
+        other_cpu_ns: busy_ns.saturating_sub(tree_cpu_ns),
+        program_cpus: program_cpus.to_vec(),
+    }
+}
+
+/// Each CPU's time by kind between the two samples, in percent.
+fn cpu_utilisation(first: &AmbientSample, last: &AmbientSample) -> Vec<CpuUtilisation> {
+    last.cpus
         .iter()
         .filter_map(|c| {
             let a = first.cpus.iter().find(|x| x.cpu == c.cpu)?;
@@ -169,10 +198,13 @@ fn summarise(
                 percent: Utilisation::between(&a.times, &c.times),
             })
         })
-        .collect();
-    // Busy time on the CPUs the program was seen on (all CPUs if it was never sampled).
-    let busy_ticks: u64 = last
-        .cpus
+        .collect()
+}
+
+/// Busy ticks between the two samples on the CPUs the program was seen on (all CPUs if it was
+/// never sampled).
+fn busy_ticks(first: &AmbientSample, last: &AmbientSample, program_cpus: &[u32]) -> u64 {
+    last.cpus
         .iter()
         .filter(|c| program_cpus.is_empty() || program_cpus.contains(&c.cpu))
         .filter_map(|c| {
@@ -182,8 +214,11 @@ fn summarise(
                     .busy(),
             )
         })
-        .sum();
-    let busy_ns = busy_ticks * 1_000_000_000 / hz.max(1);
+        .sum()
+}
+
+/// The five interrupt sources that fired most between the two samples.
+fn busiest_irqs(first: &AmbientSample, last: &AmbientSample) -> Vec<IrqDelta> {
     let before: HashMap<&str, &camp::IrqLine> =
         first.irqs.iter().map(|l| (l.name.as_str(), l)).collect();
     let mut busiest: Vec<IrqDelta> = last
@@ -208,6 +243,12 @@ fn summarise(
         .collect();
     busiest.sort_by_key(|d| std::cmp::Reverse(d.count));
     busiest.truncate(5);
+    busiest
+}
+
+/// Microseconds some task stalled on cpu, memory and io between the two samples, when every
+/// one of the three was read at both.
+fn pressure_stalls(first: &AmbientSample, last: &AmbientSample) -> Option<[u64; 3]> {
     let psi = |p: &Option<camp::Pressure>, q: &Option<camp::Pressure>| {
         Some(
             q.as_ref()?
@@ -215,63 +256,44 @@ fn summarise(
                 .saturating_sub(p.as_ref()?.some_total_us),
         )
     };
-    let pressure_stall_us = match (
-        psi(&first.pressure_cpu, &last.pressure_cpu),
-        psi(&first.pressure_memory, &last.pressure_memory),
-        psi(&first.pressure_io, &last.pressure_io),
-    ) {
-        (Some(c), Some(m), Some(i)) => Some([c, m, i]),
-        _ => None,
-    };
-    let d = |f: fn(&AmbientSample) -> u64| f(last).saturating_sub(f(first));
-    AmbientSummary {
-        duration_ns: last.t_ns - first.t_ns,
-        cpu_utilisation,
-        interrupts: d(|x| x.interrupts),
-        interrupts_per_second: d(|x| x.interrupts) as f64 / secs,
-        busiest_irqs: busiest,
-        softirqs: d(|x| x.softirqs),
-        context_switches: d(|x| x.context_switches),
-        context_switches_per_second: d(|x| x.context_switches) as f64 / secs,
-        processes_created: d(|x| x.processes_created),
-        max_procs_running: s.iter().map(|x| x.procs_running).max().unwrap_or(0),
-        max_procs_blocked: s.iter().map(|x| x.procs_blocked).max().unwrap_or(0),
-        paging: camp::Paging {
-            pgfault: last.paging.pgfault.saturating_sub(first.paging.pgfault),
-            pgmajfault: last
-                .paging
-                .pgmajfault
-                .saturating_sub(first.paging.pgmajfault),
-            pswpin: last.paging.pswpin.saturating_sub(first.paging.pswpin),
-            pswpout: last.paging.pswpout.saturating_sub(first.paging.pswpout),
-        },
-        memory_start: first.memory,
-        memory_end: last.memory,
-        pressure_stall_us,
-        disks: delta_named(&first.disks, &last.disks, |b, a| camp::DiskCounters {
-            reads: b.reads.saturating_sub(a.reads),
-            sectors_read: b.sectors_read.saturating_sub(a.sectors_read),
-            read_ms: b.read_ms.saturating_sub(a.read_ms),
-            writes: b.writes.saturating_sub(a.writes),
-            sectors_written: b.sectors_written.saturating_sub(a.sectors_written),
-            write_ms: b.write_ms.saturating_sub(a.write_ms),
-            busy_ms: b.busy_ms.saturating_sub(a.busy_ms),
-        }),
-        net: delta_named(&first.net, &last.net, |b, a| camp::NetCounters {
-            rx_bytes: b.rx_bytes.saturating_sub(a.rx_bytes),
-            rx_packets: b.rx_packets.saturating_sub(a.rx_packets),
-            rx_errors: b.rx_errors.saturating_sub(a.rx_errors),
-            rx_drops: b.rx_drops.saturating_sub(a.rx_drops),
-            tx_bytes: b.tx_bytes.saturating_sub(a.tx_bytes),
-            tx_packets: b.tx_packets.saturating_sub(a.tx_packets),
-            tx_errors: b.tx_errors.saturating_sub(a.tx_errors),
-            tx_drops: b.tx_drops.saturating_sub(a.tx_drops),
-        }),
-        tree_peak_threads: tree.iter().map(|t| t.threads).max().unwrap_or(0),
-        tree_peak_rss_bytes: tree.iter().map(|t| t.rss_bytes).max().unwrap_or(0),
-        tree_peak_vsize_bytes: tree.iter().map(|t| t.vsize_bytes).max().unwrap_or(0),
-        other_cpu_ns: busy_ns.saturating_sub(tree_cpu_ns),
-        program_cpus: program_cpus.to_vec(),
+    Some([
+        psi(&first.pressure_cpu, &last.pressure_cpu)?,
+        psi(&first.pressure_memory, &last.pressure_memory)?,
+        psi(&first.pressure_io, &last.pressure_io)?,
+    ])
+}
+
+fn paging_between(a: &camp::Paging, b: &camp::Paging) -> camp::Paging {
+    camp::Paging {
+        pgfault: b.pgfault.saturating_sub(a.pgfault),
+        pgmajfault: b.pgmajfault.saturating_sub(a.pgmajfault),
+        pswpin: b.pswpin.saturating_sub(a.pswpin),
+        pswpout: b.pswpout.saturating_sub(a.pswpout),
+    }
+}
+
+fn disk_between(b: &camp::DiskCounters, a: &camp::DiskCounters) -> camp::DiskCounters {
+    camp::DiskCounters {
+        reads: b.reads.saturating_sub(a.reads),
+        sectors_read: b.sectors_read.saturating_sub(a.sectors_read),
+        read_ms: b.read_ms.saturating_sub(a.read_ms),
+        writes: b.writes.saturating_sub(a.writes),
+        sectors_written: b.sectors_written.saturating_sub(a.sectors_written),
+        write_ms: b.write_ms.saturating_sub(a.write_ms),
+        busy_ms: b.busy_ms.saturating_sub(a.busy_ms),
+    }
+}
+
+fn net_between(b: &camp::NetCounters, a: &camp::NetCounters) -> camp::NetCounters {
+    camp::NetCounters {
+        rx_bytes: b.rx_bytes.saturating_sub(a.rx_bytes),
+        rx_packets: b.rx_packets.saturating_sub(a.rx_packets),
+        rx_errors: b.rx_errors.saturating_sub(a.rx_errors),
+        rx_drops: b.rx_drops.saturating_sub(a.rx_drops),
+        tx_bytes: b.tx_bytes.saturating_sub(a.tx_bytes),
+        tx_packets: b.tx_packets.saturating_sub(a.tx_packets),
+        tx_errors: b.tx_errors.saturating_sub(a.tx_errors),
+        tx_drops: b.tx_drops.saturating_sub(a.tx_drops),
     }
 }
 

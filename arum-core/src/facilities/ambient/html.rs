@@ -1,14 +1,36 @@
 //! `--ambient`: what the rest of the machine did, as time series (CPU busy share per CPU, the
 //! launched tree's memory and threads, interrupts and switches) and a summary.
 
-use crate::facilities::ambient::model::AmbientReport;
+use crate::facilities::ambient::model::{AmbientReport, AmbientSample, CpuUtilisation, TreeSample};
 use crate::render::html::page::{facts, figure, section, table};
 use crate::render::html::plot::{self, Series};
 use arum_units::{duration, size};
 
 pub fn render(a: &AmbientReport) -> String {
     let s = &a.summary;
-    let mut body = facts(&[
+    let mut body = summary_facts(a);
+    if a.samples.len() >= 2 {
+        body.push_str(&machine_plots(a));
+    }
+    if a.tree.len() >= 2 {
+        body.push_str(&tree_plots(&a.tree));
+    }
+    body.push_str(&cpu_table(&s.cpu_utilisation));
+    if !s.busiest_irqs.is_empty() {
+        let rows: Vec<Vec<String>> = s
+            .busiest_irqs
+            .iter()
+            .map(|i| vec![i.name.clone(), i.desc.clone(), i.count.to_string()])
+            .collect();
+        body.push_str(&table(&["interrupt", "source", "count"], &rows));
+    }
+    section("ambient", "The machine during the run", &body)
+}
+
+/// How the machine was sampled, and its activity and the tree's peaks in figures.
+fn summary_facts(a: &AmbientReport) -> String {
+    let s = &a.summary;
+    facts(&[
         (
             "sampling interval",
             if a.interval_ms == 0 {
@@ -40,90 +62,86 @@ pub fn render(a: &AmbientReport) -> String {
             size::format(s.tree_peak_rss_bytes as f64),
         ),
         ("tree peak threads", s.tree_peak_threads.to_string()),
-    ]);
-    if a.samples.len() >= 2 {
-        body.push_str(&figure(plot::lines(
-            "CPU busy share between samples",
-            "seconds since the program started",
-            "% busy",
-            &busy_series(a),
-            None,
-            plot::YAxis::Linear,
-        )));
-        let per_s = |f: fn(&crate::facilities::ambient::model::AmbientSample) -> u64,
-                     name: &str| Series {
-            name: name.into(),
-            points: a
-                .samples
-                .windows(2)
-                .filter(|w| long_enough(a, w))
-                .map(|w| {
-                    let dt = w[1].t_ns.saturating_sub(w[0].t_ns).max(1) as f64 / 1e9;
-                    (
-                        w[1].t_ns as f64 / 1e9,
-                        f(&w[1]).saturating_sub(f(&w[0])) as f64 / dt,
-                    )
-                })
-                .collect(),
-        };
-        body.push_str(&figure(plot::lines(
-            "Interrupts and context switches, whole machine",
-            "seconds since the program started",
-            "per second",
-            &[
-                per_s(|x| x.interrupts, "interrupts"),
-                per_s(|x| x.context_switches, "context switches"),
-                per_s(|x| x.softirqs, "softirqs"),
-            ],
-            None,
-            plot::YAxis::Linear,
-        )));
-    }
-    if a.tree.len() >= 2 {
-        let mib = |b: u64| b as f64 / (1 << 20) as f64;
-        body.push_str(&figure(plot::lines(
-            "The launched tree's resident memory",
-            "seconds since the program started",
-            "MiB",
-            &[Series {
-                name: "resident".into(),
-                points: a
-                    .tree
-                    .iter()
-                    .map(|t| (t.t_ns as f64 / 1e9, mib(t.rss_bytes)))
-                    .collect(),
-            }],
-            None,
-            plot::YAxis::Linear,
-        )));
-        body.push_str(&figure(plot::lines(
-            "The launched tree's tasks",
-            "seconds since the program started",
-            "count",
-            &[
-                Series {
-                    name: "threads".into(),
-                    points: a
-                        .tree
-                        .iter()
-                        .map(|t| (t.t_ns as f64 / 1e9, t.threads as f64))
-                        .collect(),
-                },
-                Series {
-                    name: "processes".into(),
-                    points: a
-                        .tree
-                        .iter()
-                        .map(|t| (t.t_ns as f64 / 1e9, t.processes as f64))
-                        .collect(),
-                },
-            ],
-            None,
-            plot::YAxis::Linear,
-        )));
-    }
-    let rows: Vec<Vec<String>> = s
-        .cpu_utilisation
+    ])
+}
+
+/// The whole machine between samples: each CPU's busy share, and interrupts, context switches
+/// and softirqs per second.
+fn machine_plots(a: &AmbientReport) -> String {
+    let mut out = figure(plot::lines(
+        "CPU busy share between samples",
+        "seconds since the program started",
+        "% busy",
+        &busy_series(a),
+        None,
+        plot::YAxis::Linear,
+    ));
+    let per_s = |f: fn(&AmbientSample) -> u64, name: &str| Series {
+        name: name.into(),
+        points: a
+            .samples
+            .windows(2)
+            .filter(|w| long_enough(a, w))
+            .map(|w| {
+                let dt = w[1].t_ns.saturating_sub(w[0].t_ns).max(1) as f64 / 1e9;
+                (
+                    w[1].t_ns as f64 / 1e9,
+                    f(&w[1]).saturating_sub(f(&w[0])) as f64 / dt,
+                )
+            })
+            .collect(),
+    };
+    out.push_str(&figure(plot::lines(
+        "Interrupts and context switches, whole machine",
+        "seconds since the program started",
+        "per second",
+        &[
+            per_s(|x| x.interrupts, "interrupts"),
+            per_s(|x| x.context_switches, "context switches"),
+            per_s(|x| x.softirqs, "softirqs"),
+        ],
+        None,
+        plot::YAxis::Linear,
+    )));
+    out
+}
+
+/// The launched tree over time: its resident memory, and its threads and processes.
+fn tree_plots(tree: &[TreeSample]) -> String {
+    let over_time = |name: &str, value: fn(&TreeSample) -> f64| Series {
+        name: name.into(),
+        points: tree
+            .iter()
+            .map(|t| (t.t_ns as f64 / 1e9, value(t)))
+            .collect(),
+    };
+    let mut out = figure(plot::lines(
+        "The launched tree's resident memory",
+        "seconds since the program started",
+        "MiB",
+        &[over_time("resident", |t| {
+            t.rss_bytes as f64 / (1 << 20) as f64
+        })],
+        None,
+        plot::YAxis::Linear,
+    ));
+    out.push_str(&figure(plot::lines(
+        "The launched tree's tasks",
+        "seconds since the program started",
+        "count",
+        &[
+            over_time("threads", |t| t.threads as f64),
+            over_time("processes", |t| t.processes as f64),
+        ],
+        None,
+        plot::YAxis::Linear,
+    )));
+    out
+}
+
+/// Each CPU's busy share and its parts over the run, in percent.
+fn cpu_table(cpus: &[CpuUtilisation]) -> String {
+    let rows: Vec<Vec<String>> = cpus
         .iter()
         .map(|c| {
             let p = &c.percent;
@@ -137,7 +155,7 @@ pub fn render(a: &AmbientReport) -> String {
             })
         })
         .collect();
-    body.push_str(&table(
+    table(
         &[
             "CPU",
             "% busy",
@@ -149,16 +167,7 @@ pub fn render(a: &AmbientReport) -> String {
             "% steal",
         ],
         &rows,
-    ));
-    if !s.busiest_irqs.is_empty() {
-        let rows: Vec<Vec<String>> = s
-            .busiest_irqs
-            .iter()
-            .map(|i| vec![i.name.clone(), i.desc.clone(), i.count.to_string()])
-            .collect();
-        body.push_str(&table(&["interrupt", "source", "count"], &rows));
-    }
-    section("ambient", "The machine during the run", &body)
+    )
 }
 
 /// Each CPU's busy share between consecutive samples.
@@ -190,7 +199,7 @@ fn busy_series(a: &AmbientReport) -> Vec<Series> {
 /// Whether two samples are far enough apart for a rate: the last sample, taken as the program
 /// ended, can follow the one before by far less than the interval, and a share or a count over
 /// a fraction of it says nothing.
-fn long_enough(a: &AmbientReport, w: &[crate::facilities::ambient::model::AmbientSample]) -> bool {
+fn long_enough(a: &AmbientReport, w: &[AmbientSample]) -> bool {
     let span = w[1].t_ns.saturating_sub(w[0].t_ns);
     span * 4 >= a.interval_ms * 1_000_000
 }

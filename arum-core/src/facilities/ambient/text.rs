@@ -4,13 +4,30 @@ use std::fmt::Write;
 
 use arum_units::{duration, size};
 
-use super::model::AmbientReport;
+use super::model::{AmbientReport, AmbientSummary, CpuUtilisation};
 use crate::render::text::{indented, row, section};
 use arum_grid::Grid;
 
 /// What the machine did during the run: deltas and rates, then notes on likely interference.
 pub fn render(out: &mut String, a: &AmbientReport) {
-    let s = &a.summary;
+    title(out, a);
+    cpu_table(out, &a.summary.cpu_utilisation);
+    let mut rows = activity_rows(&a.summary);
+    if let Some(l) = a.samples.last() {
+        rows.push(row(
+            "load average (end)",
+            format!("{:.2} {:.2} {:.2}", l.load.one, l.load.five, l.load.fifteen),
+        ));
+    }
+    rows.extend(tree_and_device_rows(&a.summary));
+    section(out, None, &rows);
+    for n in &a.notes {
+        let _ = writeln!(out, " note: {n}");
+    }
+}
+
+/// How often the machine was sampled, over how long, and what the sampling cost.
+fn title(out: &mut String, a: &AmbientReport) {
     let every = if a.interval_ms == 0 {
         "at start and end".to_string()
     } else {
@@ -20,14 +37,18 @@ pub fn render(out: &mut String, a: &AmbientReport) {
         out,
         "\nAmbient environment ({} samples {every} over {}; the sampler used {} of CPU)",
         a.samples.len(),
-        duration::format_ns(s.duration_ns as f64),
+        duration::format_ns(a.summary.duration_ns as f64),
         duration::format_ns(a.sampler_cpu_ns as f64)
     );
+}
+
+/// Each CPU's time by kind, in percent.
+fn cpu_table(out: &mut String, cpus: &[CpuUtilisation]) {
     let mut cpu = Grid::new();
     cpu.push_record([
         "CPU", "user%", "nice%", "sys%", "iowait%", "irq%", "soft%", "steal%", "idle%",
     ]);
-    for c in &s.cpu_utilisation {
+    for c in cpus {
         let p = &c.percent;
         cpu.push_record(
             std::iter::once(c.cpu.to_string()).chain(
@@ -40,6 +61,11 @@ pub fn render(out: &mut String, a: &AmbientReport) {
     }
     let t = cpu.align_right(1..);
     indented(out, &t);
+}
+
+/// The machine's activity during the run: interrupts, switches, memory, paging, other CPU time
+/// and pressure stalls.
+fn activity_rows(s: &AmbientSummary) -> Vec<[String; 2]> {
     let bytes = |b: u64| size::format(b as f64);
     let mut rows = vec![
         row(
@@ -59,18 +85,10 @@ pub fn render(out: &mut String, a: &AmbientReport) {
             "runnable / blocked (max)",
             format!("{} / {}", s.max_procs_running, s.max_procs_blocked),
         ),
-        row("memory available", {
-            let (start, end) = (s.memory_start.available_bytes, s.memory_end.available_bytes);
-            // The change itself, which four digits of each end may not show.
-            let change = end as f64 - start as f64;
-            let sign = if change < 0.0 { "-" } else { "+" };
-            format!(
-                "{} -> {} ({sign}{})",
-                bytes(start),
-                bytes(end),
-                size::format(change.abs())
-            )
-        }),
+        row(
+            "memory available",
+            memory_change(s.memory_start.available_bytes, s.memory_end.available_bytes),
+        ),
         row(
             "page cache / dirty (end)",
             format!(
@@ -97,13 +115,25 @@ pub fn render(out: &mut String, a: &AmbientReport) {
                 .join(" / "),
         ));
     }
-    if let Some(l) = a.samples.last() {
-        rows.push(row(
-            "load average (end)",
-            format!("{:.2} {:.2} {:.2}", l.load.one, l.load.five, l.load.fifteen),
-        ));
-    }
-    rows.push(row(
+    rows
+}
+
+/// Both ends, and the change itself, which four digits of each end may not show.
+fn memory_change(start: u64, end: u64) -> String {
+    let change = end as f64 - start as f64;
+    let sign = if change < 0.0 { "-" } else { "+" };
+    format!(
+        "{} -> {} ({sign}{})",
+        size::format(start as f64),
+        size::format(end as f64),
+        size::format(change.abs())
+    )
+}
+
+/// The launched tree's peak, then the busiest interrupts, the disks and the interfaces.
+fn tree_and_device_rows(s: &AmbientSummary) -> Vec<[String; 2]> {
+    let bytes = |b: u64| size::format(b as f64);
+    let mut rows = vec![row(
         "launched tree (peak)",
         format!(
             "{} threads, RSS {}, virtual {}",
@@ -111,7 +141,7 @@ pub fn render(out: &mut String, a: &AmbientReport) {
             bytes(s.tree_peak_rss_bytes),
             bytes(s.tree_peak_vsize_bytes)
         ),
-    ));
+    )];
     for irq in &s.busiest_irqs {
         rows.push(row(
             &format!("irq {}", irq.name),
@@ -143,8 +173,101 @@ pub fn render(out: &mut String, a: &AmbientReport) {
             ),
         ));
     }
-    section(out, None, &rows);
-    for n in &a.notes {
-        let _ = writeln!(out, " note: {n}");
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::ambient::model::Named;
+    use crate::render::testing::{has_line, line, line_number};
+    use crate::report::testing::fixture;
+
+    fn ambient() -> AmbientReport {
+        fixture().ambient.expect("the fixture sampled the machine")
+    }
+
+    fn text(a: &AmbientReport) -> String {
+        let mut out = String::new();
+        render(&mut out, a);
+        out
+    }
+
+    #[test]
+    fn the_fixture_shows_the_cpus_the_counts_and_the_interference_note() {
+        let out = text(&ambient());
+        assert_eq!(
+            line(&out, "Ambient environment"),
+            "Ambient environment (2 samples at start and end over 255.6 ms; \
+             the sampler used 335.8 µs of CPU)"
+        );
+        assert_eq!(
+            line(&out, "CPU user%"),
+            "CPU user% nice% sys% iowait% irq% soft% steal% idle%"
+        );
+        assert_eq!(line(&out, "1 4.0"), "1 4.0 84.0 12.0 0.0 0.0 0.0 0.0 0.0");
+        assert_eq!(line(&out, "interrupts"), "interrupts 192 (751/s)");
+        // A change too small to show in four digits of either end is shown by itself.
+        assert_eq!(
+            line(&out, "memory available"),
+            "memory available 22.35 GiB -> 22.35 GiB (-32 KiB)"
+        );
+        assert_eq!(
+            line(&out, "stalls"),
+            "stalls cpu / memory / io 175.3 ms / 0 ns / 530 µs"
+        );
+        assert_eq!(
+            line(&out, "load average"),
+            "load average (end) 6.49 7.41 6.24"
+        );
+        assert_eq!(
+            line(&out, "irq LOC"),
+            "irq LOC 151 (Local timer interrupts)"
+        );
+        assert_eq!(
+            line(&out, "disk vda"),
+            "disk vda 0 reads, 3 writes, 0 / 64 sectors, busy 0 ms"
+        );
+        assert!(
+            line_number(&out, "note: other processes") > line_number(&out, "disk vda"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn periodic_samples_growth_and_interfaces_read_as_such() {
+        let mut a = ambient();
+        a.interval_ms = 100;
+        a.summary.memory_end.available_bytes += 3 << 20;
+        a.summary.pressure_stall_us = None;
+        a.summary.net = vec![Named {
+            name: "eth0".into(),
+            counters: arum_camp::NetCounters {
+                rx_bytes: 1500,
+                rx_packets: 1,
+                rx_errors: 1,
+                tx_errors: 2,
+                tx_drops: 4,
+                ..Default::default()
+            },
+        }];
+        a.notes.clear();
+        let out = text(&a);
+        assert!(
+            line(&out, "Ambient environment").contains("2 samples every 100 ms over"),
+            "{out}"
+        );
+        assert!(
+            line(&out, "memory available").ends_with("(+2.969 MiB)"),
+            "{out}"
+        );
+        assert!(
+            !has_line(&out, "stalls") && !has_line(&out, "note:"),
+            "{out}"
+        );
+        assert_eq!(
+            line(&out, "net eth0"),
+            "net eth0 rx 1500 B / 1 pkts, tx 0 B / 0 pkts, errors 3, drops 4"
+        );
     }
 }

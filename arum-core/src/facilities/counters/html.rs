@@ -1,13 +1,44 @@
 //! Performance-counter events: how they were counted, their totals, a heat map of events ×
 //! CPUs, ratios and derived metrics.
 
-use super::model::CountersReport;
-use crate::facilities::counters::model::EventStatus;
+use arum_events::metrics::MetricValue;
+
+use super::model::{CountersReport, EventCounts, EventStatus, Ratio};
 use crate::render::html::page::{facts, figure, list, para, section, table};
 use crate::render::html::plot;
 
 pub fn render(c: &CountersReport) -> String {
-    let mut body = facts(&[
+    let mut body = how_counted(c);
+    if c.user_only {
+        body.push_str(&para(&format!(
+            "User space only: {}",
+            c.user_only_reason
+                .as_deref()
+                .unwrap_or("kernel counting not allowed")
+        )));
+    }
+    body.push_str(&events_table(&c.events));
+    let counted: Vec<_> = c
+        .events
+        .iter()
+        .filter(|e| e.status == EventStatus::Counted)
+        .collect();
+    if !counted.is_empty() && !c.cpus.is_empty() {
+        body.push_str(&per_cpu(&counted, &c.cpus));
+    }
+    if !c.ratios.is_empty() {
+        body.push_str(&ratios_table(&c.ratios));
+    }
+    if !c.metrics.is_empty() {
+        body.push_str(&metrics_table(&c.metrics));
+    }
+    body.push_str(&list("notes warn", &notes(c)));
+    section("counters", "Performance counters", &body)
+}
+
+/// The back-end, scope, CPU, event table, and how the counters were opened.
+fn how_counted(c: &CountersReport) -> String {
+    facts(&[
         ("back-end", c.backend.name().into()),
         ("scope", c.scope.name().into()),
         (
@@ -31,21 +62,16 @@ pub fn render(c: &CountersReport) -> String {
         ),
         ("opened as", c.opened_as.clone()),
         ("multiplexing detection", c.multiplexing_detection.clone()),
-    ]);
-    if c.user_only {
-        body.push_str(&para(&format!(
-            "User space only: {}",
-            c.user_only_reason
-                .as_deref()
-                .unwrap_or("kernel counting not allowed")
-        )));
-    }
-    let rows: Vec<Vec<String>> = c
-        .events
+    ])
+}
+
+/// Every event: its status, totals, share of time running and encoding.
+fn events_table(events: &[EventCounts]) -> String {
+    let rows: Vec<Vec<String>> = events
         .iter()
         .map(|e| {
             vec![
-                e.alias.clone().unwrap_or_else(|| e.name.clone()),
+                name(e),
                 e.status.describe().into(),
                 e.total_scaled.to_string(),
                 e.total_raw.to_string(),
@@ -55,7 +81,7 @@ pub fn render(c: &CountersReport) -> String {
             ]
         })
         .collect();
-    body.push_str(&table(
+    table(
         &[
             "event",
             "status",
@@ -66,82 +92,83 @@ pub fn render(c: &CountersReport) -> String {
             "encoding",
         ],
         &rows,
-    ));
-    let counted: Vec<_> = c
-        .events
+    )
+}
+
+fn name(e: &EventCounts) -> String {
+    e.alias.clone().unwrap_or_else(|| e.name.clone())
+}
+
+/// The counted events on each of `cpus`: a heat map, and the same counts as a table.
+fn per_cpu(counted: &[&EventCounts], cpus: &[u32]) -> String {
+    let names: Vec<String> = counted.iter().map(|e| name(e)).collect();
+    let columns: Vec<String> = cpus.iter().map(|n| format!("CPU {n}")).collect();
+    let values: Vec<Vec<f64>> = counted
         .iter()
-        .filter(|e| e.status == EventStatus::Counted)
+        .map(|e| {
+            cpus.iter()
+                .map(|cpu| {
+                    e.per_cpu
+                        .iter()
+                        .find(|p| p.cpu == *cpu)
+                        .map_or(0.0, |p| p.scaled as f64)
+                })
+                .collect()
+        })
         .collect();
-    if !counted.is_empty() && !c.cpus.is_empty() {
-        let names: Vec<String> = counted
-            .iter()
-            .map(|e| e.alias.clone().unwrap_or_else(|| e.name.clone()))
-            .collect();
-        let cpus: Vec<String> = c.cpus.iter().map(|n| format!("CPU {n}")).collect();
-        let values: Vec<Vec<f64>> = counted
-            .iter()
-            .map(|e| {
-                c.cpus
-                    .iter()
-                    .map(|cpu| {
-                        e.per_cpu
-                            .iter()
-                            .find(|p| p.cpu == *cpu)
-                            .map_or(0.0, |p| p.scaled as f64)
-                    })
-                    .collect()
-            })
-            .collect();
-        body.push_str(&figure(plot::heatmap(
-            "Events per CPU (each row shaded against its largest count)",
-            &names,
-            &cpus,
-            &values,
-        )));
-        let mut headers = vec!["event"];
-        headers.extend(cpus.iter().map(String::as_str));
-        let rows: Vec<Vec<String>> = names
-            .iter()
-            .zip(&values)
-            .map(|(n, v)| {
-                std::iter::once(n.clone())
-                    .chain(v.iter().map(|x| format!("{x:.0}")))
-                    .collect()
-            })
-            .collect();
-        body.push_str(&table(&headers, &rows));
-    }
-    if !c.ratios.is_empty() {
-        let rows: Vec<Vec<String>> = c
-            .ratios
-            .iter()
-            .map(|x| {
-                vec![
-                    x.name.clone(),
-                    format!("{:.4}", x.value),
-                    format!("{} / {}", x.numerator, x.denominator),
-                ]
-            })
-            .collect();
-        body.push_str(&table(&["ratio", "value", "of"], &rows));
-    }
-    if !c.metrics.is_empty() {
-        let rows: Vec<Vec<String>> = c
-            .metrics
-            .iter()
-            .map(|m| {
-                vec![
-                    m.name.clone(),
-                    m.value
-                        .map_or_else(String::new, |v| format!("{v:.4} {}", m.unit_label)),
-                    m.why_not.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        body.push_str(&table(&["metric", "value", "why none"], &rows));
-    }
-    let not: Vec<String> = c
-        .not_counted
+    let mut out = figure(plot::heatmap(
+        "Events per CPU (each row shaded against its largest count)",
+        &names,
+        &columns,
+        &values,
+    ));
+    let mut headers = vec!["event"];
+    headers.extend(columns.iter().map(String::as_str));
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .zip(&values)
+        .map(|(n, v)| {
+            std::iter::once(n.clone())
+                .chain(v.iter().map(|x| format!("{x:.0}")))
+                .collect()
+        })
+        .collect();
+    out.push_str(&table(&headers, &rows));
+    out
+}
+
+fn ratios_table(ratios: &[Ratio]) -> String {
+    let rows: Vec<Vec<String>> = ratios
+        .iter()
+        .map(|x| {
+            vec![
+                x.name.clone(),
+                format!("{:.4}", x.value),
+                format!("{} / {}", x.numerator, x.denominator),
+            ]
+        })
+        .collect();
+    table(&["ratio", "value", "of"], &rows)
+}
+
+fn metrics_table(metrics: &[MetricValue]) -> String {
+    let rows: Vec<Vec<String>> = metrics
+        .iter()
+        .map(|m| {
+            vec![
+                m.name.clone(),
+                m.value
+                    .map_or_else(String::new, |v| format!("{v:.4} {}", m.unit_label)),
+                m.why_not.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    table(&["metric", "value", "why none"], &rows)
+}
+
+/// Events not counted, and the kernel's reason for each event that has one.
+fn notes(c: &CountersReport) -> Vec<String> {
+    c.not_counted
         .iter()
         .map(|n| format!("{} not counted: {}", n.spec, n.reason))
         .chain(
@@ -149,7 +176,5 @@ pub fn render(c: &CountersReport) -> String {
                 .iter()
                 .filter_map(|e| Some(format!("{}: {}", e.name, e.reason.as_ref()?))),
         )
-        .collect();
-    body.push_str(&list("notes warn", &not));
-    section("counters", "Performance counters", &body)
+        .collect()
 }

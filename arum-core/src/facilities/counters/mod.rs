@@ -18,7 +18,7 @@ pub mod text;
 
 use std::time::Duration;
 
-use arum_events::metrics::ToolValues;
+use arum_events::metrics::{MetricValue, RunFacts, ToolValues};
 use arum_events::plan::Plan;
 
 pub use crate::perf::sys::Reading;
@@ -26,7 +26,7 @@ pub use backend::{Backend, BackendFacts, EventSetup, Opened, Snapshot};
 
 use crate::error::ArumError;
 use crate::facilities::counters::model::{
-    BackendKind, CountersReport, CpuCoreType, EventStatus, NotCounted,
+    BackendKind, CountersReport, CpuCoreType, EventCounts, EventStatus, NotCounted,
 };
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
@@ -180,20 +180,7 @@ fn section(
     let metrics = if plan.metrics.is_empty() {
         Vec::new()
     } else {
-        let counts: Vec<Result<f64, String>> = events
-            .iter()
-            .map(|e| match e.status {
-                EventStatus::Counted => Ok(e.total_scaled as f64),
-                _ => Err(e.reason.clone().unwrap_or_else(|| "not counted".into())),
-            })
-            .collect();
-        let usage = crate::facilities::usage::from_rusage(&reaped.rusage, reaped.wall);
-        let tools = ToolValues {
-            duration_ns: usage.wall_ns as f64,
-            user_ns: usage.user_ns as f64,
-            system_ns: usage.system_ns as f64,
-        };
-        arum_events::metrics::evaluate(&plan.metrics, &counts, &tools, facts, Some(&plan.events))
+        metrics(plan, facts, &events, reaped)
     };
     CountersReport {
         backend: req.backend,
@@ -216,16 +203,7 @@ fn section(
                 reason: plan.hardware_off.clone().unwrap_or_default(),
             })
             .collect(),
-        core_types: plan
-            .core_types
-            .iter()
-            .flat_map(|t| &t.cpus)
-            .filter(|c| req.cpus.contains(&c.cpu))
-            .map(|c| CpuCoreType {
-                cpu: c.cpu,
-                core_type: c.unit.pmu_name().into(),
-            })
-            .collect(),
+        core_types: core_types(plan, &req.cpus),
         metrics,
         notes: plan.notes.iter().chain(&facts_of.notes).cloned().collect(),
         start_spread_ns: facts_of.start_spread_ns,
@@ -234,4 +212,40 @@ fn section(
         interval_ms: series.and(req.interval_ms),
         intervals: series.map(intervals::deltas).unwrap_or_default(),
     }
+}
+
+/// The plan's derived metrics from the events' totals and the run's times.
+fn metrics(
+    plan: &Plan,
+    facts: &RunFacts,
+    events: &[EventCounts],
+    reaped: &Reaped,
+) -> Vec<MetricValue> {
+    let counts: Vec<Result<f64, String>> = events
+        .iter()
+        .map(|e| match e.status {
+            EventStatus::Counted => Ok(e.total_scaled as f64),
+            _ => Err(e.reason.clone().unwrap_or_else(|| "not counted".into())),
+        })
+        .collect();
+    let usage = crate::facilities::usage::from_rusage(&reaped.rusage, reaped.wall);
+    let tools = ToolValues {
+        duration_ns: usage.wall_ns as f64,
+        user_ns: usage.user_ns as f64,
+        system_ns: usage.system_ns as f64,
+    };
+    arum_events::metrics::evaluate(&plan.metrics, &counts, &tools, facts, Some(&plan.events))
+}
+
+/// The core type of each counted CPU, on a hybrid part.
+fn core_types(plan: &Plan, cpus: &[u32]) -> Vec<CpuCoreType> {
+    plan.core_types
+        .iter()
+        .flat_map(|t| &t.cpus)
+        .filter(|c| cpus.contains(&c.cpu))
+        .map(|c| CpuCoreType {
+            cpu: c.cpu,
+            core_type: c.unit.pmu_name().into(),
+        })
+        .collect()
 }

@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use arum_events::metrics::MetricValue;
 use arum_units::duration;
 use arum_units::quantity::grouped;
 
@@ -12,6 +13,35 @@ use arum_grid::Grid;
 
 /// The original report's per-CPU table (Event, CPU, Count), then totals and ratios.
 pub fn render(out: &mut String, c: &CountersReport) {
+    title(out, c);
+    let (per_cpu, totals) = event_tables(c);
+    for b in [per_cpu, totals] {
+        // A table with nothing under its headers is left out.
+        if b.count_records() <= 1 {
+            continue;
+        }
+        let t = b.align_right(1..3);
+        let _ = writeln!(out);
+        indented(out, &t);
+    }
+    if !c.metrics.is_empty() {
+        metrics_table(out, &c.metrics);
+    }
+    if !c.ratios.is_empty() {
+        let _ = writeln!(out);
+        for r in &c.ratios {
+            let _ = writeln!(
+                out,
+                "  {:<34} {:.4}  ({} / {})",
+                r.name, r.value, r.numerator, r.denominator
+            );
+        }
+    }
+    let _ = writeln!(out, " opened as: {}", c.opened_as);
+}
+
+/// The back-end, scope, CPUs and event table, then what limited the counting.
+fn title(out: &mut String, c: &CountersReport) {
     let cpus = c
         .cpus
         .iter()
@@ -50,6 +80,10 @@ pub fn render(out: &mut String, c: &CountersReport) {
             .collect();
         let _ = writeln!(out, " core types: {}", types.join(", "));
     }
+}
+
+/// The per-CPU counts of the counted events, and every event's total or why it has none.
+fn event_tables(c: &CountersReport) -> (Grid, Grid) {
     let mut per_cpu = Grid::new();
     per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
     let mut totals = Grid::new();
@@ -99,45 +133,28 @@ pub fn render(out: &mut String, c: &CountersReport) {
             "hardware counting is off (see above)".into(),
         ]);
     }
-    for b in [per_cpu, totals] {
-        // A table with nothing under its headers is left out.
-        if b.count_records() <= 1 {
-            continue;
-        }
-        let t = b.align_right(1..3);
-        let _ = writeln!(out);
-        indented(out, &t);
+    (per_cpu, totals)
+}
+
+/// Each metric's value and unit, or why it has none; a value above its threshold is flagged.
+fn metrics_table(out: &mut String, metrics: &[MetricValue]) {
+    let mut m = Grid::new();
+    m.push_record(["Metric", "Value", "Unit", ""]);
+    for v in metrics {
+        let (value, why) = match (v.value, &v.why_not) {
+            (Some(x), _) => (format!("{x:.4}"), String::new()),
+            (None, why) => ("-".into(), why.clone().unwrap_or_default()),
+        };
+        let flag = if v.above_threshold == Some(true) {
+            "above its threshold".to_string()
+        } else {
+            why
+        };
+        m.push_record([v.name.clone(), value, v.unit_label.clone(), flag]);
     }
-    if !c.metrics.is_empty() {
-        let mut m = Grid::new();
-        m.push_record(["Metric", "Value", "Unit", ""]);
-        for v in &c.metrics {
-            let (value, why) = match (v.value, &v.why_not) {
-                (Some(x), _) => (format!("{x:.4}"), String::new()),
-                (None, why) => ("-".into(), why.clone().unwrap_or_default()),
-            };
-            let flag = if v.above_threshold == Some(true) {
-                "above its threshold".to_string()
-            } else {
-                why
-            };
-            m.push_record([v.name.clone(), value, v.unit_label.clone(), flag]);
-        }
-        let t = m.align_right(1..2);
-        let _ = writeln!(out);
-        indented(out, &t);
-    }
-    if !c.ratios.is_empty() {
-        let _ = writeln!(out);
-        for r in &c.ratios {
-            let _ = writeln!(
-                out,
-                "  {:<34} {:.4}  ({} / {})",
-                r.name, r.value, r.numerator, r.denominator
-            );
-        }
-    }
-    let _ = writeln!(out, " opened as: {}", c.opened_as);
+    let t = m.align_right(1..2);
+    let _ = writeln!(out);
+    indented(out, &t);
 }
 
 /// An event as the report names it: as the user wrote it (with `:u`/`:k`), and what it
@@ -152,5 +169,122 @@ fn label(e: &EventCounts) -> String {
         e.spec.clone()
     } else {
         format!("{} ({})", e.spec, e.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::counters::model::{NotCounted, Ratio};
+    use crate::render::testing::{has_line, line, line_number};
+    use crate::report::testing::fixture;
+
+    fn counters() -> CountersReport {
+        fixture().counters.expect("the fixture counted events")
+    }
+
+    fn text(c: &CountersReport) -> String {
+        let mut out = String::new();
+        render(&mut out, c);
+        out
+    }
+
+    #[test]
+    fn the_fixture_shows_per_cpu_counts_totals_and_a_metric_without_a_value() {
+        let out = text(&counters());
+        assert_eq!(
+            line(&out, "Performance counters"),
+            "Performance counters (perf_event_open, app scope, CPUs 0,1; AMD Zen 3 (family 19h))"
+        );
+        // The per-CPU table, then the totals: counts grouped by thousands.
+        assert_eq!(line(&out, "task-clock 1"), "task-clock 1 808,635 100.0");
+        let totals = line_number(&out, "Event Total");
+        assert!(line_number(&out, "Event CPU") < totals, "{out}");
+        assert_eq!(
+            line(&out, "page-faults 74"),
+            "page-faults 74 100.0 software"
+        );
+        // An event counted only for a metric says so, and why it has no count.
+        let instructions = line(&out, "instructions (ex_ret_instr)");
+        assert!(
+            instructions.starts_with("instructions (ex_ret_instr) [for metrics] not supported"),
+            "{instructions}"
+        );
+        assert!(instructions.contains("(ENOENT)"), "{instructions}");
+        let metric = line(&out, "insn_per_cycle");
+        assert!(
+            metric.starts_with("insn_per_cycle - instructions cpu-cycles was not counted"),
+            "{metric}"
+        );
+        assert!(out
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with(" opened as: hardware events in one group per CPU"));
+    }
+
+    #[test]
+    fn hardware_off_leaves_events_uncounted_and_drops_empty_tables() {
+        let mut c = counters();
+        c.microarchitecture = None;
+        c.hardware_off_reason = Some("perf_event_paranoid is 3; run as root".into());
+        c.events.retain(|e| e.status != EventStatus::Counted);
+        c.metrics.clear();
+        c.not_counted = vec![NotCounted {
+            spec: "cache-misses".into(),
+            reason: "hardware counting is off".into(),
+        }];
+        let out = text(&c);
+        assert!(
+            out.contains("; AuthenticAMD-25-1)\n"),
+            "the CPU key stands for an unknown microarchitecture: {out}"
+        );
+        assert_eq!(
+            line(&out, "hardware counting off"),
+            "hardware counting off: perf_event_paranoid is 3; run as root"
+        );
+        assert!(
+            !has_line(&out, "Event CPU"),
+            "no per-CPU rows, no table: {out}"
+        );
+        assert!(!has_line(&out, "Metric"), "{out}");
+        assert_eq!(
+            line(&out, "cache-misses"),
+            "cache-misses not counted hardware counting is off (see above)"
+        );
+    }
+
+    #[test]
+    fn multiplexing_thresholds_and_ratios_are_flagged() {
+        let mut c = counters();
+        c.events[0].multiplexed = true;
+        c.events[0].percent_running = 50.0;
+        c.metrics[0].value = Some(2.5);
+        c.metrics[0].above_threshold = Some(true);
+        c.ratios = vec![Ratio {
+            name: "faults per task-clock".into(),
+            value: 0.000_091_5,
+            numerator: "page-faults".into(),
+            denominator: "task-clock".into(),
+        }];
+        c.user_only_reason = Some("perf_event_paranoid is 2".into());
+        let out = text(&c);
+        assert_eq!(
+            line(&out, "task-clock 808,635"),
+            "task-clock 808,635 50.0 software multiplexed, scaled"
+        );
+        assert_eq!(
+            line(&out, "insn_per_cycle"),
+            "insn_per_cycle 2.5000 instructions above its threshold"
+        );
+        assert_eq!(
+            line(&out, "faults per"),
+            "faults per task-clock 0.0001 (page-faults / task-clock)"
+        );
+        assert_eq!(
+            line(&out, "user space only"),
+            "user space only: perf_event_paranoid is 2"
+        );
     }
 }

@@ -8,12 +8,43 @@ use crate::render::html::plot::{self, Series};
 use arum_units::duration;
 
 pub fn render(f: &FunctionsReport) -> String {
-    let ns = |v: f64| duration::format_ns(v);
     let mut body = String::new();
     if let Some(why) = &f.off_reason {
         body.push_str(&para(&format!("No function was timed: {why}")));
     }
-    body.push_str(&facts(&[
+    body.push_str(&cost_facts(f));
+    let rows: Vec<Vec<String>> = f.functions.iter().map(row).collect();
+    body.push_str(&table(
+        &[
+            "function",
+            "calls",
+            "timed",
+            "total",
+            "mean",
+            "min",
+            "median",
+            "p90",
+            "p99",
+            "max",
+            "exclusive total",
+            "state",
+        ],
+        &rows,
+    ));
+    let timed: Vec<&FunctionTiming> = f.functions.iter().filter(|x| x.timed_calls > 0).collect();
+    if !timed.is_empty() {
+        body.push_str(&quantile_plot(&timed));
+    }
+    for x in &f.functions {
+        body.push_str(&item(&x.name, &function_detail(x)));
+    }
+    section("functions", "Function timing (-F)", &body)
+}
+
+/// The probes' cost, the throttling, the records read and the overhead.
+fn cost_facts(f: &FunctionsReport) -> String {
+    let ns = |v: f64| duration::format_ns(v);
+    facts(&[
         (
             "probe cost (entry and return)",
             format!(
@@ -38,83 +69,68 @@ pub fn render(f: &FunctionsReport) -> String {
                 f.perturbation.percent_of_cpu
             ),
         ),
-    ]));
-    let rows: Vec<Vec<String>> = f.functions.iter().map(row).collect();
-    body.push_str(&table(
-        &[
-            "function",
-            "calls",
-            "timed",
-            "total",
-            "mean",
-            "min",
-            "median",
-            "p90",
-            "p99",
-            "max",
-            "exclusive total",
-            "state",
-        ],
-        &rows,
+    ])
+}
+
+/// The quantiles of each timed function's inclusive durations, one line each, on a log scale.
+fn quantile_plot(timed: &[&FunctionTiming]) -> String {
+    let quantiles: Vec<String> = ["min", "median", "p90", "p99", "max"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let series: Vec<Series> = timed
+        .iter()
+        .map(|x| Series {
+            name: x.name.clone(),
+            points: profile(&x.inclusive)
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (i as f64, v))
+                .collect(),
+        })
+        .collect();
+    figure(plot::lines(
+        "Distribution of inclusive durations (quantiles, log scale)",
+        "quantile",
+        "ns",
+        &series,
+        Some(&quantiles),
+        plot::YAxis::Log,
+    ))
+}
+
+/// One function's site, its threads, and the estimate of its calls when it was sampled.
+fn function_detail(x: &FunctionTiming) -> String {
+    let ns = |v: f64| duration::format_ns(v);
+    let threads: Vec<Vec<String>> = x
+        .threads
+        .iter()
+        .map(|t| {
+            vec![
+                format!("{} (pid {})", t.tid, t.pid),
+                t.calls.to_string(),
+                t.timed_calls.to_string(),
+                ns(t.inclusive_ns as f64),
+                ns(t.exclusive_ns as f64),
+            ]
+        })
+        .collect();
+    let mut inner = para(&format!("{} in {} at {:#x}", x.symbol, x.file, x.offset));
+    inner.push_str(&table(
+        &["thread", "calls", "timed", "inclusive", "exclusive"],
+        &threads,
     ));
-    let timed: Vec<&FunctionTiming> = f.functions.iter().filter(|x| x.timed_calls > 0).collect();
-    if !timed.is_empty() {
-        let quantiles: Vec<String> = ["min", "median", "p90", "p99", "max"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let series: Vec<Series> = timed
-            .iter()
-            .map(|x| Series {
-                name: x.name.clone(),
-                points: profile(&x.inclusive)
-                    .into_iter()
-                    .enumerate()
-                    .map(|(i, v)| (i as f64, v))
-                    .collect(),
-            })
-            .collect();
-        body.push_str(&figure(plot::lines(
-            "Distribution of inclusive durations (quantiles, log scale)",
-            "quantile",
-            "ns",
-            &series,
-            Some(&quantiles),
-            plot::YAxis::Log,
+    if let Some(est) = &x.estimate {
+        inner.push_str(&para(&format!(
+            "Calls estimated from {} sampling windows: {} (95% {} – {}){}",
+            est.windows,
+            est.calls.map_or("none".into(), |c| format!("{c:.0}")),
+            est.low,
+            est.high.map_or("unbounded".into(), |h| format!("{h:.0}")),
+            if est.saturated { ", saturated" } else { "" }
         )));
     }
-    for x in &f.functions {
-        let threads: Vec<Vec<String>> = x
-            .threads
-            .iter()
-            .map(|t| {
-                vec![
-                    format!("{} (pid {})", t.tid, t.pid),
-                    t.calls.to_string(),
-                    t.timed_calls.to_string(),
-                    ns(t.inclusive_ns as f64),
-                    ns(t.exclusive_ns as f64),
-                ]
-            })
-            .collect();
-        let mut inner = para(&format!("{} in {} at {:#x}", x.symbol, x.file, x.offset));
-        inner.push_str(&table(
-            &["thread", "calls", "timed", "inclusive", "exclusive"],
-            &threads,
-        ));
-        if let Some(est) = &x.estimate {
-            inner.push_str(&para(&format!(
-                "Calls estimated from {} sampling windows: {} (95% {} – {}){}",
-                est.windows,
-                est.calls.map_or("none".into(), |c| format!("{c:.0}")),
-                est.low,
-                est.high.map_or("unbounded".into(), |h| format!("{h:.0}")),
-                if est.saturated { ", saturated" } else { "" }
-            )));
-        }
-        body.push_str(&item(&x.name, &inner));
-    }
-    section("functions", "Function timing (-F)", &body)
+    inner
 }
 
 fn row(x: &FunctionTiming) -> Vec<String> {

@@ -259,11 +259,14 @@ impl Facility for Functions<'_> {
     }
 
     fn finish(self, reaped: &Reaped) -> FunctionsReport {
+        let outcome = match (&self.live, &self.off) {
+            (Some(live), _) => section::Outcome::Timed(live),
+            (None, off) => section::Outcome::Off(off.as_deref().unwrap_or("no probe was opened")),
+        };
         section::build(
             self.settings,
-            self.off.as_deref(),
+            outcome,
             self.cost,
-            self.live.as_ref(),
             self.program_cpu_ns
                 .unwrap_or_else(|| rusage_cpu_ns(&reaped.rusage)),
         )

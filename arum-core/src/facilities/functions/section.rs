@@ -8,8 +8,211 @@ use crate::perf::records::stats::Durations;
 
 use super::calibrate::ProbeCost;
 use super::estimate::estimate;
-use super::live::{Live, Phase};
+use super::live::{FunctionState, Live, Phase};
 use super::settings::Settings;
+use super::targets::Target;
+
+/// How a run's function timing ended.
+pub enum Outcome<'a> {
+    /// Nothing was timed, and why.
+    Off(&'a str),
+    /// The probes ran: what their reader gathered.
+    Timed(&'a Live),
+}
+
+/// The section of a run: the calibrated cost, then one timing per function, largest total first.
+pub fn build(
+    settings: &Settings,
+    outcome: Outcome<'_>,
+    cost: Option<ProbeCost>,
+    program_cpu_ns: u64,
+) -> FunctionsReport {
+    let probe_cost = cost.map_or_else(ProbeCostInfo::default, probe_cost_info);
+    let live = match outcome {
+        Outcome::Off(why) => return not_timed(settings, why, probe_cost),
+        Outcome::Timed(live) => live,
+    };
+    let open = live.open_frames();
+    let mut functions = Vec::new();
+    let mut hits_total = 0u64;
+    let mut overhead_total = 0f64;
+    for (i, (target, st)) in live.targets.iter().zip(&live.state).enumerate() {
+        let hits = Hits::of(st);
+        let overhead = hits.overhead_ns(&live.cost);
+        hits_total += hits.count();
+        overhead_total += overhead;
+        let mut timing = timing(settings, live, target, st, hits, overhead);
+        timing.unfinished = open.iter().filter(|(f, _, _)| *f == i).count() as u64;
+        functions.push(timing);
+    }
+    // Intervals are gathered in target order, then reordered with the functions.
+    let intervals = live.interval_ns.map(|iv| intervals(live, iv));
+    let order = by_total_time(&functions);
+    let intervals = intervals.map(|ivs| ivs.iter().map(|iv| reordered(iv, &order)).collect());
+    let mut sorted: Vec<Option<FunctionTiming>> = functions.into_iter().map(Some).collect();
+    let functions = order.iter().filter_map(|&i| sorted[i].take()).collect();
+    FunctionsReport {
+        off_reason: None,
+        probe_cost,
+        policy: settings.policy,
+        functions,
+        records: RecordStats {
+            records: live.records,
+            bytes: live.bytes(),
+            lost: live.lost,
+            ring_buffers: live.sideband_open as u64,
+        },
+        perturbation: perturbation(hits_total, overhead_total, program_cpu_ns),
+        interval_ms: live.interval_ns.map(|iv| iv / 1_000_000),
+        intervals: intervals.unwrap_or_default(),
+        estimate_axis: live.axis_kind(),
+    }
+}
+
+fn probe_cost_info(c: ProbeCost) -> ProbeCostInfo {
+    ProbeCostInfo {
+        pair_ns: c.pair_ns,
+        entry_ns: c.entry_ns,
+        inside_ns: c.inside_ns,
+        spread_ns: c.spread_ns,
+        entry_user_cycles: c.entry_user_cycles.map(|h| h.per_hit),
+        back_to_back_intervals: c.back_to_back.intervals as u64,
+        back_to_back_mean_ns: c.back_to_back.mean_ns,
+        back_to_back_sd_ns: c.back_to_back.sd_ns,
+        back_to_back_median_ns: c.back_to_back.median_ns,
+        calibration_calls: c.calls as u64,
+        calibration_rounds: c.rounds as u64,
+    }
+}
+
+/// The section of a run whose functions were not timed.
+fn not_timed(settings: &Settings, why: &str, probe_cost: ProbeCostInfo) -> FunctionsReport {
+    FunctionsReport {
+        off_reason: Some(why.to_string()),
+        probe_cost,
+        policy: settings.policy,
+        functions: Vec::new(),
+        records: RecordStats::default(),
+        perturbation: Perturbation::default(),
+        interval_ms: None,
+        intervals: Vec::new(),
+        estimate_axis: EstimateAxis::default(),
+    }
+}
+
+/// The probe hits one function cost: every entry while probed costs a pair; while counting,
+/// an entry hit; sampling windows too.
+#[derive(Clone, Copy)]
+struct Hits {
+    pairs: u64,
+    entries: u64,
+}
+
+impl Hits {
+    fn of(st: &FunctionState) -> Hits {
+        let probed_entries = st.counted.unwrap_or(st.entries).max(st.entries);
+        let (pairs, entries) = match (st.phase, &st.throttle) {
+            (Phase::Counting, Some(t)) => (t.timed, probed_entries.saturating_sub(t.timed)),
+            _ => (probed_entries, st.window_hits),
+        };
+        Hits { pairs, entries }
+    }
+
+    fn count(self) -> u64 {
+        2 * self.pairs + self.entries
+    }
+
+    fn overhead_ns(self, c: &ProbeCost) -> f64 {
+        self.pairs as f64 * c.pair_ns + self.entries as f64 * c.entry_ns
+    }
+}
+
+/// One function's timing (its unfinished calls left at 0 for the caller).
+fn timing(
+    settings: &Settings,
+    live: &Live,
+    target: &Target,
+    st: &FunctionState,
+    hits: Hits,
+    overhead_ns: f64,
+) -> FunctionTiming {
+    let too_short = st.inclusive.count > 0
+        && st.inclusive.mean_ns() < settings.policy.short_factor * live.cost.pair_ns;
+    let (calls, calls_exact, estimate) = calls(live, st);
+    FunctionTiming {
+        name: target.name.clone(),
+        symbol: target.symbol.clone(),
+        file: target.file.display().to_string(),
+        offset: target.offset,
+        calls,
+        calls_exact,
+        timed_calls: st.inclusive.count,
+        inclusive: summary(&st.inclusive),
+        exclusive: summary(&st.exclusive),
+        too_short,
+        throttled: st.throttle.as_ref().map(|t| Throttled {
+            reason: t.reason,
+            at_ns: t.at_ns.saturating_sub(live.base_ns),
+            timed_calls: t.timed,
+            mean_ns: t.mean_ns,
+        }),
+        estimate,
+        unfinished: 0,
+        unwound: st.unwound,
+        orphan_returns: st.orphans,
+        lost_entries: st.counted.map_or(0, |k| k.saturating_sub(st.entries)),
+        probe_hits: hits.count(),
+        overhead_ns: overhead_ns as u64,
+        threads: st
+            .threads
+            .iter()
+            .map(|(&tid, a)| ThreadTiming {
+                tid,
+                pid: a.pid,
+                calls: a.calls,
+                timed_calls: a.timed,
+                inclusive_ns: a.inclusive,
+                exclusive_ns: a.exclusive,
+            })
+            .collect(),
+        processes: st
+            .processes
+            .iter()
+            .map(|(&pid, &n)| ProcessHits {
+                pid,
+                name: live.names.get(&pid).cloned(),
+                calls: n,
+            })
+            .collect(),
+    }
+}
+
+/// A function's calls in all, whether they were counted exactly, and the estimate of a sampled
+/// one's (its counted calls before the sampling plus the windows' estimate).
+fn calls(live: &Live, st: &FunctionState) -> (u64, bool, Option<CallEstimate>) {
+    let before = st.counted.unwrap_or(st.entries).max(st.entries);
+    if st.phase != Phase::Sampled {
+        return (before, true, None);
+    }
+    let from = st.throttle.as_ref().map_or(0, |t| t.axis);
+    let (cost, spread) = live.estimate_cost();
+    let e = estimate(&st.windows, from, live.ended_axis, cost, spread);
+    let b = before as f64;
+    let call_estimate = CallEstimate {
+        counted_before: before,
+        sampled: e.sampled,
+        windows: e.windows as u64,
+        calls: e.calls.map(|x| x + b),
+        low: e.low + b,
+        high: e.high.map(|h| h + b),
+        saturated: e.saturated,
+    };
+    (
+        e.calls.map_or(e.low, |x| x) as u64 + before,
+        false,
+        Some(call_estimate),
+    )
+}
 
 fn summary(d: &Durations) -> DurationSummary {
     DurationSummary {
@@ -23,139 +226,20 @@ fn summary(d: &Durations) -> DurationSummary {
     }
 }
 
-pub fn build(
-    settings: &Settings,
-    off: Option<&str>,
-    cost: Option<ProbeCost>,
-    live: Option<&Live>,
-    program_cpu_ns: u64,
-) -> FunctionsReport {
-    let p = settings.policy;
-    let policy = p;
-    let probe_cost = cost.map_or_else(ProbeCostInfo::default, |c| ProbeCostInfo {
-        pair_ns: c.pair_ns,
-        entry_ns: c.entry_ns,
-        inside_ns: c.inside_ns,
-        spread_ns: c.spread_ns,
-        entry_user_cycles: c.entry_user_cycles.map(|h| h.per_hit),
-        back_to_back_intervals: c.back_to_back.intervals as u64,
-        back_to_back_mean_ns: c.back_to_back.mean_ns,
-        back_to_back_sd_ns: c.back_to_back.sd_ns,
-        back_to_back_median_ns: c.back_to_back.median_ns,
-        calibration_calls: c.calls as u64,
-        calibration_rounds: c.rounds as u64,
-    });
-    let Some(live) = live else {
-        return FunctionsReport {
-            off_reason: Some(off.unwrap_or("no probe was opened").to_string()),
-            probe_cost,
-            policy,
-            functions: Vec::new(),
-            records: RecordStats::default(),
-            perturbation: Perturbation::default(),
-            interval_ms: None,
-            intervals: Vec::new(),
-            estimate_axis: EstimateAxis::default(),
-        };
-    };
-    let c = live.cost;
-    let open = live.open_frames();
-    let mut functions = Vec::new();
-    let mut hits_total = 0u64;
-    let mut overhead_total = 0f64;
-    for (i, (t, st)) in live.targets.iter().zip(&live.state).enumerate() {
-        // Hits: every entry while probed costs a pair; while counting, an entry hit; windows too.
-        let probed_entries = st.counted.unwrap_or(st.entries).max(st.entries);
-        let (pair_calls, entry_hits) = match (st.phase, &st.throttle) {
-            (Phase::Counting, Some(t)) => (t.timed, probed_entries.saturating_sub(t.timed)),
-            _ => (probed_entries, st.window_hits),
-        };
-        let overhead = pair_calls as f64 * c.pair_ns + entry_hits as f64 * c.entry_ns;
-        hits_total += 2 * pair_calls + entry_hits;
-        overhead_total += overhead;
-
-        let too_short =
-            st.inclusive.count > 0 && st.inclusive.mean_ns() < p.short_factor * c.pair_ns;
-        let mut est = None;
-        let (calls, exact) = match st.phase {
-            Phase::Sampled => {
-                let before = st.counted.unwrap_or(st.entries).max(st.entries);
-                let from = st.throttle.as_ref().map_or(0, |t| t.axis);
-                let (cost, spread) = live.estimate_cost();
-                let e = estimate(&st.windows, from, live.ended_axis, cost, spread);
-                let b = before as f64;
-                est = Some(CallEstimate {
-                    counted_before: before,
-                    sampled: e.sampled,
-                    windows: e.windows as u64,
-                    calls: e.calls.map(|x| x + b),
-                    low: e.low + b,
-                    high: e.high.map(|h| h + b),
-                    saturated: e.saturated,
-                });
-                (e.calls.map_or(e.low, |x| x) as u64 + before, false)
-            }
-            _ => (st.counted.unwrap_or(st.entries).max(st.entries), true),
-        };
-        let lost_entries = st.counted.map_or(0, |k| k.saturating_sub(st.entries));
-        functions.push(FunctionTiming {
-            name: t.name.clone(),
-            symbol: t.symbol.clone(),
-            file: t.file.display().to_string(),
-            offset: t.offset,
-            calls,
-            calls_exact: exact,
-            timed_calls: st.inclusive.count,
-            inclusive: summary(&st.inclusive),
-            exclusive: summary(&st.exclusive),
-            too_short,
-            throttled: st.throttle.as_ref().map(|t| Throttled {
-                reason: t.reason,
-                at_ns: t.at_ns.saturating_sub(live.base_ns),
-                timed_calls: t.timed,
-                mean_ns: t.mean_ns,
-            }),
-            estimate: est,
-            unfinished: open.iter().filter(|(f, _, _)| *f == i).count() as u64,
-            unwound: st.unwound,
-            orphan_returns: st.orphans,
-            lost_entries,
-            probe_hits: 2 * pair_calls + entry_hits,
-            overhead_ns: overhead as u64,
-            threads: st
-                .threads
-                .iter()
-                .map(|(&tid, a)| ThreadTiming {
-                    tid,
-                    pid: a.pid,
-                    calls: a.calls,
-                    timed_calls: a.timed,
-                    inclusive_ns: a.inclusive,
-                    exclusive_ns: a.exclusive,
-                })
-                .collect(),
-            processes: st
-                .processes
-                .iter()
-                .map(|(&pid, &n)| ProcessHits {
-                    pid,
-                    name: live.names.get(&pid).cloned(),
-                    calls: n,
-                })
-                .collect(),
-        });
-    }
-    // Intervals before sorting, in target order; then reorder with the functions.
-    let intervals = live.interval_ns.map(|iv| {
-        let n = live
-            .state
-            .iter()
-            .map(|s| s.intervals.len())
-            .max()
-            .unwrap_or(0);
-        (0..n)
-            .map(|k| FunctionInterval {
-                t_end_ns: (k as u64 + 1) * iv,
+/// Calls per `-I` interval of `iv` ns, in target order; a count is estimated once its function
+/// was sampled before the interval's end.
+fn intervals(live: &Live, iv: u64) -> Vec<FunctionInterval> {
+    let n = live
+        .state
+        .iter()
+        .map(|s| s.intervals.len())
+        .max()
+        .unwrap_or(0);
+    (0..n)
+        .map(|k| {
+            let end = (k as u64 + 1) * iv;
+            FunctionInterval {
+                t_end_ns: end,
                 calls: live
                     .state
                     .iter()
@@ -168,12 +252,16 @@ pub fn build(
                         s.phase == Phase::Sampled
                             && s.throttle
                                 .as_ref()
-                                .is_some_and(|t| t.at_ns < live.base_ns + (k as u64 + 1) * iv)
+                                .is_some_and(|t| t.at_ns < live.base_ns + end)
                     })
                     .collect(),
-            })
-            .collect::<Vec<_>>()
-    });
+            }
+        })
+        .collect()
+}
+
+/// The order of the report: largest total inclusive time first, then most calls.
+fn by_total_time(functions: &[FunctionTiming]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..functions.len()).collect();
     order.sort_by(|&a, &b| {
         functions[b]
@@ -182,37 +270,25 @@ pub fn build(
             .cmp(&functions[a].inclusive.total_ns)
             .then(functions[b].calls.cmp(&functions[a].calls))
     });
-    let intervals = intervals.map(|ivs| {
-        ivs.into_iter()
-            .map(|iv| FunctionInterval {
-                t_end_ns: iv.t_end_ns,
-                calls: order.iter().map(|&i| iv.calls[i]).collect(),
-                estimated: order.iter().map(|&i| iv.estimated[i]).collect(),
-            })
-            .collect()
-    });
-    let mut sorted: Vec<Option<FunctionTiming>> = functions.into_iter().map(Some).collect();
-    let functions = order.iter().filter_map(|&i| sorted[i].take()).collect();
+    order
+}
+
+/// An interval's columns in `order`.
+fn reordered(iv: &FunctionInterval, order: &[usize]) -> FunctionInterval {
+    FunctionInterval {
+        t_end_ns: iv.t_end_ns,
+        calls: order.iter().map(|&i| iv.calls[i]).collect(),
+        estimated: order.iter().map(|&i| iv.estimated[i]).collect(),
+    }
+}
+
+/// The probes' hits and cost against the program's CPU time (at most 100%).
+fn perturbation(probe_hits: u64, overhead_ns: f64, program_cpu_ns: u64) -> Perturbation {
     let cpu = (program_cpu_ns as f64).max(1.0);
-    FunctionsReport {
-        off_reason: None,
-        probe_cost,
-        policy,
-        functions,
-        records: RecordStats {
-            records: live.records,
-            bytes: live.bytes(),
-            lost: live.lost,
-            ring_buffers: live.sideband_open as u64,
-        },
-        perturbation: Perturbation {
-            probe_hits: hits_total,
-            overhead_ns: overhead_total as u64,
-            program_cpu_ns,
-            percent_of_cpu: (100.0 * overhead_total / cpu).min(100.0),
-        },
-        interval_ms: live.interval_ns.map(|iv| iv / 1_000_000),
-        intervals: intervals.unwrap_or_default(),
-        estimate_axis: live.axis_kind(),
+    Perturbation {
+        probe_hits,
+        overhead_ns: overhead_ns as u64,
+        program_cpu_ns,
+        percent_of_cpu: (100.0 * overhead_ns / cpu).min(100.0),
     }
 }

@@ -5,7 +5,9 @@ use std::fmt::Write;
 use arum_units::duration;
 use arum_units::quantity::grouped;
 
-use super::model::{EstimateAxis, FunctionTiming, FunctionsReport, ThrottleMode, ThrottleReason};
+use super::model::{
+    EstimateAxis, FunctionTiming, FunctionsReport, ThrottleMode, ThrottleReason, Throttled,
+};
 use crate::render::text::indented;
 use arum_grid::Grid;
 
@@ -24,6 +26,25 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
         let _ = writeln!(out, " not timed: {why}");
         return;
     }
+    probe_cost_lines(out, f);
+    timing_table(out, &f.functions);
+    for t in &f.functions {
+        for line in function_notes(t, f) {
+            let _ = writeln!(out, " {}: {line}", t.name);
+        }
+    }
+    footer(out, f);
+    if let Some(ms) = f.interval_ms {
+        if !f.intervals.is_empty() {
+            intervals_table(out, f, ms);
+        }
+    }
+}
+
+/// What the calibration found beyond a probed call's cost: back-to-back calls, and the cycles
+/// an entry hit adds where the estimates count against user-mode cycles.
+fn probe_cost_lines(out: &mut String, f: &FunctionsReport) {
+    let c = &f.probe_cost;
     if c.back_to_back_intervals > 0 {
         let _ = writeln!(
             out,
@@ -40,11 +61,15 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
             " an entry hit adds {cycles:.0} user-mode cycles: sampled calls are counted against the program's user-mode cycles"
         );
     }
+}
+
+/// One row per function: its calls (`~` when estimated) and durations (`-` when none was timed).
+fn timing_table(out: &mut String, functions: &[FunctionTiming]) {
     let mut b = Grid::new();
     b.push_record([
         "Function", "Calls", "Timed", "Total", "Mean", "Min", "p50", "p90", "p99", "Max", "Self",
     ]);
-    for t in &f.functions {
+    for t in functions {
         let i = &t.inclusive;
         let calls = if t.calls_exact {
             grouped(t.calls)
@@ -75,11 +100,10 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
     }
     let table = b.align_right(1..);
     indented(out, &table);
-    for t in &f.functions {
-        for line in function_notes(t, f) {
-            let _ = writeln!(out, " {}: {line}", t.name);
-        }
-    }
+}
+
+/// The probes' cost against the budget, and the records read.
+fn footer(out: &mut String, f: &FunctionsReport) {
     let p = &f.perturbation;
     let _ = writeln!(
         out,
@@ -102,91 +126,127 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
         r.ring_buffers,
         grouped(r.lost)
     );
-    if let Some(ms) = f.interval_ms {
-        if !f.intervals.is_empty() {
-            let mut b = Grid::new();
-            b.push_record(
-                std::iter::once("t (s)".to_string())
-                    .chain(f.functions.iter().map(|t| t.name.clone())),
-            );
-            for iv in &f.intervals {
-                b.push_record(
-                    std::iter::once(format!("{:.3}", iv.t_end_ns as f64 / 1e9)).chain(
-                        iv.calls.iter().zip(&iv.estimated).map(|(n, e)| {
-                            if *e {
-                                format!("~{}", grouped(*n))
-                            } else {
-                                grouped(*n)
-                            }
-                        }),
-                    ),
-                );
-            }
-            let _ = writeln!(
-                out,
-                " calls per {ms} ms interval (~: sampled, counts since the last window):"
-            );
-            let t = b.align_right(1..);
-            indented(out, &t);
-        }
+}
+
+/// Calls per `-I` interval of `ms`, one column per function; `~` marks sampled counts.
+fn intervals_table(out: &mut String, f: &FunctionsReport, ms: u64) {
+    let mut b = Grid::new();
+    b.push_record(
+        std::iter::once("t (s)".to_string()).chain(f.functions.iter().map(|t| t.name.clone())),
+    );
+    for iv in &f.intervals {
+        b.push_record(
+            std::iter::once(format!("{:.3}", iv.t_end_ns as f64 / 1e9)).chain(
+                iv.calls.iter().zip(&iv.estimated).map(|(n, e)| {
+                    if *e {
+                        format!("~{}", grouped(*n))
+                    } else {
+                        grouped(*n)
+                    }
+                }),
+            ),
+        );
     }
+    let _ = writeln!(
+        out,
+        " calls per {ms} ms interval (~: sampled, counts since the last window):"
+    );
+    let t = b.align_right(1..);
+    indented(out, &t);
 }
 
 /// What the table cannot say about one function.
 fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
     let mut notes = Vec::new();
-    let cost = duration::format_ns(f.probe_cost.pair_ns);
     if let Some(th) = &t.throttled {
-        let why = match th.reason {
-            ThrottleReason::TooShort => format!(
-                "too short to time reliably: mean {}, probe cost {cost}",
-                duration::format_ns(th.mean_ns)
-            ),
-            ThrottleReason::Budget => format!(
-                "throttled to keep the probes within the {}% budget (mean {}, probe cost {cost})",
-                f.policy.budget_percent,
-                duration::format_ns(th.mean_ns)
-            ),
-        };
-        let rest = match &t.estimate {
-            Some(e) => match (e.calls, e.high) {
-                (Some(calls), Some(high)) => format!(
-                    "about {} calls in all (sampled in {} windows; 95% interval {}–{})",
-                    grouped(calls as u64),
-                    e.windows,
-                    grouped(e.low as u64),
-                    grouped(high as u64)
-                ),
-                _ if e.saturated => format!(
-                    "at least {} calls in all: the sampled calls came as fast as probe hits, so the calls between them cannot be estimated{}",
-                    grouped(e.low as u64),
-                    match f.estimate_axis {
-                        EstimateAxis::UserCycles => "",
-                        // What would tell them: the program's own time inside a window.
-                        _ => " without a hardware cycle counter (none here)",
-                    }
-                ),
-                _ => format!(
-                    "at least {} calls in all (the program ended before a sampling window)",
-                    grouped(e.low as u64)
-                ),
-            },
-            None => format!(
-                "{} calls in all, counted exactly by the entry probe (about {} a call)",
-                grouped(t.calls),
-                duration::format_ns(f.probe_cost.entry_ns)
-            ),
-        };
         notes.push(format!(
-            "{why}; timed the first {} calls; {rest}",
-            grouped(th.timed_calls)
+            "{}; timed the first {} calls; {}",
+            throttled_because(th, f),
+            grouped(th.timed_calls),
+            calls_after_throttling(t, f)
         ));
     } else if t.too_short {
         notes.push(format!(
-            "too short to time reliably: mean {}, probe cost {cost} (timed anyway: not throttled)",
-            duration::format_ns(t.inclusive.mean_ns)
+            "too short to time reliably: mean {}, probe cost {} (timed anyway: not throttled)",
+            duration::format_ns(t.inclusive.mean_ns),
+            duration::format_ns(f.probe_cost.pair_ns)
         ));
     }
+    notes.extend(where_called(t));
+    if t.unfinished > 0 {
+        notes.push(format!(
+            "{} calls never returned before the program ended",
+            t.unfinished
+        ));
+    }
+    if t.unwound > 0 {
+        notes.push(format!(
+            "{} calls were left without a return (longjmp, exception)",
+            t.unwound
+        ));
+    }
+    if t.lost_entries > 0 || t.orphan_returns > 0 {
+        notes.push(format!(
+            "{} entries lost, {} returns without an entry",
+            t.lost_entries, t.orphan_returns
+        ));
+    }
+    notes
+}
+
+/// Why a function's probes were removed.
+fn throttled_because(th: &Throttled, f: &FunctionsReport) -> String {
+    let cost = duration::format_ns(f.probe_cost.pair_ns);
+    match th.reason {
+        ThrottleReason::TooShort => format!(
+            "too short to time reliably: mean {}, probe cost {cost}",
+            duration::format_ns(th.mean_ns)
+        ),
+        ThrottleReason::Budget => format!(
+            "throttled to keep the probes within the {}% budget (mean {}, probe cost {cost})",
+            f.policy.budget_percent,
+            duration::format_ns(th.mean_ns)
+        ),
+    }
+}
+
+/// How a throttled function's calls were counted once its probes were removed: exactly by the
+/// entry probe, or estimated from sampling windows (an interval, or a lower bound).
+fn calls_after_throttling(t: &FunctionTiming, f: &FunctionsReport) -> String {
+    let Some(e) = &t.estimate else {
+        return format!(
+            "{} calls in all, counted exactly by the entry probe (about {} a call)",
+            grouped(t.calls),
+            duration::format_ns(f.probe_cost.entry_ns)
+        );
+    };
+    match (e.calls, e.high) {
+        (Some(calls), Some(high)) => format!(
+            "about {} calls in all (sampled in {} windows; 95% interval {}–{})",
+            grouped(calls as u64),
+            e.windows,
+            grouped(e.low as u64),
+            grouped(high as u64)
+        ),
+        _ if e.saturated => format!(
+            "at least {} calls in all: the sampled calls came as fast as probe hits, so the calls between them cannot be estimated{}",
+            grouped(e.low as u64),
+            match f.estimate_axis {
+                EstimateAxis::UserCycles => "",
+                // What would tell them: the program's own time inside a window.
+                _ => " without a hardware cycle counter (none here)",
+            }
+        ),
+        _ => format!(
+            "at least {} calls in all (the program ended before a sampling window)",
+            grouped(e.low as u64)
+        ),
+    }
+}
+
+/// The calls per thread and per process, where there were several (or a process is unnamed).
+fn where_called(t: &FunctionTiming) -> Vec<String> {
+    let mut notes = Vec::new();
     if t.threads.len() > 1 {
         let per: Vec<String> = t
             .threads
@@ -212,23 +272,273 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
             .collect();
         notes.push(format!("hit in processes: {}", per.join(", ")));
     }
-    if t.unfinished > 0 {
-        notes.push(format!(
-            "{} calls never returned before the program ended",
-            t.unfinished
-        ));
-    }
-    if t.unwound > 0 {
-        notes.push(format!(
-            "{} calls were left without a return (longjmp, exception)",
-            t.unwound
-        ));
-    }
-    if t.lost_entries > 0 || t.orphan_returns > 0 {
-        notes.push(format!(
-            "{} entries lost, {} returns without an entry",
-            t.lost_entries, t.orphan_returns
-        ));
-    }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::functions::model::{
+        CallEstimate, DurationSummary, FunctionInterval, Perturbation, ProbeCostInfo, ProcessHits,
+        RecordStats, ThreadTiming, ThrottlePolicy,
+    };
+    use crate::render::testing::{has_line, line, line_number};
+
+    fn timing(name: &str, calls: u64, mean_ns: f64) -> FunctionTiming {
+        FunctionTiming {
+            name: name.into(),
+            symbol: name.into(),
+            file: "/bin/x".into(),
+            offset: 0x1000,
+            calls,
+            calls_exact: true,
+            timed_calls: calls,
+            inclusive: DurationSummary {
+                total_ns: (mean_ns * calls as f64) as u64,
+                mean_ns,
+                min_ns: mean_ns as u64 / 2,
+                max_ns: mean_ns as u64 * 4,
+                p50_ns: mean_ns as u64,
+                p90_ns: mean_ns as u64 * 2,
+                p99_ns: mean_ns as u64 * 3,
+            },
+            exclusive: DurationSummary {
+                total_ns: (mean_ns * calls as f64) as u64 / 2,
+                ..DurationSummary::default()
+            },
+            too_short: false,
+            throttled: None,
+            estimate: None,
+            unfinished: 0,
+            unwound: 0,
+            orphan_returns: 0,
+            lost_entries: 0,
+            probe_hits: 2 * calls,
+            overhead_ns: 0,
+            threads: Vec::new(),
+            processes: Vec::new(),
+        }
+    }
+
+    fn report(functions: Vec<FunctionTiming>) -> FunctionsReport {
+        FunctionsReport {
+            off_reason: None,
+            probe_cost: ProbeCostInfo {
+                pair_ns: 1000.0,
+                entry_ns: 400.0,
+                calibration_calls: 1000,
+                calibration_rounds: 5,
+                ..ProbeCostInfo::default()
+            },
+            policy: ThrottlePolicy::default(),
+            functions,
+            records: RecordStats {
+                records: 2400,
+                bytes: 0,
+                lost: 3,
+                ring_buffers: 2,
+            },
+            perturbation: Perturbation {
+                probe_hits: 2400,
+                overhead_ns: 1_200_000,
+                program_cpu_ns: 100_000_000,
+                percent_of_cpu: 1.2,
+            },
+            interval_ms: None,
+            intervals: Vec::new(),
+            estimate_axis: EstimateAxis::CpuTime,
+        }
+    }
+
+    fn text(f: &FunctionsReport) -> String {
+        let mut out = String::new();
+        render(&mut out, f);
+        out
+    }
+
+    /// `compute` throttled for `reason` after 100 calls of 50 ns, with `estimate`.
+    fn throttled(reason: ThrottleReason, estimate: Option<CallEstimate>) -> FunctionTiming {
+        let mut t = timing("compute", 100, 50.0);
+        t.throttled = Some(Throttled {
+            reason,
+            at_ns: 1_000_000,
+            timed_calls: 100,
+            mean_ns: 50.0,
+        });
+        t.estimate = estimate;
+        t
+    }
+
+    fn estimate(calls: Option<f64>, high: Option<f64>, saturated: bool) -> CallEstimate {
+        CallEstimate {
+            counted_before: 100,
+            sampled: 70,
+            windows: 7,
+            calls,
+            low: 9000.0,
+            high,
+            saturated,
+        }
+    }
+
+    #[test]
+    fn the_title_rows_and_footer_carry_the_probe_cost_and_the_figures() {
+        let mut sampled = timing("parse", 1200, 2500.0);
+        sampled.calls_exact = false;
+        let mut untimed = timing("idle", 4, 0.0);
+        untimed.timed_calls = 0;
+        let out = text(&report(vec![timing("main", 1, 5e6), sampled, untimed]));
+        assert_eq!(
+            line(&out, "Functions"),
+            "Functions (uprobes; a probed call costs 1 µs here, an entry hit 400 ns; \
+             calibrated on 5×1000 calls)"
+        );
+        assert_eq!(
+            line(&out, "Function Calls"),
+            "Function Calls Timed Total Mean Min p50 p90 p99 Max Self"
+        );
+        assert_eq!(
+            line(&out, "main"),
+            "main 1 1 5 ms 5 ms 2.5 ms 5 ms 10 ms 15 ms 20 ms 2.5 ms"
+        );
+        // An estimated count is marked; a function never timed has no durations.
+        assert!(line(&out, "parse").starts_with("parse ~1,200 1,200 3 ms 2.5 µs"));
+        assert_eq!(line(&out, "idle"), "idle 4 0 - - - - - - - -");
+        assert_eq!(
+            line(&out, "perturbation"),
+            "perturbation: 2,400 probe hits, about 1.2 ms of probe time, \
+             1.20% of the program's CPU time (budget 2%)"
+        );
+        assert_eq!(
+            line(&out, "records"),
+            "records: 2,400 read from 2 ring buffers, 3 lost"
+        );
+        assert!(!has_line(&out, "calls per"), "no intervals asked: {out}");
+    }
+
+    #[test]
+    fn a_reason_not_to_time_replaces_the_table() {
+        let mut f = report(vec![timing("main", 1, 5e6)]);
+        f.off_reason = Some("uprobes need root: run arum as root".into());
+        let out = text(&f);
+        assert_eq!(
+            out.lines().filter(|l| !l.is_empty()).count(),
+            2,
+            "the title and the reason only: {out}"
+        );
+        assert_eq!(
+            line(&out, "not timed"),
+            "not timed: uprobes need root: run arum as root"
+        );
+    }
+
+    #[test]
+    fn a_throttled_function_says_why_and_how_its_calls_were_counted() {
+        let bounded = throttled(
+            ThrottleReason::TooShort,
+            Some(estimate(Some(10_000.0), Some(11_000.0), false)),
+        );
+        assert_eq!(
+            function_notes(&bounded, &report(Vec::new())),
+            [
+                "too short to time reliably: mean 50 ns, probe cost 1 µs; timed the first 100 \
+              calls; about 10,000 calls in all (sampled in 7 windows; 95% interval \
+              9,000–11,000)"
+            ]
+        );
+        let exact = throttled(ThrottleReason::Budget, None);
+        assert_eq!(
+            function_notes(&exact, &report(Vec::new())),
+            [
+                "throttled to keep the probes within the 2% budget (mean 50 ns, probe cost 1 µs); \
+              timed the first 100 calls; 100 calls in all, counted exactly by the entry probe \
+              (about 400 ns a call)"
+            ]
+        );
+        let ended = throttled(ThrottleReason::Budget, Some(estimate(None, None, false)));
+        assert!(function_notes(&ended, &report(Vec::new()))[0]
+            .ends_with("at least 9,000 calls in all (the program ended before a sampling window)"));
+    }
+
+    #[test]
+    fn a_saturated_estimate_names_the_missing_cycle_counter_only_without_one() {
+        let t = throttled(ThrottleReason::TooShort, Some(estimate(None, None, true)));
+        let mut f = report(Vec::new());
+        let note = function_notes(&t, &f).remove(0);
+        assert!(
+            note.ends_with("cannot be estimated without a hardware cycle counter (none here)"),
+            "{note}"
+        );
+        f.estimate_axis = EstimateAxis::UserCycles;
+        let note = function_notes(&t, &f).remove(0);
+        assert!(note.ends_with("cannot be estimated"), "{note}");
+    }
+
+    #[test]
+    fn notes_name_threads_processes_and_lost_calls_under_the_table() {
+        let mut t = timing("work", 7, 3000.0);
+        t.too_short = true;
+        t.threads = [(11, 3), (12, 4)]
+            .map(|(tid, calls)| ThreadTiming {
+                tid,
+                pid: 10,
+                calls,
+                timed_calls: calls,
+                inclusive_ns: 0,
+                exclusive_ns: 0,
+            })
+            .to_vec();
+        t.processes = vec![ProcessHits {
+            pid: 10,
+            name: None,
+            calls: 7,
+        }];
+        t.unfinished = 1;
+        t.lost_entries = 2;
+        let mut f = report(vec![t]);
+        f.policy.mode = ThrottleMode::NoThrottle;
+        let out = text(&f);
+        assert_eq!(
+            line(&out, "work: too short"),
+            "work: too short to time reliably: mean 3 µs, probe cost 1 µs (timed anyway: not \
+             throttled)"
+        );
+        assert_eq!(
+            line(&out, "work: calls per thread"),
+            "work: calls per thread (tid): 3 (11), 4 (12)"
+        );
+        // One process is named only when its name is unknown.
+        assert_eq!(
+            line(&out, "work: hit in"),
+            "work: hit in processes: ? 10 (7)"
+        );
+        assert_eq!(
+            line(&out, "work: 1 calls never"),
+            "work: 1 calls never returned before the program ended"
+        );
+        assert_eq!(
+            line(&out, "work: 2 entries"),
+            "work: 2 entries lost, 0 returns without an entry"
+        );
+        assert!(line_number(&out, "work: too short") > line_number(&out, "work 7"));
+        assert!(line(&out, "perturbation").ends_with("(budget 2%; --no-throttle: not applied)"));
+    }
+
+    #[test]
+    fn intervals_mark_sampled_counts() {
+        let mut f = report(vec![timing("a", 10, 100.0), timing("b", 5, 100.0)]);
+        f.interval_ms = Some(100);
+        f.intervals = vec![FunctionInterval {
+            t_end_ns: 100_000_000,
+            calls: vec![10, 1500],
+            estimated: vec![false, true],
+        }];
+        let out = text(&f);
+        assert_eq!(
+            line(&out, "calls per"),
+            "calls per 100 ms interval (~: sampled, counts since the last window):"
+        );
+        assert_eq!(line(&out, "t (s)"), "t (s) a b");
+        assert_eq!(line(&out, "0.100"), "0.100 10 ~1,500");
+    }
 }

@@ -81,7 +81,8 @@ pub fn render(out: &mut String, s: &SyscallsReport) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facilities::syscalls::model::ErrnoCount;
+    use crate::facilities::syscalls::model::{CallCount, ErrnoCount};
+    use crate::render::testing::{has_line, line, line_number};
 
     #[test]
     fn the_section_shows_calls_errnos_and_the_probe_cost() {
@@ -123,5 +124,57 @@ mod tests {
         let mut out = String::new();
         render(&mut out, &off);
         assert!(out.contains("not traced: no permission"), "{out}");
+    }
+
+    #[test]
+    fn the_call_table_stops_at_its_length_and_counts_the_rest() {
+        let call = |i: u64| SyscallStats {
+            name: format!("call{i}"),
+            category: "other".into(),
+            calls: 100 - i,
+            total_ns: 1000,
+            bytes: (i == 0).then_some(65536),
+            ..SyscallStats::default()
+        };
+        let s = SyscallsReport {
+            selection: vec!["all".into()],
+            calls: (0..30).map(call).collect(),
+            categories: vec![SyscallStats {
+                name: "other".into(),
+                ..call(0)
+            }],
+            records: 12_000,
+            lost: 2,
+            orphan_exits: 1,
+            unfinished: vec![CallCount {
+                name: "wait4".into(),
+                count: 1,
+            }],
+            ..SyscallsReport::default()
+        };
+        let mut out = String::new();
+        render(&mut out, &s);
+        // The categories, then the calls, each under its header.
+        assert!(line_number(&out, "Category Calls") < line_number(&out, "Call Calls"));
+        assert_eq!(
+            line(&out, "call0 "),
+            "call0 100 0 1 µs 0 ns 0 ns 0 ns 0 ns 65,536"
+        );
+        assert!(
+            has_line(&out, "call24 76") && !has_line(&out, "call25"),
+            "{out}"
+        );
+        assert_eq!(
+            line(&out, "..."),
+            "... 5 more calls in the JSON and CSV reports"
+        );
+        assert_eq!(
+            line(&out, "records:"),
+            "records: 12,000 read, 2 lost, 1 exits without an entry, 1 calls unfinished at the end"
+        );
+        assert!(
+            !has_line(&out, "perturbation"),
+            "no probe cost, no line: {out}"
+        );
     }
 }

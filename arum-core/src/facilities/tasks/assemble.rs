@@ -453,34 +453,12 @@ pub fn check_rusage(
     let cpu_slack = 2_000 * processes.max(1) as u64;
     let row = |field: &str, tasks_total: u64, rusage: u64, slack: u64, exit_tail: bool| {
         let agrees = tasks_total.abs_diff(rusage) <= slack;
-        let note = if agrees {
-            None
-        } else if !exact {
-            Some("some records are /proc samples, which stop at each task's last sample".into())
-        } else if tasks_total < rusage && exit_tail {
-            Some(format!(
-                "{:.2}% less in the records: an exit record is taken as the task begins to exit; \
-                 the rest of its exit (freeing its memory, its last switch) counts in rusage only",
-                100.0 * (rusage - tasks_total) as f64 / rusage.max(1) as f64
-            ))
-        } else if tasks_total > rusage {
-            Some(
-                "rusage counts only the descendants that were waited for; a process reaped by \
-                 init (its parent exited first) is in the records but not in rusage"
-                    .into(),
-            )
-        } else {
-            Some(format!(
-                "{:.2}% less in the records than in rusage",
-                100.0 * (rusage - tasks_total) as f64 / rusage.max(1) as f64
-            ))
-        };
         RusageCheck {
             field: field.into(),
             tasks_total,
             rusage,
             agrees,
-            note,
+            note: (!agrees).then(|| why_they_differ(tasks_total, rusage, exact, exit_tail)),
         }
     };
     vec![
@@ -532,6 +510,31 @@ pub fn check_rusage(
             false,
         ),
     ]
+}
+
+/// Why a total of the records and rusage's figure differ: samples that stop early, the tail of
+/// an exit (for a figure that grows as a task exits, `exit_tail`), or a descendant not waited for.
+fn why_they_differ(tasks_total: u64, rusage: u64, exact: bool, exit_tail: bool) -> String {
+    let less = |what: &str| {
+        format!(
+            "{:.2}% less in the records{what}",
+            100.0 * (rusage - tasks_total) as f64 / rusage.max(1) as f64
+        )
+    };
+    if !exact {
+        "some records are /proc samples, which stop at each task's last sample".into()
+    } else if tasks_total < rusage && exit_tail {
+        less(
+            ": an exit record is taken as the task begins to exit; the rest of its exit \
+             (freeing its memory, its last switch) counts in rusage only",
+        )
+    } else if tasks_total > rusage {
+        "rusage counts only the descendants that were waited for; a process reaped by init (its \
+         parent exited first) is in the records but not in rusage"
+            .into()
+    } else {
+        less(" than in rusage")
+    }
 }
 
 #[cfg(test)]

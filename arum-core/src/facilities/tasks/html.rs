@@ -1,14 +1,14 @@
 //! `--per-task`: a record for every process and thread of the tree, the totals against the
 //! run's rusage, and per-thread counts.
 
-use super::model::TasksReport;
-use crate::facilities::tasks::model::TaskUsage;
+use super::model::{
+    ProcessRecord, RusageCheck, TaskCounters, TaskUsage, TasksReport, ThreadRecord,
+};
 use crate::render::html::page::{figure, list, para, section, table};
 use crate::render::html::plot::{self, Series};
 use arum_units::{duration, size};
 
 pub fn render(t: &TasksReport) -> String {
-    let ns = |v: u64| duration::format_ns(v as f64);
     let mut body = para(&format!(
         "{}; {} processes, {} threads{}.",
         t.method.describe(),
@@ -21,8 +21,22 @@ pub fn render(t: &TasksReport) -> String {
         }
     ));
     body.push_str(&list("notes warn", &t.limits));
-    let processes: Vec<Vec<String>> = t
-        .processes
+    body.push_str(&processes_table(&t.processes));
+    let mut threads: Vec<_> = t.threads.iter().collect();
+    threads.sort_by_key(|x| std::cmp::Reverse(x.usage.cpu_ns));
+    body.push_str(&threads_table(&threads));
+    body.push_str(&lifetimes(&threads));
+    if !t.rusage_check.is_empty() {
+        body.push_str(&rusage_table(&t.rusage_check));
+    }
+    if let Some(c) = &t.counters {
+        body.push_str(&counters_table(c));
+    }
+    section("tasks", "Processes and threads (--per-task)", &body)
+}
+
+fn processes_table(processes: &[ProcessRecord]) -> String {
+    let rows: Vec<Vec<String>> = processes
         .iter()
         .map(|p| {
             let mut row = vec![
@@ -35,12 +49,14 @@ pub fn render(t: &TasksReport) -> String {
             row
         })
         .collect();
-    body.push_str(&table(
+    table(
         &headers(&["process", "parent", "threads"], "imbalance"),
-        &processes,
-    ));
-    let mut threads: Vec<_> = t.threads.iter().collect();
-    threads.sort_by_key(|x| std::cmp::Reverse(x.usage.cpu_ns));
+        &rows,
+    )
+}
+
+/// `threads`, in the order given (the largest CPU users first).
+fn threads_table(threads: &[&ThreadRecord]) -> String {
     let rows: Vec<Vec<String>> = threads
         .iter()
         .map(|x| {
@@ -53,11 +69,16 @@ pub fn render(t: &TasksReport) -> String {
             row
         })
         .collect();
-    body.push_str(&table(
+    table(
         &headers(&["thread", "process"], "% waiting for a CPU"),
         &rows,
-    ));
-    // The threads' lives on the run's time line, one row each, the largest CPU users on top.
+    )
+}
+
+/// The lives of the first twelve `threads` whose start and end are known, on the run's time
+/// line, one row each, the first on top (empty when there is none).
+fn lifetimes(threads: &[&ThreadRecord]) -> String {
+    let ns = |v: u64| duration::format_ns(v as f64);
     let shown: Vec<_> = threads
         .iter()
         .filter(|x| x.start_ns.is_some() && x.end_ns.is_some())
@@ -75,50 +96,52 @@ pub fn render(t: &TasksReport) -> String {
             }
         })
         .collect();
-    if !lives.is_empty() {
-        body.push_str(&figure(plot::lines(
-            "Thread lifetimes (the largest CPU users, from the top)",
-            "seconds since the program started",
-            "thread",
-            &lives,
-            None,
-            plot::YAxis::Linear,
-        )));
+    if lives.is_empty() {
+        return String::new();
     }
-    if !t.rusage_check.is_empty() {
-        let rows: Vec<Vec<String>> = t
-            .rusage_check
-            .iter()
-            .map(|c| {
-                vec![
-                    c.field.clone(),
-                    c.tasks_total.to_string(),
-                    c.rusage.to_string(),
-                    if c.agrees { "yes" } else { "no" }.into(),
-                    c.note.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        body.push_str(&table(
-            &["field", "tasks' total", "rusage", "agrees", "note"],
-            &rows,
-        ));
-    }
-    if let Some(c) = &t.counters {
-        let mut headers = vec!["thread"];
-        headers.extend(c.events.iter().map(String::as_str));
-        let rows: Vec<Vec<String>> = c
-            .threads
-            .iter()
-            .map(|x| {
-                std::iter::once(format!("{} (pid {})", x.tid, x.pid))
-                    .chain(x.counts.iter().map(u64::to_string))
-                    .collect()
-            })
-            .collect();
-        body.push_str(&table(&headers, &rows));
-    }
-    section("tasks", "Processes and threads (--per-task)", &body)
+    figure(plot::lines(
+        "Thread lifetimes (the largest CPU users, from the top)",
+        "seconds since the program started",
+        "thread",
+        &lives,
+        None,
+        plot::YAxis::Linear,
+    ))
+}
+
+fn rusage_table(check: &[RusageCheck]) -> String {
+    let rows: Vec<Vec<String>> = check
+        .iter()
+        .map(|c| {
+            vec![
+                c.field.clone(),
+                c.tasks_total.to_string(),
+                c.rusage.to_string(),
+                if c.agrees { "yes" } else { "no" }.into(),
+                c.note.clone().unwrap_or_default(),
+            ]
+        })
+        .collect();
+    table(
+        &["field", "tasks' total", "rusage", "agrees", "note"],
+        &rows,
+    )
+}
+
+/// Each thread's count of each event.
+fn counters_table(c: &TaskCounters) -> String {
+    let mut headers = vec!["thread"];
+    headers.extend(c.events.iter().map(String::as_str));
+    let rows: Vec<Vec<String>> = c
+        .threads
+        .iter()
+        .map(|x| {
+            std::iter::once(format!("{} (pid {})", x.tid, x.pid))
+                .chain(x.counts.iter().map(u64::to_string))
+                .collect()
+        })
+        .collect();
+    table(&headers, &rows)
 }
 
 /// The columns of `usage_cells`, after `first` and before `last`.

@@ -3,7 +3,9 @@
 //! `--task-end` (task → nested probes, each collapsible), the percentage view of the tasks'
 //! time, and the elapsed time per process and probe in µs and TSC cycles.
 
-use crate::facilities::views::model::{OverviewView, SpanSummary, TasksView, ViewsReport};
+use crate::facilities::views::model::{
+    NestedProbe, OverviewView, SpanSummary, TaskLine, TasksView, ViewsReport,
+};
 use crate::render::html::page::{branch, facts, figure, item, para, section, table};
 use crate::render::html::plot::{self, Series, YAxis};
 use arum_units::duration;
@@ -126,57 +128,10 @@ fn tasks(t: &TasksView) -> String {
         span(&t.duration)
     ));
     for n in &t.nested {
-        let d = &n.duration;
-        let detail = facts(&[
-            ("tasks calling it", n.tasks.to_string()),
-            ("calls", n.calls.to_string()),
-            ("calls per task", format!("{:.2}", n.calls_per_task)),
-            ("total", ns(d.total_ns as f64)),
-            ("durations", span(d)),
-            ("share of the tasks' time", format!("{:.1}%", n.share_pct)),
-        ]);
-        inner.push_str(&item(
-            &format!(
-                "{}: {} calls, mean {}, p99 {}, {:.1}% of the time",
-                n.probe,
-                n.calls,
-                ns(d.mean_ns),
-                ns(d.p99_ns as f64),
-                n.share_pct
-            ),
-            &detail,
-        ));
+        inner.push_str(&nested_probe(n));
     }
     if !t.slowest.is_empty() {
-        let mut slow = String::new();
-        for s in &t.slowest {
-            let calls: Vec<Vec<String>> = s
-                .nested
-                .iter()
-                .map(|c| {
-                    vec![
-                        c.probe.clone(),
-                        ns(c.offset_ns as f64),
-                        ns(c.duration_ns as f64),
-                    ]
-                })
-                .collect();
-            slow.push_str(&item(
-                &format!(
-                    "pid {} tid {}{}: {} at {}, {} nested calls",
-                    s.pid,
-                    s.tid,
-                    s.fd.map_or_else(String::new, |fd| format!(" fd {fd}")),
-                    ns(s.duration_ns as f64),
-                    ns(s.start_ns as f64),
-                    s.nested.len()
-                ),
-                &table(
-                    &["nested call", "from the task's start", "duration"],
-                    &calls,
-                ),
-            ));
-        }
+        let slow: String = t.slowest.iter().map(slow_task).collect();
         inner.push_str(&branch("The slowest tasks", &slow));
     }
     let mut out = branch(
@@ -190,31 +145,89 @@ fn tasks(t: &TasksView) -> String {
         ),
         &inner,
     );
-    // The percentage view: where the tasks' time went.
-    let mut names: Vec<String> = t.nested.iter().map(|n| n.probe.clone()).collect();
-    let mut shares: Vec<f64> = t.nested.iter().map(|n| n.share_pct).collect();
-    if t.tasks > 0 {
-        names.push("(in no nested probe)".into());
-        shares.push(t.unaccounted_pct);
-        out.push_str(&figure(plot::bars(
-            "Share of the tasks' time",
-            "% of the tasks' total time",
-            &names,
-            &shares,
-            YAxis::Linear,
-        )));
-        let rows: Vec<Vec<String>> = names
-            .iter()
-            .zip(&shares)
-            .map(|(n, s)| vec![n.clone(), format!("{s:.1}%")])
-            .collect();
-        out.push_str(&table(&["where the tasks' time went", "share"], &rows));
-    } else {
-        out.push_str(&para(&format!(
+    out.push_str(&shares(t));
+    out
+}
+
+/// A probe nested in the tasks: its calls and durations in one line, the figures inside.
+fn nested_probe(n: &NestedProbe) -> String {
+    let d = &n.duration;
+    let detail = facts(&[
+        ("tasks calling it", n.tasks.to_string()),
+        ("calls", n.calls.to_string()),
+        ("calls per task", format!("{:.2}", n.calls_per_task)),
+        ("total", ns(d.total_ns as f64)),
+        ("durations", span(d)),
+        ("share of the tasks' time", format!("{:.1}%", n.share_pct)),
+    ]);
+    item(
+        &format!(
+            "{}: {} calls, mean {}, p99 {}, {:.1}% of the time",
+            n.probe,
+            n.calls,
+            ns(d.mean_ns),
+            ns(d.p99_ns as f64),
+            n.share_pct
+        ),
+        &detail,
+    )
+}
+
+/// One of the slowest tasks, with its nested calls.
+fn slow_task(s: &TaskLine) -> String {
+    let calls: Vec<Vec<String>> = s
+        .nested
+        .iter()
+        .map(|c| {
+            vec![
+                c.probe.clone(),
+                ns(c.offset_ns as f64),
+                ns(c.duration_ns as f64),
+            ]
+        })
+        .collect();
+    item(
+        &format!(
+            "pid {} tid {}{}: {} at {}, {} nested calls",
+            s.pid,
+            s.tid,
+            s.fd.map_or_else(String::new, |fd| format!(" fd {fd}")),
+            ns(s.duration_ns as f64),
+            ns(s.start_ns as f64),
+            s.nested.len()
+        ),
+        &table(
+            &["nested call", "from the task's start", "duration"],
+            &calls,
+        ),
+    )
+}
+
+/// The percentage view: where the tasks' time went, or why there is none to show.
+fn shares(t: &TasksView) -> String {
+    if t.tasks == 0 {
+        return para(&format!(
             "No task ended ({} → {}): no shares to show.",
             t.begin, t.end
-        )));
+        ));
     }
+    let mut names: Vec<String> = t.nested.iter().map(|n| n.probe.clone()).collect();
+    let mut shares: Vec<f64> = t.nested.iter().map(|n| n.share_pct).collect();
+    names.push("(in no nested probe)".into());
+    shares.push(t.unaccounted_pct);
+    let mut out = figure(plot::bars(
+        "Share of the tasks' time",
+        "% of the tasks' total time",
+        &names,
+        &shares,
+        YAxis::Linear,
+    ));
+    let rows: Vec<Vec<String>> = names
+        .iter()
+        .zip(&shares)
+        .map(|(n, s)| vec![n.clone(), format!("{s:.1}%")])
+        .collect();
+    out.push_str(&table(&["where the tasks' time went", "share"], &rows));
     out
 }
 

@@ -150,6 +150,8 @@ fn tasks(out: &mut String, t: &TasksView) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facilities::views::model::{NestedCall, ProcessLine, TableRow};
+    use crate::render::testing::{has_line, line};
 
     #[test]
     fn the_views_show_the_rate_the_tasks_and_the_table() {
@@ -163,5 +165,90 @@ mod tests {
         );
         assert!(out.contains("12.5%") && out.contains("87.5%"), "{out}");
         assert!(out.contains("7 nginx") && out.contains("60,000"), "{out}");
+    }
+
+    #[test]
+    fn processes_slow_tasks_and_the_table_read_as_lines() {
+        let mut v = crate::facilities::views::testing::views();
+        v.overview.processes = vec![ProcessLine {
+            pid: 7,
+            name: "nginx".into(),
+            threads: 2,
+            events: 12_345,
+            first_ns: 1000,
+            last_ns: 2_500_000,
+        }];
+        let out = {
+            let mut out = String::new();
+            render(&mut out, &v);
+            out
+        };
+        assert_eq!(
+            line(&out, "Overview"),
+            "Overview (3 ms of probe events, 1 ms per column)"
+        );
+        assert_eq!(
+            line(&out, "process 7"),
+            "process 7 nginx: 2 threads, 12,345 events, 1 µs .. 2.5 ms"
+        );
+        assert_eq!(line(&out, "busiest:"), "busiest: sendfile 50 µs");
+        assert_eq!(
+            line(&out, "slow task:"),
+            "slow task: pid 7 tid 8 fd 6 40 µs: send<file>@1 µs"
+        );
+        assert_eq!(line(&out, "7 nginx"), "7 nginx sendfile 10 25.0 60,000");
+        assert!(!has_line(&out, "..."), "{out}");
+    }
+
+    #[test]
+    fn long_tables_and_dropped_events_are_said_and_tasks_are_optional() {
+        let mut v = crate::facilities::views::testing::views();
+        v.tasks.as_mut().unwrap().slowest[0].nested = (0..9)
+            .map(|i| NestedCall {
+                probe: format!("p{i}"),
+                offset_ns: i * 1000,
+                duration_ns: 10,
+            })
+            .collect();
+        v.table = (0..45)
+            .map(|i| TableRow {
+                pid: 7,
+                process: "nginx".into(),
+                probe: format!("probe{i}"),
+                calls: 1,
+                elapsed_us: 1.0,
+                elapsed_cycles: None,
+            })
+            .collect();
+        v.dropped_events = 1500;
+        let mut out = String::new();
+        render(&mut out, &v);
+        let slow = line(&out, "slow task:");
+        assert!(
+            slow.ends_with("p6@6 µs p7@7 µs ...") && !slow.contains("p8"),
+            "{slow}"
+        );
+        assert_eq!(line(&out, "7 nginx probe39"), "7 nginx probe39 1 1.0 -");
+        assert!(!has_line(&out, "7 nginx probe40"), "{out}");
+        assert_eq!(
+            line(&out, "... 5 more rows"),
+            "... 5 more rows in the JSON and CSV reports"
+        );
+        assert_eq!(
+            line(&out, "1,500 probe events"),
+            "1,500 probe events were not kept (memory limit) and are not in the views"
+        );
+
+        v.tasks = None;
+        let mut out = String::new();
+        render(&mut out, &v);
+        assert!(
+            !has_line(&out, "Tasks ") && !has_line(&out, "slow task"),
+            "{out}"
+        );
+        assert!(
+            has_line(&out, "Elapsed time per process and probe"),
+            "{out}"
+        );
     }
 }
