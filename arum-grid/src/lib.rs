@@ -7,7 +7,6 @@
 
 #![forbid(unsafe_code)]
 
-use std::cell::RefCell;
 use std::ops::{Bound, RangeBounds};
 
 use unicode_width::UnicodeWidthStr;
@@ -59,6 +58,7 @@ impl Grid {
 
     /// Appends the grid to `out`, each line after `indent` and without trailing blanks.
     pub fn write_to(&self, out: &mut String, indent: &str) {
+        #[cfg(feature = "recording")]
         RECORDED.with(|r| {
             if let Some(grids) = r.borrow_mut().as_mut() {
                 grids.push((self.clone(), indent.to_string()));
@@ -121,14 +121,17 @@ impl Grid {
     }
 }
 
+#[cfg(feature = "recording")]
 thread_local! {
     /// The grids laid out on this thread while [`recording`] runs.
-    static RECORDED: RefCell<Option<Vec<(Grid, String)>>> = const { RefCell::new(None) };
+    static RECORDED: std::cell::RefCell<Option<Vec<(Grid, String)>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Runs `f`, and returns what it returned with every grid it laid out on this thread, each with
 /// its indent, in order: the tables a real rendering draws, to lay out again with another engine
-/// (`benchmarks/render-cost` measures the report's tables so).
+/// (`benchmarks/render-cost` measures the report's tables so). With the feature `recording`
+/// only: arum itself does not pay for it.
+#[cfg(feature = "recording")]
 pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<(Grid, String)>) {
     let outer = RECORDED.with(|r| r.replace(Some(Vec::new())));
     let result = f();
@@ -250,6 +253,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "recording")]
     fn recording_returns_the_grids_laid_out_in_order() {
         let draw = |cell: &str, indent: &str| {
             let mut out = String::new();

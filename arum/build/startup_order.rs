@@ -56,7 +56,10 @@ pub fn link() {
         arg(&format!("-B{}", dir.display()));
     }
     arg(&format!("-Wl,-T,{}", script_path.display()));
-    arg(&format!("-Wl,--symbol-ordering-file={}", symbols_path.display()));
+    arg(&format!(
+        "-Wl,--symbol-ordering-file={}",
+        symbols_path.display()
+    ));
     arg("-Wl,--no-warn-symbol-ordering");
 }
 
@@ -65,7 +68,10 @@ pub fn link() {
 fn linker_inputs(list: &str) -> (String, String) {
     let mut script = String::from("SECTIONS\n{\n  .text.arum_startup : {\n");
     let mut symbols = String::new();
-    for name in list.lines().filter(|l| !l.is_empty() && !l.starts_with('#')) {
+    for name in list
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
         if name.contains('*') {
             script.push_str(&format!("    *(.text.{name})\n"));
         } else {
