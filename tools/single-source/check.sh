@@ -34,7 +34,8 @@ rule "medians, percentiles and intervals" "arum-stats" '^arum-stats/' \
   'fn (median|quantile|percentile|quantile_sorted|median_of_sorted|mean_interval|t_critical)\([a-z_]+:'
 rule "writing files atomically" "arum-sink" '^(arum-sink|tests)/' \
   '\.persist\(|fs::rename\(|O_TMPFILE'
-rule "table layout" "arum-grid" '^arum-grid/' '\btabled::'
+# benchmarks/render-cost measures arum-grid against tabled, the engine it stands in for.
+rule "table layout" "arum-grid" '^(arum-grid|benchmarks/render-cost)/' '\btabled::'
 rule "SVG drawing" "plotters" '^$' '\bsvg::(Document|node)'
 rule "a report flattened into named metrics" "arum-core/src/report/metrics/" \
   '^arum-core/src/report/metrics/' 'fn flatten\b'

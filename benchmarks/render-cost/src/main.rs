@@ -63,10 +63,6 @@ fn report(path: Option<&str>) -> Result<Report, String> {
     })
 }
 
-fn median(xs: &[f64]) -> f64 {
-    arum_stats::median(xs).unwrap_or(f64::NAN)
-}
-
 fn run() -> Result<(), String> {
     let args = args()?;
     let report = report(args.report.as_deref())?;
@@ -92,7 +88,11 @@ fn run() -> Result<(), String> {
     ];
     let times = rounds::measure(&contenders, args.reports, args.rounds);
     let ratios: Vec<f64> = times[1].iter().zip(&times[0]).map(|(t, g)| t / g).collect();
-    let (grid, tabled, whole) = (median(&times[0]), median(&times[1]), median(&times[2]));
+    let (grid, tabled, whole) = (
+        arum_stats::median(&times[0]).unwrap_or(f64::NAN),
+        arum_stats::median(&times[1]).unwrap_or(f64::NAN),
+        arum_stats::median(&times[2]).unwrap_or(f64::NAN),
+    );
     let lowest = ratios.iter().copied().fold(f64::INFINITY, f64::min);
     let highest = ratios.iter().copied().fold(0.0, f64::max);
     println!(
@@ -110,12 +110,12 @@ fn run() -> Result<(), String> {
         println!(
             "  {:<13} {} per report",
             c.name,
-            duration::format_ns(median(t))
+            duration::format_ns(arum_stats::median(t).unwrap_or(f64::NAN))
         );
     }
     println!(
         "  tabled / arum-grid, the tables' layout: {:.2} (rounds {lowest:.2} to {highest:.2})",
-        median(&ratios)
+        arum_stats::median(&ratios).unwrap_or(f64::NAN)
     );
     println!(
         "  the whole report with tabled instead (whole - arum-grid + tabled): {}, {:.2} times \
