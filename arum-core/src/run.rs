@@ -11,13 +11,7 @@ use crate::settings::Settings;
 /// Runs the program under measurement and returns arum's exit status (the program's).
 pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
     let settings = Settings::from_request(request, started)?;
-    // Opened before the program runs, so an unwritable destination stops arum early.
-    let sink = Sink::open(settings.output.as_deref())?;
-    let html = settings
-        .html
-        .as_deref()
-        .map(|p| Sink::open(Some(p)))
-        .transpose()?;
+    let (sink, html) = open_outputs(&settings)?;
     let report = measure_once(&settings)?;
     let options = report::TextOptions {
         show_self_timing: settings.show_self_timing,
@@ -34,4 +28,16 @@ pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
         }
     }
     Ok(report.exit.status)
+}
+
+/// The report's destination and the page's, opened before the program runs, so an unwritable
+/// one stops arum before anything runs.
+pub fn open_outputs(settings: &Settings) -> Result<(Sink, Option<Sink>), ArumError> {
+    let sink = Sink::open(settings.output.as_deref())?;
+    let html = settings
+        .html
+        .as_deref()
+        .map(|p| Sink::open(Some(p)))
+        .transpose()?;
+    Ok((sink, html))
 }

@@ -150,12 +150,7 @@ pub fn run(run: &RunRequest, s: &SeriesSettings, started: Instant) -> Result<i32
     // Each run's warnings are in its report; the summary lists them once.
     settings.echo_warnings = false;
     // Every destination is opened before anything runs, so a bad path stops arum early.
-    let sink = Sink::open(settings.output.as_deref())?;
-    let html = settings
-        .html
-        .as_deref()
-        .map(|p| Sink::open(Some(p)))
-        .transpose()?;
+    let (sink, html) = crate::run::open_outputs(&settings)?;
     let export_sinks = s
         .exports
         .iter()
