@@ -352,9 +352,9 @@ impl CoreType {
 }
 
 /// CPUID of the machine arum runs on, each (leaf, subleaf) executed once per process. In a
-/// virtual machine every CPUID instruction exits to the hypervisor (1 µs on our AMD VMs, 4-5 µs
-/// on an Intel one); identifying the CPU, its counters and its architectural events asked the
-/// same leaves (0, 0x8000_0000, 0xA) twelve times in all per run, seven of them distinct.
+/// virtual machine every CPUID instruction exits to the hypervisor (docs/launch-overhead.md has
+/// what that costs); identifying the CPU, its counters and its architectural events would ask
+/// the same leaves (0, 0x8000_0000, 0xA) twelve times in all per run, seven of them distinct.
 /// Only for leaves that say the same on every CPU of the machine (vendor, signature, brand,
 /// counters): the per-CPU leaves (core type, APIC IDs) are read with the native reader on the
 /// CPU in question.

@@ -82,7 +82,7 @@ impl<'a> Machine<'a> {
 
     /// The machine arum runs on, for software events only: they use no counter, so CPUID's
     /// counter leaf (0xA) is not asked (on a virtual machine every CPUID instruction is an exit
-    /// to the hypervisor, 8-12.5 µs on our Intel VMs), nor the kernel's PMUs read.
+    /// to the hypervisor), nor the kernel's PMUs read.
     pub fn software_only(cpu: &'a CpuIdent) -> Machine<'a> {
         Machine {
             cpu,

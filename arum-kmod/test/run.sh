@@ -41,9 +41,8 @@ file /arum.ko $work/mod/arum-kmod/arum.ko 644 0 0
 LIST
 "$kdir/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
 
-# A guest whose console shows no /init after this long is stuck in the kernel's boot: 32
-# emulated CPUs on an AMD EPYC VM reach /init after 38-72 s of guest time, and pinned to one host
-# core after 80-83 s.
+# A guest whose console shows no /init after this long is stuck in the kernel's boot: a booting
+# 32-CPU guest reaches /init in a fraction of it (docs/kmod.md has the boots' times).
 init_secs=${ARUM_KTEST_INIT_SECS:-300}
 
 # boot_once NAME CPUS MEMORY SECONDS CMDLINE: one guest run, its console in NAME.log. Prints

@@ -2,8 +2,8 @@
 //! tree, and `memory.peak` (when the memory controller is enabled there) is its exact peak.
 //!
 //! The group is created before fork so that the child can be born in it (clone3 with
-//! CLONE_INTO_CGROUP): moving a running task between groups takes the kernel's threadgroup lock
-//! and costs 5-7 ms on our machines, more than the rest of arum's launch overhead together.
+//! CLONE_INTO_CGROUP): moving a running task between groups takes the kernel's threadgroup lock,
+//! which waits for an RCU grace period: milliseconds, more than the rest of arum's launch.
 
 use std::fs::{self, File};
 use std::os::fd::{AsFd, BorrowedFd};
