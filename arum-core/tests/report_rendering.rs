@@ -9,6 +9,7 @@ use std::fmt::Write;
 
 use arum_core::report::metrics::{self, declared, Role};
 use arum_core::report::model::Report;
+use arum_core::report::sections::SECTIONS;
 use arum_core::report::{render, Format};
 use serde_json::{json, Value};
 
@@ -223,5 +224,28 @@ fn every_number_has_a_row_and_every_row_a_field() {
         stale.is_empty(),
         "rows that name no field of a report:\n{}",
         stale.join("\n")
+    );
+}
+
+#[test]
+fn the_json_has_the_sections_in_the_table_s_order() {
+    // The full run has every section; its JSON's top-level keys, in order.
+    let json: serde_json::Value = serde_json::from_str(FULL).expect("the full fixture parses");
+    let keys: Vec<&str> = json
+        .as_object()
+        .expect("a report is an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let at = |key: &str| {
+        keys.iter()
+            .position(|k| *k == key)
+            .unwrap_or_else(|| panic!("section {key} is not a field of the report: {keys:?}"))
+    };
+    let order: Vec<usize> = SECTIONS.iter().map(|s| at(s.key)).collect();
+    assert!(
+        order.windows(2).all(|w| w[0] < w[1]),
+        "the report's fields {keys:?} are not in the order of report::sections {:?}",
+        SECTIONS.iter().map(|s| s.key).collect::<Vec<_>>()
     );
 }
