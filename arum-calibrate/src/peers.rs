@@ -303,14 +303,25 @@ fn usecs_per_op(t: &str) -> Option<f64> {
     number_before(t, "usecs/op").map(|us| us * 1e3)
 }
 
+/// How long a peer may run.
+const PEER_LIMIT: Duration = Duration::from_secs(120);
+
 /// Runs every comparison; `buffer_bytes` is the bandwidth buffer size our suite uses.
 pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
+    let mut out = context_switches(ctx);
+    out.push(system_call(ctx));
+    out.push(memcpy_bandwidth(ctx, buffer_bytes));
+    out.extend(memory_bandwidth(ctx, buffer_bytes));
+    out.push(thread_yield(ctx));
+    ctx.end_progress();
+    out
+}
+
+/// Context switches: perf bench sched pipe, both ends on one CPU as ours.
+fn context_switches(ctx: &Context) -> Vec<Comparison> {
     let quick = ctx.quick();
-    let limit = Duration::from_secs(120);
     let cpu = ctx.cpus[0];
     let mut out = Vec::new();
-
-    // Context switches: perf bench sched pipe, both ends on one CPU as ours.
     let loops = if quick { "20000" } else { "100000" };
     for (threads, what, name) in [
         (
@@ -346,13 +357,18 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
         out.push(side_by_side(
             ctx,
             &spec,
-            limit,
+            PEER_LIMIT,
             &["tasks.pipe", name],
             |ours| figure(ours, name, Some("round_trip_ns")),
         ));
     }
+    out
+}
 
-    // System call: perf bench syscall basic (a getppid loop).
+/// System call: perf bench syscall basic (a getppid loop).
+fn system_call(ctx: &Context) -> Comparison {
+    let quick = ctx.quick();
+    let cpu = ctx.cpus[0];
     let spec = Spec {
         what: "minimal system call (getppid)",
         ours_name: "cpu.syscall.getppid",
@@ -372,15 +388,15 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
         busy_cpus: 1,
         read: usecs_per_op,
     };
-    out.push(side_by_side(
-        ctx,
-        &spec,
-        limit,
-        &["cpu.syscall.getppid"],
-        |ours| figure(ours, "cpu.syscall.getppid", None),
-    ));
+    side_by_side(ctx, &spec, PEER_LIMIT, &["cpu.syscall.getppid"], |ours| {
+        figure(ours, "cpu.syscall.getppid", None)
+    })
+}
 
-    // memcpy bandwidth: perf bench mem memcpy of the same size, the C library's memcpy.
+/// memcpy bandwidth: perf bench mem memcpy of the same size, the C library's memcpy.
+fn memcpy_bandwidth(ctx: &Context, buffer_bytes: u64) -> Comparison {
+    let quick = ctx.quick();
+    let cpu = ctx.cpus[0];
     let half = ((buffer_bytes / 2) >> 20).max(1);
     let spec = Spec {
         what: "memcpy bandwidth, one CPU",
@@ -406,17 +422,22 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
         busy_cpus: 1,
         read: perf_rate,
     };
-    out.push(side_by_side(
+    side_by_side(
         ctx,
         &spec,
-        limit,
+        PEER_LIMIT,
         &["memory.bandwidth.memcpy.1cpu"],
         |ours| figure(ours, "memory.bandwidth.memcpy.1cpu", None),
-    ));
+    )
+}
 
-    // Memory read and write bandwidth: sysbench memory, one block about the size of our buffer.
-    // sysbench takes only a power of two: the next one up from ours (both above the last cache
-    // level; a 48 MiB L3 makes ours 96 MiB in --quick).
+/// Memory read and write bandwidth: sysbench memory, one block about the size of our buffer.
+/// sysbench takes only a power of two: the next one up from ours (both above the last cache
+/// level; a 48 MiB L3 makes ours 96 MiB in --quick).
+fn memory_bandwidth(ctx: &Context, buffer_bytes: u64) -> Vec<Comparison> {
+    let quick = ctx.quick();
+    let cpu = ctx.cpus[0];
+    let mut out = Vec::new();
     let block = (buffer_bytes >> 20).max(1).next_power_of_two();
     let n = ctx.cpus.len();
     for (oper, what, name, all) in [
@@ -471,12 +492,17 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
             busy_cpus: threads,
             read: sysbench_rate,
         };
-        out.push(side_by_side(ctx, &spec, limit, &[name], |ours| {
+        out.push(side_by_side(ctx, &spec, PEER_LIMIT, &[name], |ours| {
             figure(ours, name, None)
         }));
     }
+    out
+}
 
-    // Threads: sysbench threads, two threads on one CPU taking turns with sched_yield.
+/// Threads: sysbench threads, two threads on one CPU taking turns with sched_yield.
+fn thread_yield(ctx: &Context) -> Comparison {
+    let quick = ctx.quick();
+    let cpu = ctx.cpus[0];
     let spec = Spec {
         what: "yield to another thread, one CPU",
         ours_name: "tasks.switch.thread.same_cpu",
@@ -504,12 +530,10 @@ pub fn run(ctx: &mut Context, buffer_bytes: u64) -> Vec<Comparison> {
         "tasks.switch.thread.same_cpu",
         "cpu.syscall.getppid",
     ];
-    out.push(side_by_side(ctx, &spec, limit, &again, |ours| {
+    side_by_side(ctx, &spec, PEER_LIMIT, &again, |ours| {
         let switch = figure(ours, "tasks.switch.thread.same_cpu", None)?;
         Some(switch + figure(ours, "cpu.syscall.getppid", None)?)
-    }));
-    ctx.end_progress();
-    out
+    })
 }
 
 #[cfg(test)]

@@ -197,6 +197,17 @@ struct Go {
 
 type Ran = (Timebase, u64, Vec<ThreadOutcome>, u64);
 
+/// What a thread gives back when it ends: its outcome, its failure, or nothing (no go).
+type Joined = Option<Result<ThreadOutcome, String>>;
+
+/// The experiment's threads, started: each says when it is ready, then waits for its go (None:
+/// give up).
+struct Spawned {
+    ready: mpsc::Receiver<(usize, Result<LoopTiming, String>)>,
+    go: Vec<mpsc::Sender<Option<Go>>>,
+    handles: Vec<std::thread::JoinHandle<Joined>>,
+}
+
 fn run_threads(
     exp: &Experiment,
     trace: &Arc<Trace>,
@@ -204,6 +215,54 @@ fn run_threads(
     notes: &mut Vec<String>,
 ) -> Result<Ran, Error> {
     let setup_tb = Timebase::anchor(tsc.hz);
+    let spawned = spawn_threads(exp, trace, setup_tb)?;
+    let (loops, mut failure) = await_ready(&spawned.ready, exp.threads.len());
+    let gap_ns = gap_ns(exp, &loops);
+    let t0 = arum_tsc::monotonic_ns() + START_MARGIN_NS;
+    let timebase = Timebase::anchor(tsc.hz);
+    let timebase = Timebase {
+        tsc0: timebase.tsc_at(t0),
+        mono0_ns: t0,
+        hz: tsc.hz,
+    };
+    let go = failure.is_none().then_some(Go {
+        timebase,
+        gap_ticks: timebase.ticks(gap_ns).max(1),
+    });
+    let jiffies0 = kernel::jiffies();
+    for tx in &spawned.go {
+        let _ = tx.send(go);
+    }
+    if go.is_some() {
+        Timer::Nanosleep
+            .sleep_until(t0 + exp.duration.as_nanos() as u64)
+            .map_err(|e| Error::Machine(format!("clock_nanosleep failed: {e}")))?;
+    }
+    let outcomes = join_threads(spawned.handles, &mut failure);
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    let jiffies = match (jiffies0, kernel::jiffies()) {
+        (Some(a), Some(b)) => b.saturating_sub(a),
+        _ => 0,
+    };
+    let late: Vec<usize> = outcomes
+        .iter()
+        .filter(|o| o.work.iterations == 0 && o.work.jobs == 0)
+        .map(|o| o.index)
+        .collect();
+    if !late.is_empty() {
+        notes.push(format!("threads {late:?} never ran during their window"));
+    }
+    Ok((timebase, go.map_or(1, |g| g.gap_ticks), outcomes, jiffies))
+}
+
+/// Starts a thread per thread of the experiment.
+fn spawn_threads(
+    exp: &Experiment,
+    trace: &Arc<Trace>,
+    setup_tb: Timebase,
+) -> Result<Spawned, Error> {
     let (ready_tx, ready_rx) = mpsc::channel::<(usize, Result<LoopTiming, String>)>();
     let mut go_txs = Vec::new();
     let mut handles = Vec::new();
@@ -225,11 +284,22 @@ fn run_threads(
         handles.push(handle);
     }
     drop(ready_tx);
+    Ok(Spawned {
+        ready: ready_rx,
+        go: go_txs,
+        handles,
+    })
+}
 
-    let mut loops = vec![None; exp.threads.len()];
+/// Each thread's loop timing as it says it is ready, and the first failure.
+fn await_ready(
+    ready: &mpsc::Receiver<(usize, Result<LoopTiming, String>)>,
+    threads: usize,
+) -> (Vec<Option<LoopTiming>>, Option<Error>) {
+    let mut loops = vec![None; threads];
     let mut failure = None;
-    for _ in 0..exp.threads.len() {
-        match ready_rx.recv() {
+    for _ in 0..threads {
+        match ready.recv() {
             Ok((i, Ok(t))) => loops[i] = Some(t),
             Ok((i, Err(why))) => {
                 failure.get_or_insert(Error::Thread { thread: i, why });
@@ -237,41 +307,35 @@ fn run_threads(
             Err(_) => break,
         }
     }
+    (loops, failure)
+}
+
+/// GAP in nanoseconds: as given, or the factor times the slowest loop iteration of the threads
+/// that trace intervals.
+fn gap_ns(exp: &Experiment, loops: &[Option<LoopTiming>]) -> f64 {
     let slowest = exp
         .threads
         .iter()
-        .zip(&loops)
+        .zip(loops)
         .filter(|(s, _)| s.workload.traces_intervals())
         .filter_map(|(_, l)| l.map(|l| l.median_ns))
         .fold(0.0, f64::max);
-    let gap_ns = match exp.gap {
+    match exp.gap {
         GapChoice::Fixed { gap } => gap.as_nanos() as f64,
         GapChoice::Auto { factor } => {
             // Only latency threads: no interval is traced, GAP matters to none.
             let per_iteration = if slowest > 0.0 { slowest } else { 20.0 };
             factor * per_iteration
         }
-    };
-    let t0 = arum_tsc::monotonic_ns() + START_MARGIN_NS;
-    let timebase = Timebase::anchor(tsc.hz);
-    let timebase = Timebase {
-        tsc0: timebase.tsc_at(t0),
-        mono0_ns: t0,
-        hz: tsc.hz,
-    };
-    let go = failure.is_none().then_some(Go {
-        timebase,
-        gap_ticks: timebase.ticks(gap_ns).max(1),
-    });
-    let jiffies0 = kernel::jiffies();
-    for tx in &go_txs {
-        let _ = tx.send(go);
     }
-    if go.is_some() {
-        Timer::Nanosleep
-            .sleep_until(t0 + exp.duration.as_nanos() as u64)
-            .map_err(|e| Error::Machine(format!("clock_nanosleep failed: {e}")))?;
-    }
+}
+
+/// Joins every thread: the outcomes of those that ran; a failure, when none came before, in
+/// `failure`.
+fn join_threads(
+    handles: Vec<std::thread::JoinHandle<Joined>>,
+    failure: &mut Option<Error>,
+) -> Vec<ThreadOutcome> {
     let mut outcomes = Vec::new();
     for (i, h) in handles.into_iter().enumerate() {
         match h.join() {
@@ -288,22 +352,7 @@ fn run_threads(
             }
         }
     }
-    if let Some(f) = failure {
-        return Err(f);
-    }
-    let jiffies = match (jiffies0, kernel::jiffies()) {
-        (Some(a), Some(b)) => b.saturating_sub(a),
-        _ => 0,
-    };
-    let late: Vec<usize> = outcomes
-        .iter()
-        .filter(|o| o.work.iterations == 0 && o.work.jobs == 0)
-        .map(|o| o.index)
-        .collect();
-    if !late.is_empty() {
-        notes.push(format!("threads {late:?} never ran during their window"));
-    }
-    Ok((timebase, go.map_or(1, |g| g.gap_ticks), outcomes, jiffies))
+    outcomes
 }
 
 fn switches() -> (u64, u64) {

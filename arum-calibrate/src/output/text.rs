@@ -13,6 +13,7 @@ use super::{figure, Figures};
 use crate::model::{Calibration, Measurement, Status};
 use crate::stats::histogram::Histogram;
 use crate::stats::repeat::Stop;
+use crate::stats::Summary;
 use crate::suite;
 
 pub fn render(cal: &Calibration, full_histograms: bool) -> String {
@@ -147,51 +148,62 @@ fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: 
             }
             continue;
         };
-        let figures = Figures::like(m.unit, s.median);
-        let f = |v: f64| figures.format(v);
-        let star = if m.stop == Some(Stop::Converged) {
-            ""
-        } else {
-            "*"
-        };
-        let mut row = vec![
-            m.name.clone(),
-            format!("{}{star}", f(s.median)),
-            format!("{} - {}", f(s.ci90_low), f(s.ci90_high)),
-            f(s.mean),
-            f(s.sd),
-            f(s.min),
-            f(s.max),
-            format!(
-                "{}{}",
-                s.n,
-                if m.per_sample > 1 {
-                    format!("x{}", m.per_sample)
-                } else {
-                    String::new()
-                }
-            ),
-            m.cycles
-                .as_ref()
-                .map(|c| quantity::format(c.median.round()))
-                .unwrap_or_default(),
-            m.histogram.as_ref().map(sparkline).unwrap_or_default(),
-        ];
-        if predictions {
-            match &m.prediction {
-                Some(p) => {
-                    row.push(f(p.value));
-                    row.push(p.ratio.map(quantity::format).unwrap_or_default());
-                }
-                None => row.extend([String::new(), String::new()]),
-            }
-        }
-        grid.push_record(row);
+        grid.push_record(row(m, s, predictions));
     }
     grid.align_right(1..9).write_to(out, " ");
     for (name, reason) in skipped {
         let _ = writeln!(out, "  {name}: skipped: {reason}");
     }
+    notes(out, ms);
+    let _ = cal;
+}
+
+/// A measurement's cells: its figures, its samples, cycles and histogram, and its prediction.
+fn row(m: &Measurement, s: &Summary, predictions: bool) -> Vec<String> {
+    let figures = Figures::like(m.unit, s.median);
+    let f = |v: f64| figures.format(v);
+    let star = if m.stop == Some(Stop::Converged) {
+        ""
+    } else {
+        "*"
+    };
+    let mut row = vec![
+        m.name.clone(),
+        format!("{}{star}", f(s.median)),
+        format!("{} - {}", f(s.ci90_low), f(s.ci90_high)),
+        f(s.mean),
+        f(s.sd),
+        f(s.min),
+        f(s.max),
+        format!(
+            "{}{}",
+            s.n,
+            if m.per_sample > 1 {
+                format!("x{}", m.per_sample)
+            } else {
+                String::new()
+            }
+        ),
+        m.cycles
+            .as_ref()
+            .map(|c| quantity::format(c.median.round()))
+            .unwrap_or_default(),
+        m.histogram.as_ref().map(sparkline).unwrap_or_default(),
+    ];
+    if predictions {
+        match &m.prediction {
+            Some(p) => {
+                row.push(f(p.value));
+                row.push(p.ratio.map(quantity::format).unwrap_or_default());
+            }
+            None => row.extend([String::new(), String::new()]),
+        }
+    }
+    row
+}
+
+/// The measurements' notes (but the server's), and how their predictions were made.
+fn notes(out: &mut String, ms: &[&Measurement]) {
     for m in ms {
         for n in &m.notes {
             if !n.starts_with("server ") {
@@ -217,7 +229,6 @@ fn table(out: &mut String, cal: &Calibration, ms: &[&Measurement], predictions: 
             }
         }
     }
-    let _ = cal;
 }
 
 fn caches(out: &mut String, cal: &Calibration) {

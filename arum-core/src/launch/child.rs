@@ -206,37 +206,59 @@ fn child_main(args: &ChildArgs) -> ! {
             BorrowedFd::borrow_raw(args.exec_err),
         )
     };
+    wait_for_start(start);
+    send_pre_exec_maxrss(exec_err);
+    let errno = exec_candidates(exe, args.envp);
+    let _ = rustix::io::write(exec_err, &(errno as i32).to_ne_bytes());
+    // SAFETY: leaves at once, without the parent's atexit handlers.
+    unsafe {
+        libc::_exit(if errno == Errno::ENOENT {
+            EXIT_NOT_FOUND
+        } else {
+            EXIT_CANNOT_EXECUTE
+        })
+    }
+}
+
+/// Waits for the parent's go on `start`. This and the functions below run in the child, under
+/// the rules of the module's header: no allocation, no lock, no call that writes `errno`.
+fn wait_for_start(start: BorrowedFd<'_>) {
     let mut go = [0u8; 1];
     loop {
         match rustix::io::read(start, &mut go) {
-            Ok(1) => break,
+            Ok(1) => return,
             Err(rustix::io::Errno::INTR) => continue,
             // The parent gave up on the launch (its set-up failed): run nothing.
             // SAFETY: _exit is async-signal-safe and skips the parent's atexit handlers.
             _ => unsafe { libc::_exit(EXIT_ARUM_FAILED) },
         }
     }
+}
 
-    // Tell the parent this process's resident high-water mark just before exec: exec carries it
-    // into the program's ru_maxrss, so the parent can tell arum's inherited copy from the
-    // program's own peak. Read here rather than by the parent from /proc while the child waited,
-    // because the child still touches pages on its way here (and khugepaged may fill a huge
-    // page in it meanwhile).
+/// Tells the parent this process's resident high-water mark just before exec: exec carries it
+/// into the program's ru_maxrss, so the parent can tell arum's inherited copy from the
+/// program's own peak. Read here rather than by the parent from /proc while the child waited,
+/// because the child still touches pages on its way here (and khugepaged may fill a huge
+/// page in it meanwhile).
+fn send_pre_exec_maxrss(exec_err: BorrowedFd<'_>) {
     // SAFETY: rusage is plain old data (integers and timevals); all-zero is a valid value.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage fills the struct on this stack through a valid pointer; with
     // RUSAGE_SELF it cannot fail, so it leaves errno (arum's own, under CLONE_VM) alone.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
     let _ = rustix::io::write(exec_err, &(ru.ru_maxrss.max(0) as u64).to_ne_bytes());
+}
 
-    // Try each PATH candidate as execvp does: skip names that do not exist, remember EACCES, and
-    // run a file without a `#!` line (ENOEXEC) through /bin/sh.
+/// Tries each PATH candidate as execvp does: skips names that do not exist, remembers EACCES,
+/// and runs a file without a `#!` line (ENOEXEC) through /bin/sh. Returns only when every exec
+/// failed, with the error to report.
+fn exec_candidates(exe: &Executable, envp: *const *const libc::c_char) -> Errno {
     let mut errno = Errno::ENOENT;
     let mut denied = false;
     for (path, script_argv) in exe.candidates.iter().zip(&exe.script_argvs) {
         // SAFETY: NUL-terminated strings and NULL-terminated arrays built before the launch and
         // alive in the Executable (the environment: see `ChildArgs`).
-        errno = unsafe { raw::execve(path.as_ptr(), exe.argv_ptrs.as_ptr(), args.envp) };
+        errno = unsafe { raw::execve(path.as_ptr(), exe.argv_ptrs.as_ptr(), envp) };
         if errno == Errno::ENOEXEC {
             // SAFETY: SHELL is a NUL-terminated constant; `script_argv` is a NULL-terminated array
             // built with the Executable and alive in it, like `envp` (see `ChildArgs`).
@@ -244,7 +266,7 @@ fn child_main(args: &ChildArgs) -> ! {
                 raw::execve(
                     super::executable::SHELL.as_ptr(),
                     script_argv.as_ptr(),
-                    args.envp,
+                    envp,
                 )
             };
         }
@@ -257,15 +279,7 @@ fn child_main(args: &ChildArgs) -> ! {
     if denied && matches!(errno, Errno::ENOENT | Errno::ENOTDIR) {
         errno = Errno::EACCES;
     }
-    let _ = rustix::io::write(exec_err, &(errno as i32).to_ne_bytes());
-    // SAFETY: leaves at once, without the parent's atexit handlers.
-    unsafe {
-        libc::_exit(if errno == Errno::ENOENT {
-            EXIT_NOT_FOUND
-        } else {
-            EXIT_CANNOT_EXECUTE
-        })
-    }
+    errno
 }
 
 /// What the child said on the exec-error pipe.

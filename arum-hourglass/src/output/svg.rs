@@ -7,12 +7,13 @@
 use std::collections::BTreeSet;
 
 use arum_units::duration;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use crate::experiment::Experiment;
 use crate::threads::RunResult;
-use crate::trace::Record;
+use crate::trace::{Interval, Job, Record, Wake};
 
 /// The picture's layout, in pixels.
 const WIDTH: u32 = 1200;
@@ -82,6 +83,129 @@ impl Mark {
     }
 }
 
+/// Where rows and times fall in the chart's units: one row is one unit, the first row the
+/// highest; a row's bar spans `ABOVE` to `ABOVE + BAR` pixels below the row's top.
+struct Layout {
+    rows: usize,
+    from_s: f64,
+    to_s: f64,
+    /// One pixel, in rows.
+    unit: f64,
+    /// One pixel, in seconds.
+    one_px: f64,
+}
+
+impl Layout {
+    fn bar_top(&self, thread: usize) -> f64 {
+        (self.rows - thread) as f64 - ABOVE as f64 * self.unit
+    }
+
+    fn bar_bottom(&self, thread: usize) -> f64 {
+        self.bar_top(thread) - BAR as f64 * self.unit
+    }
+
+    /// Whether [a, b] overlaps the window.
+    fn visible(&self, a: f64, b: f64) -> bool {
+        b >= self.from_s && a <= self.to_s
+    }
+
+    /// Whether the instant `at` is in the window.
+    fn shows(&self, at: f64) -> bool {
+        (self.from_s..=self.to_s).contains(&at)
+    }
+}
+
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// What the window shows of a run's records: the bars, the marks' lines and dots, and the CPUs
+/// and kinds of mark the legend lists.
+#[derive(Default)]
+struct Shapes {
+    cpus: BTreeSet<u16>,
+    marks: BTreeSet<Mark>,
+    bars: Vec<Rectangle<(f64, f64)>>,
+    lines: Vec<PathElement<(f64, f64)>>,
+    dots: Vec<Circle<(f64, f64), i32>>,
+}
+
+impl Shapes {
+    fn of(run: &RunResult, at: &Layout) -> Shapes {
+        let mut shapes = Shapes::default();
+        for r in &run.records {
+            match r {
+                Record::Interval(iv) => shapes.interval(run, iv, at),
+                Record::Job(j) => shapes.job(run, j, at),
+                Record::Wake(w) => shapes.wake(run, w, at),
+            }
+        }
+        shapes
+    }
+
+    /// A bar in the CPU's colour, at least a pixel wide.
+    fn interval(&mut self, run: &RunResult, iv: &Interval, at: &Layout) {
+        let (a, b) = (run.secs(iv.start), run.secs(iv.end));
+        if !at.visible(a, b) {
+            return;
+        }
+        self.cpus.insert(iv.cpu);
+        let (a, b) = (a.max(at.from_s), b.min(at.to_s));
+        let row = iv.thread as usize;
+        self.bars.push(Rectangle::new(
+            [
+                (a, at.bar_top(row)),
+                (b.max(a + at.one_px), at.bar_bottom(row)),
+            ],
+            cpu_colour(iv.cpu).filled(),
+        ));
+    }
+
+    /// The release as a tick above the bar, the deadline as a line across it.
+    fn job(&mut self, run: &RunResult, j: &Job, at: &Layout) {
+        let (rel, dl, fin) = (
+            run.secs(j.release),
+            run.secs(j.deadline),
+            run.secs(j.finish),
+        );
+        if !at.visible(rel, dl.max(fin)) {
+            return;
+        }
+        let row = j.thread as usize;
+        if at.shows(rel) {
+            self.marks.insert(Mark::Release);
+            self.lines.push(PathElement::new(
+                vec![
+                    (rel, at.bar_top(row) + 6.0 * at.unit),
+                    (rel, at.bar_top(row)),
+                ],
+                BLACK.stroke_width(1),
+            ));
+        }
+        if at.shows(dl) {
+            let mark = if j.met() { Mark::Met } else { Mark::Missed };
+            self.marks.insert(mark);
+            self.lines.push(PathElement::new(
+                vec![
+                    (dl, at.bar_top(row) + 4.0 * at.unit),
+                    (dl, at.bar_bottom(row) - 4.0 * at.unit),
+                ],
+                mark.colour().stroke_width(2),
+            ));
+        }
+    }
+
+    /// A dot in the middle of the bar.
+    fn wake(&mut self, run: &RunResult, w: &Wake, at: &Layout) {
+        let t = run.secs(w.at);
+        if !at.shows(t) {
+            return;
+        }
+        self.marks.insert(Mark::Wake);
+        let row = w.thread as usize;
+        let centre = (at.bar_top(row) + at.bar_bottom(row)) / 2.0;
+        self.dots.push(Circle::new((t, centre), 3, WAKE.filled()));
+    }
+}
+
 /// The window [from, from + span] in seconds from the run's start.
 pub fn render(
     exp: &Experiment,
@@ -92,19 +216,19 @@ pub fn render(
     let rows = exp.threads.len();
     let height = TOP + rows as u32 * ROW + AXIS;
     let to_s = from_s + span_s;
+    let at = Layout {
+        rows,
+        from_s,
+        to_s,
+        unit: 1.0 / ROW as f64,
+        one_px: span_s / (WIDTH - LEFT - RIGHT) as f64,
+    };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(e)?;
         root.draw(&Text::new(
-            format!(
-                "arum hourglass: {} threads, {} of {} from {} (GAP {})",
-                rows,
-                duration::format_ns(span_s * 1e9),
-                duration::format(exp.duration),
-                duration::format_ns(from_s * 1e9),
-                duration::format_ns(run.gap_ns)
-            ),
+            title(exp, run, from_s, span_s),
             (10, 8),
             ("sans-serif", 19),
         ))
@@ -128,106 +252,58 @@ pub fn render(
             .label_style(("sans-serif", 15))
             .draw()
             .map_err(e)?;
-
-        // Row i, from the top: its bar spans `ABOVE` to `ABOVE + BAR` pixels below the row's
-        // top, in the chart's units (one row is one unit, the first row the highest).
-        let unit = 1.0 / ROW as f64;
-        let bar_top = |thread: usize| (rows - thread) as f64 - ABOVE as f64 * unit;
-        let bar_bottom = |thread: usize| bar_top(thread) - BAR as f64 * unit;
-        let plot_px = (WIDTH - LEFT - RIGHT) as f64;
-        let one_px = span_s / plot_px;
-        let visible = |a: f64, b: f64| b >= from_s && a <= to_s;
-
-        for (i, t) in exp.threads.iter().enumerate() {
-            let (_, y) = chart.backend_coord(&(from_s, bar_top(i)));
-            root.draw(&Text::new(
-                format!("{i}: {}", t.workload),
-                (10, y),
-                ("sans-serif", 15),
-            ))
-            .map_err(e)?;
-            root.draw(&Text::new(
-                t.priority.to_string(),
-                (10, y + 16),
-                ("sans-serif", 13).into_font().color(&GREY),
-            ))
-            .map_err(e)?;
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(from_s, bar_bottom(i)), (to_s, bar_bottom(i))],
-                    RULE,
-                )))
-                .map_err(e)?;
-        }
-
-        let mut cpus = BTreeSet::new();
-        let mut marks = BTreeSet::new();
-        let mut bars = Vec::new();
-        let mut lines = Vec::new();
-        let mut dots = Vec::new();
-        for r in &run.records {
-            match r {
-                Record::Interval(iv) => {
-                    let (a, b) = (run.secs(iv.start), run.secs(iv.end));
-                    if !visible(a, b) {
-                        continue;
-                    }
-                    cpus.insert(iv.cpu);
-                    let (a, b) = (a.max(from_s), b.min(to_s));
-                    let row = iv.thread as usize;
-                    bars.push(Rectangle::new(
-                        [(a, bar_top(row)), (b.max(a + one_px), bar_bottom(row))],
-                        cpu_colour(iv.cpu).filled(),
-                    ));
-                }
-                Record::Job(j) => {
-                    let (rel, dl, fin) = (
-                        run.secs(j.release),
-                        run.secs(j.deadline),
-                        run.secs(j.finish),
-                    );
-                    if !visible(rel, dl.max(fin)) {
-                        continue;
-                    }
-                    let row = j.thread as usize;
-                    if (from_s..=to_s).contains(&rel) {
-                        marks.insert(Mark::Release);
-                        lines.push(PathElement::new(
-                            vec![(rel, bar_top(row) + 6.0 * unit), (rel, bar_top(row))],
-                            BLACK.stroke_width(1),
-                        ));
-                    }
-                    if (from_s..=to_s).contains(&dl) {
-                        let mark = if j.met() { Mark::Met } else { Mark::Missed };
-                        marks.insert(mark);
-                        lines.push(PathElement::new(
-                            vec![
-                                (dl, bar_top(row) + 4.0 * unit),
-                                (dl, bar_bottom(row) - 4.0 * unit),
-                            ],
-                            mark.colour().stroke_width(2),
-                        ));
-                    }
-                }
-                Record::Wake(w) => {
-                    let at = run.secs(w.at);
-                    if !(from_s..=to_s).contains(&at) {
-                        continue;
-                    }
-                    marks.insert(Mark::Wake);
-                    let row = w.thread as usize;
-                    let centre = (bar_top(row) + bar_bottom(row)) / 2.0;
-                    dots.push(Circle::new((at, centre), 3, WAKE.filled()));
-                }
-            }
-        }
-        chart.draw_series(bars).map_err(e)?;
-        chart.draw_series(lines).map_err(e)?;
-        chart.draw_series(dots).map_err(e)?;
-        legend(&root, &cpus, &marks)?;
+        thread_rows(&root, &mut chart, exp, &at)?;
+        let shapes = Shapes::of(run, &at);
+        chart.draw_series(shapes.bars).map_err(e)?;
+        chart.draw_series(shapes.lines).map_err(e)?;
+        chart.draw_series(shapes.dots).map_err(e)?;
+        legend(&root, &shapes.cpus, &shapes.marks)?;
         root.present().map_err(e)?;
     }
     Ok(svg)
+}
+
+/// The picture's title: the threads, the window and the run's GAP.
+fn title(exp: &Experiment, run: &RunResult, from_s: f64, span_s: f64) -> String {
+    format!(
+        "arum hourglass: {} threads, {} of {} from {} (GAP {})",
+        exp.threads.len(),
+        duration::format_ns(span_s * 1e9),
+        duration::format(exp.duration),
+        duration::format_ns(from_s * 1e9),
+        duration::format_ns(run.gap_ns)
+    )
+}
+
+/// Each thread's label and priority left of its row, and a rule under its bar.
+fn thread_rows(
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    chart: &mut Chart<'_, '_>,
+    exp: &Experiment,
+    at: &Layout,
+) -> Result<(), String> {
+    for (i, t) in exp.threads.iter().enumerate() {
+        let (_, y) = chart.backend_coord(&(at.from_s, at.bar_top(i)));
+        root.draw(&Text::new(
+            format!("{i}: {}", t.workload),
+            (10, y),
+            ("sans-serif", 15),
+        ))
+        .map_err(e)?;
+        root.draw(&Text::new(
+            t.priority.to_string(),
+            (10, y + 16),
+            ("sans-serif", 13).into_font().color(&GREY),
+        ))
+        .map_err(e)?;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(at.from_s, at.bar_bottom(i)), (at.to_s, at.bar_bottom(i))],
+                RULE,
+            )))
+            .map_err(e)?;
+    }
+    Ok(())
 }
 
 /// One line under the title: a swatch per CPU the window shows, then the marks it shows.

@@ -376,530 +376,767 @@ fn should_accept(payload: &[u8], msr: Option<&wire::Limits>) -> bool {
     }
 }
 
+/// A check, given the whole command line (its own arguments from the third on).
+type Check = fn(&[String]);
+
+/// Every check, by the name the guest's script gives it, in the order the usage lists them.
+const CHECKS: &[(&str, Check)] = &[
+    ("ebusy", ebusy),
+    ("not-configured", not_configured),
+    ("offline-cpu", offline_cpu),
+    ("refuse", refuse),
+    ("sim-count", sim_count),
+    ("ht-count", ht_count),
+    ("hold", hold),
+    ("hold-counting", hold_counting),
+    ("write-close", write_close),
+    ("sim-idle", sim_idle),
+    ("open-close", open_close),
+    ("write-while-counting", write_while_counting),
+    ("sessions", sessions),
+    ("partial-reads", partial_reads),
+    ("concurrent-reads", concurrent_reads),
+    ("as-user", as_user),
+    ("opened-by-root", opened_by_root),
+    ("caps-open", caps_open),
+    ("allow-list", allow_list),
+    ("fuzz", fuzz),
+    ("hotplug", hotplug),
+    ("suspend", suspend),
+    ("series", series),
+    ("spread", spread),
+    ("failed-alloc-write", failed_alloc_write),
+    ("failed-alloc-stop", failed_alloc_stop),
+    ("counts", counts),
+    ("intervals", intervals),
+    ("peak", peak),
+    ("sim-rate", sim_rate),
+];
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    match args.get(1).map(String::as_str) {
-        Some("ebusy") => {
-            let _first = must_open();
-            match open() {
-                Err(e) if errno(&e) == libc::EBUSY => {}
-                other => fail(format!("second open gave {other:?}, expected EBUSY")),
+    match CHECKS
+        .iter()
+        .find(|(name, _)| Some(*name) == args.get(1).map(String::as_str))
+    {
+        Some((_, check)) => check(&args),
+        None => {
+            let names: Vec<&str> = CHECKS.iter().map(|(name, _)| *name).collect();
+            fail(format!(
+                "usage: kmod_probe CHECK [ARGS]; checks: {}",
+                names.join(" ")
+            ))
+        }
+    }
+}
+
+/// A second open while the first is held fails with EBUSY.
+fn ebusy(_: &[String]) {
+    let _first = must_open();
+    match open() {
+        Err(e) if errno(&e) == libc::EBUSY => {}
+        other => fail(format!("second open gave {other:?}, expected EBUSY")),
+    }
+}
+
+/// A read before any write says so, in a header.
+fn not_configured(_: &[String]) {
+    let mut f = must_open();
+    let h = wire::ResponseHeader::decode(&read_all(&mut f))
+        .unwrap_or_else(|| fail("short response".into()));
+    if h.error_code != wire::ERR_NOT_CONFIGURED || h.status != -libc::EINVAL {
+        fail(format!("expected ERR_NOT_CONFIGURED, got {h:?}"));
+    }
+}
+
+/// CPU 200 does not exist: the write fails, and the next read says which check and CPU.
+fn offline_cpu(_: &[String]) {
+    let mut f = must_open();
+    let h = expect_refusal(&mut f, &software(&[0, 200]), wire::ERR_CPU_OFFLINE);
+    if h.error_cpu != 200 {
+        fail(format!("expected CPU 200, got {h:?}"));
+    }
+}
+
+/// refuse KIND CODE [PERIOD_MS]: a register-back-end request the module must refuse.
+fn refuse(args: &[String]) {
+    let mut r = msr_request(&args[2], &online_cpus());
+    if let Some(ms) = args.get(4) {
+        r.timer_period_ns = ms.parse::<u64>().unwrap() * 1_000_000;
+    }
+    let code: u32 = arg(args, 3, "code");
+    let h = expect_refusal(&mut must_open(), &r, code);
+    println!(
+        "refused: {} (errno {}, counter {})",
+        wire::error_text(h.error_code),
+        -h.status,
+        h.error_counter as i32
+    );
+}
+
+/// sim-count KIND SECONDS RATE [FLAGS_WANTED]: counts match the simulated rate.
+fn sim_count(args: &[String]) {
+    let cpus = online_cpus();
+    let mut f = must_open();
+    let r = msr_request(&args[2], &cpus);
+    must_submit(&mut f, &r);
+    std::thread::sleep(Duration::from_secs_f64(arg(args, 3, "seconds")));
+    let (h, recs, _) = collect(&mut f);
+    check_rate(&recs, r.ncounters as usize, arg(args, 4, "rate"), 1);
+    if let Some(want) = args.get(5) {
+        let want = u32::from_str_radix(want.trim_start_matches("0x"), 16).unwrap();
+        if h.flags & want != want {
+            fail(format!("response flags {:#x}, wanted {want:#x}", h.flags));
+        }
+    }
+}
+
+/// ht-count RATE: NetBurst with Hyper-Threading (CPUs 2k, 2k+1 share a core): the first thread's
+/// record counts both threads, the second's says so and is empty.
+fn ht_count(args: &[String]) {
+    let cpus = online_cpus();
+    let r = msr_request("netburst", &cpus);
+    let mut f = must_open();
+    must_submit(&mut f, &r);
+    std::thread::sleep(Duration::from_millis(500));
+    let (_, recs, _) = collect(&mut f);
+    for c in &recs {
+        let (want, empty) = if c.cpu % 2 == 0 {
+            (wire::CPU_INCLUDES_SIBLING, false)
+        } else {
+            (wire::CPU_COUNTED_BY_SIBLING, true)
+        };
+        if c.flags & want == 0 || empty != c.counts[..2].iter().all(|&v| v == 0) {
+            fail(format!(
+                "CPU {}: flags {:#x}, counts {:?}",
+                c.cpu,
+                c.flags,
+                &c.counts[..2]
+            ));
+        }
+    }
+    check_rate(&recs, r.ncounters as usize, arg(args, 2, "rate"), 0);
+}
+
+/// Holds /dev/arum open until killed; prints "holding" once it does.
+fn hold(_: &[String]) {
+    let _f = must_open();
+    println!("holding");
+    std::thread::sleep(Duration::from_secs(3600));
+}
+
+/// hold-counting KIND: a live register-back-end session until killed.
+fn hold_counting(args: &[String]) {
+    let mut f = must_open();
+    must_submit(&mut f, &msr_request(&args[2], &online_cpus()));
+    println!("counting");
+    std::io::stdout().flush().unwrap();
+    std::thread::sleep(Duration::from_secs(3600));
+}
+
+/// write-close KIND: start a session and close the descriptor without reading.
+fn write_close(args: &[String]) {
+    let mut f = must_open();
+    must_submit(&mut f, &msr_request(&args[2], &online_cpus()));
+    if sim_state().iter().all(|c| c.0 == 0) {
+        fail("nothing runs while counting".into());
+    }
+    std::thread::sleep(Duration::from_millis(100));
+}
+
+/// sim-idle [GLOBAL [FIXED_CTRL [RUNNING]]]: every simulated core is back to what it was: no
+/// counter of ours runs, the global enable and fixed control as given.
+fn sim_idle(args: &[String]) {
+    let want = |i: usize| {
+        args.get(i)
+            .map(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap())
+    };
+    for (k, &(running, global, fixed)) in sim_state().iter().enumerate() {
+        let ok = running == want(4).unwrap_or(0)
+            && want(2).is_none_or(|g| g == global)
+            && want(3).is_none_or(|x| x == fixed);
+        if !ok {
+            fail(format!(
+                "core {k}: running {running:#x} global {global:#x} fixed_ctrl {fixed:#x}"
+            ));
+        }
+    }
+}
+
+/// Opens /dev/arum and closes it.
+fn open_close(_: &[String]) {
+    must_open();
+}
+
+/// A second write during a session fails with EBUSY, and the session still reads back.
+fn write_while_counting(_: &[String]) {
+    let mut f = must_open();
+    must_submit(&mut f, &software(&online_cpus()));
+    match f.write(&encode(&software(&[0]))) {
+        Err(e) if errno(&e) == libc::EBUSY => {}
+        other => fail(format!("second write gave {other:?}, expected EBUSY")),
+    }
+    collect(&mut f);
+}
+
+/// Several sessions on one descriptor; a refusal in between is what the next read returns, never
+/// the previous session's counts.
+fn sessions(_: &[String]) {
+    let mut f = must_open();
+    let cpus = online_cpus();
+    for round in 0..4 {
+        let t = Instant::now();
+        must_submit(&mut f, &software(&cpus));
+        std::thread::sleep(Duration::from_millis(50));
+        let (h, recs, _) = collect(&mut f);
+        let wall = t.elapsed().as_nanos() as u64;
+        if recs.len() != cpus.len() || h.time_counted_ns == 0 || h.time_counted_ns > wall {
+            fail(format!(
+                "round {round}: {} records, counted {} ns of {wall}",
+                recs.len(),
+                h.time_counted_ns
+            ));
+        }
+        // The read after the refused write (in `expect_refusal`) gives the refusal.
+        let mut bad = software(&cpus);
+        bad.magic = 0;
+        expect_refusal(&mut f, &bad, wire::ERR_MAGIC);
+    }
+}
+
+/// A response read 7 bytes at a time is the whole response.
+fn partial_reads(_: &[String]) {
+    let mut f = must_open();
+    let cpus = online_cpus();
+    must_submit(&mut f, &software(&cpus));
+    std::thread::sleep(Duration::from_millis(100));
+    let mut bytes = Vec::new();
+    let mut chunk = [0u8; 7];
+    loop {
+        let n = f
+            .read(&mut chunk)
+            .unwrap_or_else(|e| fail(format!("read: {e}")));
+        if n == 0 {
+            break;
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+    let r = wire::Response::parse(&bytes)
+        .unwrap_or_else(|e| fail(format!("7-byte reads gave a bad response: {e:?}")));
+    if r.cpus().count() != cpus.len() || r.header.size as usize != bytes.len() {
+        fail(format!("{:?}", r.header));
+    }
+}
+
+/// Four threads read the same live session at once (pread at 0): one stops it, all get the same
+/// whole response.
+fn concurrent_reads(_: &[String]) {
+    let mut f = must_open();
+    must_submit(&mut f, &software(&online_cpus()));
+    std::thread::sleep(Duration::from_millis(100));
+    let f = &f;
+    let got: Vec<Vec<u8>> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(move || {
+                    let mut buf = vec![0u8; 1 << 20];
+                    let n = f
+                        .read_at(&mut buf, 0)
+                        .unwrap_or_else(|e| fail(format!("pread: {e}")));
+                    buf.truncate(n);
+                    buf
+                })
+            })
+            .collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    wire::Response::parse(&got[0]).unwrap_or_else(|e| fail(format!("bad response: {e:?}")));
+    if got.iter().any(|g| g != &got[0]) {
+        fail(format!(
+            "concurrent reads differ: {:?}",
+            got.iter().map(Vec::len).collect::<Vec<_>>()
+        ));
+    }
+}
+
+/// as-user UID GID [GROUP] [write]: opens /dev/arum with those credentials; prints "open" or
+/// "EACCES"; with `write`, then submits a user-mode request and prints "accepted" or the refusal's
+/// code name.
+fn as_user(args: &[String]) {
+    let uid: u32 = arg(args, 2, "uid");
+    let gid: u32 = arg(args, 3, "gid");
+    let groups: Vec<Gid> = args
+        .get(4)
+        .and_then(|g| g.parse().ok())
+        .map(Gid::from_raw)
+        .into_iter()
+        .collect();
+    drop_to(uid, gid, &groups);
+    let mut f = match open() {
+        Ok(f) => f,
+        Err(e) if errno(&e) == libc::EACCES => return println!("EACCES"),
+        Err(e) => fail(format!("open as {uid}:{gid}: {e}")),
+    };
+    if args.iter().any(|a| a == "write") {
+        let mut r = software(&[0]);
+        r.flags = wire::FLAG_USER;
+        match submit(&mut f, &r) {
+            Ok(()) => println!("accepted"),
+            Err(h) if h.error_code == wire::ERR_PERMISSION && h.status == -libc::EACCES => {
+                println!("ERR_PERMISSION")
+            }
+            Err(h) => fail(format!("refused: {h:?}")),
+        }
+    } else {
+        println!("open");
+    }
+}
+
+/// The opener's rights count, not the writer's: open as root, drop to UID, write.
+fn opened_by_root(args: &[String]) {
+    let mut f = must_open();
+    drop_to(arg(args, 2, "uid"), arg(args, 2, "uid"), &[]);
+    let mut r = software(&[0]);
+    r.flags = wire::FLAG_USER;
+    must_submit(&mut f, &r);
+    collect(&mut f);
+}
+
+/// caps-open PERFMON(0|1): root without CAP_SYS_ADMIN, in no group, with or without CAP_PERFMON;
+/// prints "open" or "EACCES".
+fn caps_open(args: &[String]) {
+    keep_caps(arg::<u32>(args, 2, "perfmon") != 0);
+    match open() {
+        Ok(_) => println!("open"),
+        Err(e) if errno(&e) == libc::EACCES => println!("EACCES"),
+        Err(e) => fail(format!("open: {e}")),
+    }
+}
+
+/// perf back-end: what perf_event_open's checks would refuse a group member, and dynamic PMUs,
+/// tracepoints, breakpoints and odd software events, are refused.
+fn allow_list(_: &[String]) {
+    let mut f = must_open();
+    let mut refused = vec![
+        (2u32, 0u64),
+        (5, 0),
+        (wire::PERF_TYPE_SOFTWARE, 9),
+        (wire::PERF_TYPE_SOFTWARE, 10),
+        (wire::PERF_TYPE_HARDWARE, 1 << 32),
+    ];
+    for pmu in ["power", "msr", "cstate_core", "software"] {
+        if let Ok(t) = std::fs::read_to_string(format!("/sys/bus/event_source/devices/{pmu}/type"))
+        {
+            let t: u32 = t.trim().parse().unwrap();
+            if t >= 6 {
+                refused.push((t, 1));
             }
         }
-        Some("not-configured") => {
-            // A read before any write says so, in a header.
-            let mut f = must_open();
-            let h = wire::ResponseHeader::decode(&read_all(&mut f)).unwrap_or_else(|| fail("short response".into()));
-            if h.error_code != wire::ERR_NOT_CONFIGURED || h.status != -libc::EINVAL {
-                fail(format!("expected ERR_NOT_CONFIGURED, got {h:?}"));
+    }
+    for (t, c) in refused {
+        let mut r = software(&[0]);
+        r.counters[1].perf_type = t;
+        r.counters[1].config = c;
+        let h = expect_refusal(&mut f, &r, wire::ERR_EVENT_NOT_ALLOWED);
+        if h.error_counter != 1 {
+            fail(format!("type {t} config {c}: counter {}", h.error_counter));
+        }
+    }
+    println!("refused every event outside the allow-list");
+}
+
+/// fuzz N SEED perf | fuzz N SEED msr STYLE GENERAL FIXED: N mostly well-formed requests with some
+/// fields flipped; the module accepts exactly those the shared validation accepts and the guest can
+/// count, and at least a third reach creation.
+fn fuzz(args: &[String]) {
+    let n: u32 = arg(args, 2, "count");
+    let mut rng = Rng(arg::<u64>(args, 3, "seed") | 1);
+    let limits = (args.get(4).map(String::as_str) == Some("msr")).then(|| wire::Limits {
+        style: arg(args, 5, "style"),
+        general_counters: arg(args, 6, "general"),
+        fixed_counters: arg(args, 7, "fixed"),
+        msr_allowed: true,
+    });
+    let cpus = online_cpus();
+    let (mut accepted, mut expected, mut reached, mut mismatches) = (0u32, 0u32, 0u32, Vec::new());
+    let mut f = must_open();
+    for i in 0..n {
+        let payload = fuzz_request(&mut rng, limits.as_ref(), &cpus);
+        let want = should_accept(&payload, limits.as_ref());
+        expected += u32::from(want);
+        let got = f.write(&payload).is_ok();
+        accepted += u32::from(got);
+        let resp = read_all(&mut f);
+        if got != want && mismatches.len() < 5 {
+            mismatches.push(format!(
+                "#{i}: accepted={got} expected={want}: {:?}",
+                wire::ResponseHeader::decode(&resp)
+            ));
+        }
+        let h = wire::Response::parse(&resp)
+            .unwrap_or_else(|e| fail(format!("#{i}: bad response {e:?}")))
+            .header;
+        // Accepted, or refused by the counters themselves: validation let it through.
+        reached += u32::from(
+            got || [
+                wire::ERR_PERF_CREATE,
+                wire::ERR_COUNTER_BUSY,
+                wire::ERR_MSR_ACCESS,
+            ]
+            .contains(&h.error_code),
+        );
+    }
+    println!("{n} payloads, {accepted} accepted ({expected} expected), {reached} reached counter creation");
+    if !mismatches.is_empty() || accepted != expected || reached * 3 < n {
+        fail(format!("accepted {accepted}, expected {expected}; {reached} reached creation (want {}): {mismatches:?}", n.div_ceil(3)));
+    }
+}
+
+/// hotplug CPU KIND|perf RATE: CPU goes offline and comes back during a session; its record says
+/// so, and its counts are right for the time it counted.
+fn hotplug(args: &[String]) {
+    let cpu: u32 = arg(args, 2, "cpu");
+    let cpus = online_cpus();
+    let perf = args[3] == "perf";
+    let mut r = if perf {
+        software(&cpus)
+    } else {
+        msr_request(&args[3], &cpus)
+    };
+    r.timer_period_ns = 100_000_000;
+    let mut f = must_open();
+    must_submit(&mut f, &r);
+    std::thread::sleep(Duration::from_millis(300));
+    set_online(cpu, false);
+    std::thread::sleep(Duration::from_millis(300));
+    set_online(cpu, true);
+    std::thread::sleep(Duration::from_millis(600));
+    let (_, recs, samples) = collect(&mut f);
+    if std::env::var_os("ARUM_DEBUG").is_some() {
+        print_hotplug_records(&recs, &samples, cpu);
+    }
+    let rec = recs
+        .iter()
+        .find(|c| c.cpu == cpu)
+        .unwrap_or_else(|| fail(format!("no record for CPU {cpu}")));
+    if rec.flags & wire::CPU_WENT_OFFLINE == 0
+        || rec.flags & (wire::CPU_OFFLINE_AT_END | wire::CPU_REARM_FAILED) != 0
+    {
+        fail(format!("CPU {cpu} flags {:#x}", rec.flags));
+    }
+    let others = recs.iter().find(|c| c.cpu != cpu).unwrap();
+    if rec.time_enabled_ns[0] + 200_000_000 > others.time_enabled_ns[0] {
+        fail(format!(
+            "CPU {cpu} enabled {} ns, others {} ns: the offline time is not excluded",
+            rec.time_enabled_ns[0], others.time_enabled_ns[0]
+        ));
+    }
+    // It counted again after it came back.
+    let mine: Vec<&wire::Sample> = samples.iter().filter(|s| s.cpu == cpu).collect();
+    let last = mine.last().unwrap_or_else(|| fail("no samples".into()));
+    if last.counts[0] != rec.counts[0]
+        || mine.iter().filter(|s| s.time_ns > 650_000_000).count() < 2
+    {
+        fail(format!(
+            "CPU {cpu}: {} samples, last {:?}",
+            mine.len(),
+            last.counts[0]
+        ));
+    }
+    if perf {
+        // cpu-clock counts nanoseconds: it cannot exceed the time the counter ran.
+        if rec.counts[0] > rec.time_running_ns[0] + 50_000_000 || rec.counts[0] == 0 {
+            fail(format!(
+                "CPU {cpu}: cpu-clock {} over {} ns",
+                rec.counts[0], rec.time_running_ns[0]
+            ));
+        }
+    } else {
+        check_rate(&recs, r.ncounters as usize, arg(args, 4, "rate"), 1);
+    }
+}
+
+/// ARUM_DEBUG: every record, and the samples of CPU 0 and the CPU that went offline.
+fn print_hotplug_records(recs: &[wire::CpuCounts], samples: &[wire::Sample], cpu: u32) {
+    for c in recs {
+        eprintln!(
+            "cpu {} flags {:#x} counts {:?} en {:?} run {:?}",
+            c.cpu,
+            c.flags,
+            &c.counts[..3],
+            &c.time_enabled_ns[..3],
+            &c.time_running_ns[..3]
+        );
+    }
+    for s in samples.iter().filter(|s| s.cpu == 0 || s.cpu == cpu) {
+        eprintln!(
+            "  sample cpu {} expiry {} t {} {:?}",
+            s.cpu,
+            s.expiry,
+            s.time_ns,
+            &s.counts[..2]
+        );
+    }
+}
+
+/// suspend KIND RATE: a (test-mode) system suspend during a session.
+fn suspend(args: &[String]) {
+    let cpus = online_cpus();
+    let r = msr_request(&args[2], &cpus);
+    let mut f = must_open();
+    must_submit(&mut f, &r);
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::write("/sys/power/pm_test", "devices")
+        .unwrap_or_else(|e| fail(format!("pm_test: {e}")));
+    std::fs::write("/sys/power/state", "freeze").unwrap_or_else(|e| fail(format!("suspend: {e}")));
+    std::thread::sleep(Duration::from_millis(300));
+    let (h, recs, _) = collect(&mut f);
+    if h.flags & wire::RESPONSE_SUSPENDED == 0 {
+        fail(format!("flags {:#x}: the suspend went unnoticed", h.flags));
+    }
+    check_rate(&recs, r.ncounters as usize, arg(args, 3, "rate"), 1);
+}
+
+/// series SECONDS MIN_PER_CPU [THINNED]: a 10 ms timer for SECONDS; every CPU has at least MIN
+/// samples, rising, ending at its totals; THINNED: the series had to be thinned to fit the module's
+/// cap, and says so.
+fn series(args: &[String]) {
+    let cpus = online_cpus();
+    let mut r = software(&cpus);
+    r.timer_period_ns = wire::MIN_PERIOD_NS;
+    let min: usize = arg(args, 3, "min");
+    let secs = match args[2].as_str() {
+        "auto" => auto_series_seconds(&r, min),
+        s => s.parse().unwrap_or_else(|_| fail(format!("seconds {s}"))),
+    };
+    let mut f = must_open();
+    must_submit(&mut f, &r);
+    std::thread::sleep(Duration::from_secs_f64(secs));
+    let (h, recs, samples) = collect(&mut f);
+    for c in &recs {
+        let mine: Vec<&wire::Sample> = samples.iter().filter(|s| s.cpu == c.cpu).collect();
+        let rising = mine.windows(2).all(|w| {
+            w[0].time_ns < w[1].time_ns
+                && w[0].counts[0] <= w[1].counts[0]
+                && w[0].expiry < w[1].expiry
+        });
+        let aligned = mine
+            .iter()
+            .rev()
+            .skip(1)
+            .all(|s| s.expiry % h.sample_stride == 0);
+        if mine.len() < min
+            || !rising
+            || !aligned
+            || mine.last().unwrap().counts[..2] != c.counts[..2]
+        {
+            fail(format!(
+                "CPU {}: {} samples (want {min}), rising {rising}, aligned {aligned}, stride {}",
+                c.cpu,
+                mine.len(),
+                h.sample_stride
+            ));
+        }
+    }
+    let thinned = h.flags & wire::RESPONSE_SERIES_THINNED != 0;
+    if args.get(4).is_some() != thinned || (thinned && h.sample_stride < 2) {
+        fail(format!("thinned {thinned}, stride {}", h.sample_stride));
+    }
+    println!(
+        "{} samples per CPU, stride {}, {} expiries",
+        samples.len() / recs.len(),
+        h.sample_stride,
+        h.accumulations
+    );
+}
+
+/// The seconds a session of `r` needs for `min` samples on its slowest CPU (a busy host runs the
+/// guest's timer late, and late expiries are skipped), measured with a 2 s session first, with 30%
+/// to spare: the emulated CPUs share the host's, and CI saw CPU 0's rate 17% below the session's
+/// rate of expiries.
+fn auto_series_seconds(r: &wire::Request, min: usize) -> f64 {
+    let mut f = must_open();
+    must_submit(&mut f, r);
+    std::thread::sleep(Duration::from_secs(2));
+    let (h, recs, samples) = collect(&mut f);
+    let slowest = recs
+        .iter()
+        .map(|c| samples.iter().filter(|s| s.cpu == c.cpu).count())
+        .min()
+        .unwrap_or(0);
+    let per_s =
+        slowest.max(1) as f64 * h.sample_stride.max(1) as f64 / (h.time_counted_ns as f64 / 1e9);
+    let secs = (1.3 * min as f64 / per_s).min(120.0);
+    println!("{per_s:.0} samples/s on the slowest CPU: counting {secs:.0} s");
+    secs
+}
+
+/// spread [MAX_MS KIND]: every online CPU starts at once; prints the start and stop spreads, which
+/// the per-CPU start offsets must agree with; with MAX_MS, a register-back-end request of KIND
+/// whose spreads must stay below it.
+fn spread(args: &[String]) {
+    let cpus = online_cpus();
+    let limit: Option<u64> = args.get(2).map(|_| arg(args, 2, "max ms"));
+    let r = match args.get(3) {
+        Some(kind) => msr_request(kind, &cpus),
+        None => software(&cpus),
+    };
+    let mut f = must_open();
+    must_submit(&mut f, &r);
+    std::thread::sleep(Duration::from_millis(300));
+    let (h, recs, _) = collect(&mut f);
+    let offsets: Vec<u64> = recs.iter().map(|c| c.start_offset_ns).collect();
+    println!(
+        "{} CPUs: start spread {} us, stop spread {} us",
+        recs.len(),
+        h.start_spread_ns / 1000,
+        h.stop_spread_ns / 1000
+    );
+    let consistent = offsets.iter().max() == Some(&h.start_spread_ns)
+        && offsets.contains(&0)
+        && h.start_spread_ns < h.time_counted_ns;
+    let within = limit
+        .is_none_or(|ms| h.start_spread_ns < ms * 1_000_000 && h.stop_spread_ns < ms * 1_000_000);
+    if recs.len() != cpus.len() || !consistent || !within {
+        fail(format!(
+            "spreads {} / {} ns over {} CPUs, offsets {offsets:?}",
+            h.start_spread_ns,
+            h.stop_spread_ns,
+            recs.len()
+        ));
+    }
+}
+
+/// A write whose allocation fails leaves no earlier measurement to read.
+fn failed_alloc_write(_: &[String]) {
+    let mut f = must_open();
+    must_submit(&mut f, &software(&[0]));
+    collect(&mut f);
+    let mut fs = FailSlab::new();
+    fs.set(true);
+    let w = f.write(&encode(&software(&[0])));
+    fs.set(false);
+    match w {
+        Err(e) if errno(&e) == libc::ENOMEM => {}
+        other => fail(format!("write under failslab gave {other:?}")),
+    }
+    let h = wire::ResponseHeader::decode(&read_all(&mut f)).unwrap_or_else(|| fail("short".into()));
+    if h.error_code != wire::ERR_NO_MEMORY || h.status != -libc::ENOMEM {
+        fail(format!("after a failed write the read gave {h:?}"));
+    }
+}
+
+/// failed-alloc-stop KIND: stopping cannot allocate its response; the counters are stopped anyway
+/// and the next read says why.
+fn failed_alloc_stop(args: &[String]) {
+    let mut f = must_open();
+    must_submit(&mut f, &msr_request(&args[2], &online_cpus()));
+    std::thread::sleep(Duration::from_millis(100));
+    let mut fs = FailSlab::new();
+    fs.set(true);
+    let mut buf = vec![0u8; 1 << 16];
+    let first = f.read(&mut buf);
+    fs.set(false);
+    match first {
+        Err(e) if errno(&e) == libc::ENOMEM => {}
+        other => fail(format!("read under failslab gave {other:?}")),
+    }
+    let h = wire::ResponseHeader::decode(&read_all(&mut f)).unwrap_or_else(|| fail("short".into()));
+    if h.error_code != wire::ERR_NO_MEMORY {
+        fail(format!("after a failed stop the read gave {h:?}"));
+    }
+    if sim_state().iter().any(|c| c.0 != 0) {
+        fail("counters still run after the failed stop".into());
+    }
+}
+
+/// An arum JSON report: every event counted on CPUS CPUs, each with a non-zero count.
+fn counts(args: &[String]) {
+    let r = report(&args[2]);
+    let want: usize = arg(args, 3, "cpus");
+    let c = &r["counters"];
+    if c["backend"] != "kmod" {
+        fail(format!("backend {}", c["backend"]));
+    }
+    for e in c["events"].as_array().unwrap() {
+        let per_cpu = e["per_cpu"].as_array().unwrap();
+        if e["status"] != "counted"
+            || per_cpu.len() != want
+            || per_cpu.iter().any(|p| p["raw"].as_u64() == Some(0))
+        {
+            fail(format!("{} not counted on all {want} CPUs: {e}", e["name"]));
+        }
+    }
+}
+
+/// An arum report with -I: several intervals, and they sum to each event's total.
+fn intervals(args: &[String]) {
+    let r = report(&args[2]);
+    let c = &r["counters"];
+    let intervals = c["intervals"].as_array().unwrap();
+    if intervals.len() < 3 {
+        fail(format!("only {} intervals", intervals.len()));
+    }
+    for (e, ev) in c["events"].as_array().unwrap().iter().enumerate() {
+        let sum: u64 = intervals
+            .iter()
+            .map(|i| {
+                i["counts"][e]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v.as_u64().unwrap())
+                    .sum::<u64>()
+            })
+            .sum();
+        if sum != ev["total_raw"].as_u64().unwrap() {
+            fail(format!(
+                "{}: intervals sum to {sum}, total {}",
+                ev["name"], ev["total_raw"]
+            ));
+        }
+    }
+}
+
+/// An arum report: peak memory measured by METHOD, at least MIN MiB and below MAX MiB.
+fn peak(args: &[String]) {
+    let r = report(&args[2]);
+    let p = &r["usage"]["peak_memory"];
+    let min: u64 = arg(args, 3, "min");
+    let max: u64 = args
+        .get(5)
+        .and_then(|m| m.parse().ok())
+        .unwrap_or(u64::MAX >> 20);
+    let peak = p["peak_rss_bytes"].as_u64().unwrap_or(0);
+    if p["method"] != args[4].as_str() || peak < min << 20 || peak >= max << 20 {
+        fail(format!("expected {min}..{max} MiB by {}: {p}", args[4]));
+    }
+}
+
+/// An arum report taken with the simulated PMU: every event on every CPU counted RATE events per
+/// microsecond of counting time (within 1%), and at least MIN events.
+fn sim_rate(args: &[String]) {
+    let r = report(&args[2]);
+    let rate: f64 = arg(args, 3, "rate");
+    let min: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
+    let events = r["counters"]["events"].as_array().unwrap();
+    if events.is_empty() {
+        fail("no events".into());
+    }
+    for e in events {
+        if e["status"] != "counted" {
+            fail(format!("{} not counted: {}", e["name"], e["reason"]));
+        }
+        for p in e["per_cpu"].as_array().unwrap() {
+            let raw = p["raw"].as_u64().unwrap();
+            let expected = rate * p["time_enabled_ns"].as_u64().unwrap() as f64 / 1000.0;
+            if (raw as f64 - expected).abs() > 0.01 * expected || raw < min {
+                fail(format!(
+                    "{} on CPU {}: {raw} events, expected {expected:.0} (min {min})",
+                    e["name"], p["cpu"]
+                ));
             }
         }
-        Some("offline-cpu") => {
-            // CPU 200 does not exist: the write fails, and the next read says which check and CPU.
-            let mut f = must_open();
-            let h = expect_refusal(&mut f, &software(&[0, 200]), wire::ERR_CPU_OFFLINE);
-            if h.error_cpu != 200 {
-                fail(format!("expected CPU 200, got {h:?}"));
-            }
-        }
-        Some("refuse") => {
-            // refuse KIND CODE [PERIOD_MS]: a register-back-end request the module must refuse.
-            let mut r = msr_request(&args[2], &online_cpus());
-            if let Some(ms) = args.get(4) {
-                r.timer_period_ns = ms.parse::<u64>().unwrap() * 1_000_000;
-            }
-            let code: u32 = arg(&args, 3, "code");
-            let h = expect_refusal(&mut must_open(), &r, code);
-            println!("refused: {} (errno {}, counter {})", wire::error_text(h.error_code), -h.status, h.error_counter as i32);
-        }
-        Some("sim-count") => {
-            // sim-count KIND SECONDS RATE [FLAGS_WANTED]: counts match the simulated rate.
-            let cpus = online_cpus();
-            let mut f = must_open();
-            let r = msr_request(&args[2], &cpus);
-            must_submit(&mut f, &r);
-            std::thread::sleep(Duration::from_secs_f64(arg(&args, 3, "seconds")));
-            let (h, recs, _) = collect(&mut f);
-            check_rate(&recs, r.ncounters as usize, arg(&args, 4, "rate"), 1);
-            if let Some(want) = args.get(5) {
-                let want = u32::from_str_radix(want.trim_start_matches("0x"), 16).unwrap();
-                if h.flags & want != want {
-                    fail(format!("response flags {:#x}, wanted {want:#x}", h.flags));
-                }
-            }
-        }
-        Some("ht-count") => {
-            // ht-count RATE: NetBurst with Hyper-Threading (CPUs 2k, 2k+1 share a core): the
-            // first thread's record counts both threads, the second's says so and is empty.
-            let cpus = online_cpus();
-            let r = msr_request("netburst", &cpus);
-            let mut f = must_open();
-            must_submit(&mut f, &r);
-            std::thread::sleep(Duration::from_millis(500));
-            let (_, recs, _) = collect(&mut f);
-            for c in &recs {
-                let (want, empty) = if c.cpu % 2 == 0 {
-                    (wire::CPU_INCLUDES_SIBLING, false)
-                } else {
-                    (wire::CPU_COUNTED_BY_SIBLING, true)
-                };
-                if c.flags & want == 0 || empty != c.counts[..2].iter().all(|&v| v == 0) {
-                    fail(format!("CPU {}: flags {:#x}, counts {:?}", c.cpu, c.flags, &c.counts[..2]));
-                }
-            }
-            check_rate(&recs, r.ncounters as usize, arg(&args, 2, "rate"), 0);
-        }
-        Some("hold") => {
-            let _f = must_open();
-            println!("holding");
-            std::thread::sleep(Duration::from_secs(3600));
-        }
-        Some("hold-counting") => {
-            // hold-counting KIND: a live register-back-end session until killed.
-            let mut f = must_open();
-            must_submit(&mut f, &msr_request(&args[2], &online_cpus()));
-            println!("counting");
-            std::io::stdout().flush().unwrap();
-            std::thread::sleep(Duration::from_secs(3600));
-        }
-        Some("write-close") => {
-            // write-close KIND: start a session and close the descriptor without reading.
-            let mut f = must_open();
-            must_submit(&mut f, &msr_request(&args[2], &online_cpus()));
-            if sim_state().iter().all(|c| c.0 == 0) {
-                fail("nothing runs while counting".into());
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Some("sim-idle") => {
-            // sim-idle [GLOBAL [FIXED_CTRL [RUNNING]]]: every simulated core is back to what
-            // it was: no counter of ours runs, the global enable and fixed control as given.
-            let want = |i: usize| args.get(i).map(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap());
-            for (k, &(running, global, fixed)) in sim_state().iter().enumerate() {
-                let ok = running == want(4).unwrap_or(0) && want(2).is_none_or(|g| g == global) && want(3).is_none_or(|x| x == fixed);
-                if !ok {
-                    fail(format!("core {k}: running {running:#x} global {global:#x} fixed_ctrl {fixed:#x}"));
-                }
-            }
-        }
-        Some("open-close") => {
-            must_open();
-        }
-        Some("write-while-counting") => {
-            let mut f = must_open();
-            must_submit(&mut f, &software(&online_cpus()));
-            match f.write(&encode(&software(&[0]))) {
-                Err(e) if errno(&e) == libc::EBUSY => {}
-                other => fail(format!("second write gave {other:?}, expected EBUSY")),
-            }
-            collect(&mut f);
-        }
-        Some("sessions") => {
-            // Several sessions on one descriptor; a refusal in between is what the next read
-            // returns, never the previous session's counts.
-            let mut f = must_open();
-            let cpus = online_cpus();
-            for round in 0..4 {
-                let t = Instant::now();
-                must_submit(&mut f, &software(&cpus));
-                std::thread::sleep(Duration::from_millis(50));
-                let (h, recs, _) = collect(&mut f);
-                let wall = t.elapsed().as_nanos() as u64;
-                if recs.len() != cpus.len() || h.time_counted_ns == 0 || h.time_counted_ns > wall {
-                    fail(format!("round {round}: {} records, counted {} ns of {wall}", recs.len(), h.time_counted_ns));
-                }
-                // The read after the refused write (in `expect_refusal`) gives the refusal.
-                let mut bad = software(&cpus);
-                bad.magic = 0;
-                expect_refusal(&mut f, &bad, wire::ERR_MAGIC);
-            }
-        }
-        Some("partial-reads") => {
-            let mut f = must_open();
-            let cpus = online_cpus();
-            must_submit(&mut f, &software(&cpus));
-            std::thread::sleep(Duration::from_millis(100));
-            let mut bytes = Vec::new();
-            let mut chunk = [0u8; 7];
-            loop {
-                let n = f.read(&mut chunk).unwrap_or_else(|e| fail(format!("read: {e}")));
-                if n == 0 {
-                    break;
-                }
-                bytes.extend_from_slice(&chunk[..n]);
-            }
-            let r = wire::Response::parse(&bytes).unwrap_or_else(|e| fail(format!("7-byte reads gave a bad response: {e:?}")));
-            if r.cpus().count() != cpus.len() || r.header.size as usize != bytes.len() {
-                fail(format!("{:?}", r.header));
-            }
-        }
-        Some("concurrent-reads") => {
-            // Four threads read the same live session at once (pread at 0): one stops it, all
-            // get the same whole response.
-            let mut f = must_open();
-            must_submit(&mut f, &software(&online_cpus()));
-            std::thread::sleep(Duration::from_millis(100));
-            let f = &f;
-            let got: Vec<Vec<u8>> = std::thread::scope(|s| {
-                let hs: Vec<_> = (0..4)
-                    .map(|_| {
-                        s.spawn(move || {
-                            let mut buf = vec![0u8; 1 << 20];
-                            let n = f.read_at(&mut buf, 0).unwrap_or_else(|e| fail(format!("pread: {e}")));
-                            buf.truncate(n);
-                            buf
-                        })
-                    })
-                    .collect();
-                hs.into_iter().map(|h| h.join().unwrap()).collect()
-            });
-            wire::Response::parse(&got[0]).unwrap_or_else(|e| fail(format!("bad response: {e:?}")));
-            if got.iter().any(|g| g != &got[0]) {
-                fail(format!("concurrent reads differ: {:?}", got.iter().map(Vec::len).collect::<Vec<_>>()));
-            }
-        }
-        Some("as-user") => {
-            // as-user UID GID [GROUP] [write]: opens /dev/arum with those credentials; prints
-            // "open" or "EACCES"; with `write`, then submits a user-mode request and prints
-            // "accepted" or the refusal's code name.
-            let uid: u32 = arg(&args, 2, "uid");
-            let gid: u32 = arg(&args, 3, "gid");
-            let groups: Vec<Gid> = args.get(4).and_then(|g| g.parse().ok()).map(Gid::from_raw).into_iter().collect();
-            drop_to(uid, gid, &groups);
-            let mut f = match open() {
-                Ok(f) => f,
-                Err(e) if errno(&e) == libc::EACCES => return println!("EACCES"),
-                Err(e) => fail(format!("open as {uid}:{gid}: {e}")),
-            };
-            if args.iter().any(|a| a == "write") {
-                let mut r = software(&[0]);
-                r.flags = wire::FLAG_USER;
-                match submit(&mut f, &r) {
-                    Ok(()) => println!("accepted"),
-                    Err(h) if h.error_code == wire::ERR_PERMISSION && h.status == -libc::EACCES => println!("ERR_PERMISSION"),
-                    Err(h) => fail(format!("refused: {h:?}")),
-                }
-            } else {
-                println!("open");
-            }
-        }
-        Some("opened-by-root") => {
-            // The opener's rights count, not the writer's: open as root, drop to UID, write.
-            let mut f = must_open();
-            drop_to(arg(&args, 2, "uid"), arg(&args, 2, "uid"), &[]);
-            let mut r = software(&[0]);
-            r.flags = wire::FLAG_USER;
-            must_submit(&mut f, &r);
-            collect(&mut f);
-        }
-        Some("caps-open") => {
-            // caps-open PERFMON(0|1): root without CAP_SYS_ADMIN, in no group, with or without
-            // CAP_PERFMON; prints "open" or "EACCES".
-            keep_caps(arg::<u32>(&args, 2, "perfmon") != 0);
-            match open() {
-                Ok(_) => println!("open"),
-                Err(e) if errno(&e) == libc::EACCES => println!("EACCES"),
-                Err(e) => fail(format!("open: {e}")),
-            }
-        }
-        Some("allow-list") => {
-            // perf back-end: what perf_event_open's checks would refuse a group member, and
-            // dynamic PMUs, tracepoints, breakpoints and odd software events, are refused.
-            let mut f = must_open();
-            let mut refused = vec![(2u32, 0u64), (5, 0), (wire::PERF_TYPE_SOFTWARE, 9), (wire::PERF_TYPE_SOFTWARE, 10), (wire::PERF_TYPE_HARDWARE, 1 << 32)];
-            for pmu in ["power", "msr", "cstate_core", "software"] {
-                if let Ok(t) = std::fs::read_to_string(format!("/sys/bus/event_source/devices/{pmu}/type")) {
-                    let t: u32 = t.trim().parse().unwrap();
-                    if t >= 6 {
-                        refused.push((t, 1));
-                    }
-                }
-            }
-            for (t, c) in refused {
-                let mut r = software(&[0]);
-                r.counters[1].perf_type = t;
-                r.counters[1].config = c;
-                let h = expect_refusal(&mut f, &r, wire::ERR_EVENT_NOT_ALLOWED);
-                if h.error_counter != 1 {
-                    fail(format!("type {t} config {c}: counter {}", h.error_counter));
-                }
-            }
-            println!("refused every event outside the allow-list");
-        }
-        Some("fuzz") => {
-            // fuzz N SEED perf | fuzz N SEED msr STYLE GENERAL FIXED: N mostly well-formed
-            // requests with some fields flipped; the module accepts exactly those the shared
-            // validation accepts and the guest can count, and at least a third reach creation.
-            let n: u32 = arg(&args, 2, "count");
-            let mut rng = Rng(arg::<u64>(&args, 3, "seed") | 1);
-            let limits = (args.get(4).map(String::as_str) == Some("msr")).then(|| wire::Limits {
-                style: arg(&args, 5, "style"),
-                general_counters: arg(&args, 6, "general"),
-                fixed_counters: arg(&args, 7, "fixed"),
-                msr_allowed: true,
-            });
-            let cpus = online_cpus();
-            let (mut accepted, mut expected, mut reached, mut mismatches) = (0u32, 0u32, 0u32, Vec::new());
-            let mut f = must_open();
-            for i in 0..n {
-                let payload = fuzz_request(&mut rng, limits.as_ref(), &cpus);
-                let want = should_accept(&payload, limits.as_ref());
-                expected += u32::from(want);
-                let got = f.write(&payload).is_ok();
-                accepted += u32::from(got);
-                let resp = read_all(&mut f);
-                if got != want && mismatches.len() < 5 {
-                    mismatches.push(format!("#{i}: accepted={got} expected={want}: {:?}", wire::ResponseHeader::decode(&resp)));
-                }
-                let h = wire::Response::parse(&resp).unwrap_or_else(|e| fail(format!("#{i}: bad response {e:?}"))).header;
-                // Accepted, or refused by the counters themselves: validation let it through.
-                reached += u32::from(got || [wire::ERR_PERF_CREATE, wire::ERR_COUNTER_BUSY, wire::ERR_MSR_ACCESS].contains(&h.error_code));
-            }
-            println!("{n} payloads, {accepted} accepted ({expected} expected), {reached} reached counter creation");
-            if !mismatches.is_empty() || accepted != expected || reached * 3 < n {
-                fail(format!("accepted {accepted}, expected {expected}; {reached} reached creation (want {}): {mismatches:?}", n.div_ceil(3)));
-            }
-        }
-        Some("hotplug") => {
-            // hotplug CPU KIND|perf RATE: CPU goes offline and comes back during a session; its
-            // record says so, and its counts are right for the time it counted.
-            let cpu: u32 = arg(&args, 2, "cpu");
-            let cpus = online_cpus();
-            let perf = args[3] == "perf";
-            let mut r = if perf { software(&cpus) } else { msr_request(&args[3], &cpus) };
-            r.timer_period_ns = 100_000_000;
-            let mut f = must_open();
-            must_submit(&mut f, &r);
-            std::thread::sleep(Duration::from_millis(300));
-            set_online(cpu, false);
-            std::thread::sleep(Duration::from_millis(300));
-            set_online(cpu, true);
-            std::thread::sleep(Duration::from_millis(600));
-            let (_, recs, samples) = collect(&mut f);
-            if std::env::var_os("ARUM_DEBUG").is_some() {
-                for c in &recs {
-                    eprintln!("cpu {} flags {:#x} counts {:?} en {:?} run {:?}", c.cpu, c.flags, &c.counts[..3], &c.time_enabled_ns[..3], &c.time_running_ns[..3]);
-                }
-                for s in samples.iter().filter(|s| s.cpu == 0 || s.cpu == cpu) {
-                    eprintln!("  sample cpu {} expiry {} t {} {:?}", s.cpu, s.expiry, s.time_ns, &s.counts[..2]);
-                }
-            }
-            let rec = recs.iter().find(|c| c.cpu == cpu).unwrap_or_else(|| fail(format!("no record for CPU {cpu}")));
-            if rec.flags & wire::CPU_WENT_OFFLINE == 0 || rec.flags & (wire::CPU_OFFLINE_AT_END | wire::CPU_REARM_FAILED) != 0 {
-                fail(format!("CPU {cpu} flags {:#x}", rec.flags));
-            }
-            let others = recs.iter().find(|c| c.cpu != cpu).unwrap();
-            if rec.time_enabled_ns[0] + 200_000_000 > others.time_enabled_ns[0] {
-                fail(format!("CPU {cpu} enabled {} ns, others {} ns: the offline time is not excluded", rec.time_enabled_ns[0], others.time_enabled_ns[0]));
-            }
-            // It counted again after it came back.
-            let mine: Vec<&wire::Sample> = samples.iter().filter(|s| s.cpu == cpu).collect();
-            let last = mine.last().unwrap_or_else(|| fail("no samples".into()));
-            if last.counts[0] != rec.counts[0] || mine.iter().filter(|s| s.time_ns > 650_000_000).count() < 2 {
-                fail(format!("CPU {cpu}: {} samples, last {:?}", mine.len(), last.counts[0]));
-            }
-            if perf {
-                // cpu-clock counts nanoseconds: it cannot exceed the time the counter ran.
-                if rec.counts[0] > rec.time_running_ns[0] + 50_000_000 || rec.counts[0] == 0 {
-                    fail(format!("CPU {cpu}: cpu-clock {} over {} ns", rec.counts[0], rec.time_running_ns[0]));
-                }
-            } else {
-                check_rate(&recs, r.ncounters as usize, arg(&args, 4, "rate"), 1);
-            }
-        }
-        Some("suspend") => {
-            // suspend KIND RATE: a (test-mode) system suspend during a session.
-            let cpus = online_cpus();
-            let r = msr_request(&args[2], &cpus);
-            let mut f = must_open();
-            must_submit(&mut f, &r);
-            std::thread::sleep(Duration::from_millis(200));
-            std::fs::write("/sys/power/pm_test", "devices").unwrap_or_else(|e| fail(format!("pm_test: {e}")));
-            std::fs::write("/sys/power/state", "freeze").unwrap_or_else(|e| fail(format!("suspend: {e}")));
-            std::thread::sleep(Duration::from_millis(300));
-            let (h, recs, _) = collect(&mut f);
-            if h.flags & wire::RESPONSE_SUSPENDED == 0 {
-                fail(format!("flags {:#x}: the suspend went unnoticed", h.flags));
-            }
-            check_rate(&recs, r.ncounters as usize, arg(&args, 3, "rate"), 1);
-        }
-        Some("series") => {
-            // series SECONDS MIN_PER_CPU [THINNED]: a 10 ms timer for SECONDS; every CPU has at
-            // least MIN samples, rising, ending at its totals; THINNED: the series had to be
-            // thinned to fit the module's cap, and says so.
-            let cpus = online_cpus();
-            let mut r = software(&cpus);
-            r.timer_period_ns = wire::MIN_PERIOD_NS;
-            let min: usize = arg(&args, 3, "min");
-            let secs = match args[2].as_str() {
-                // As long as this machine needs for MIN samples on its slowest CPU (a busy host
-                // runs the guest's timer late, and late expiries are skipped), measured with a
-                // 2 s session first, with 30% to spare: the emulated CPUs share the host's, and
-                // CI saw CPU 0's rate 17% below the session's rate of expiries.
-                "auto" => {
-                    let mut f = must_open();
-                    must_submit(&mut f, &r);
-                    std::thread::sleep(Duration::from_secs(2));
-                    let (h, recs, samples) = collect(&mut f);
-                    let slowest = recs
-                        .iter()
-                        .map(|c| samples.iter().filter(|s| s.cpu == c.cpu).count())
-                        .min()
-                        .unwrap_or(0);
-                    let per_s = slowest.max(1) as f64 * h.sample_stride.max(1) as f64
-                        / (h.time_counted_ns as f64 / 1e9);
-                    let secs = (1.3 * min as f64 / per_s).min(120.0);
-                    println!("{per_s:.0} samples/s on the slowest CPU: counting {secs:.0} s");
-                    secs
-                }
-                s => s.parse().unwrap_or_else(|_| fail(format!("seconds {s}"))),
-            };
-            let mut f = must_open();
-            must_submit(&mut f, &r);
-            std::thread::sleep(Duration::from_secs_f64(secs));
-            let (h, recs, samples) = collect(&mut f);
-            for c in &recs {
-                let mine: Vec<&wire::Sample> = samples.iter().filter(|s| s.cpu == c.cpu).collect();
-                let rising = mine.windows(2).all(|w| w[0].time_ns < w[1].time_ns && w[0].counts[0] <= w[1].counts[0] && w[0].expiry < w[1].expiry);
-                let aligned = mine.iter().rev().skip(1).all(|s| s.expiry % h.sample_stride == 0);
-                if mine.len() < min || !rising || !aligned || mine.last().unwrap().counts[..2] != c.counts[..2] {
-                    fail(format!("CPU {}: {} samples (want {min}), rising {rising}, aligned {aligned}, stride {}", c.cpu, mine.len(), h.sample_stride));
-                }
-            }
-            let thinned = h.flags & wire::RESPONSE_SERIES_THINNED != 0;
-            if args.get(4).is_some() != thinned || (thinned && h.sample_stride < 2) {
-                fail(format!("thinned {thinned}, stride {}", h.sample_stride));
-            }
-            println!("{} samples per CPU, stride {}, {} expiries", samples.len() / recs.len(), h.sample_stride, h.accumulations);
-        }
-        Some("spread") => {
-            // spread [MAX_MS KIND]: every online CPU starts at once; prints the start and stop
-            // spreads, which the per-CPU start offsets must agree with; with MAX_MS, a
-            // register-back-end request of KIND whose spreads must stay below it.
-            let cpus = online_cpus();
-            let limit: Option<u64> = args.get(2).map(|_| arg(&args, 2, "max ms"));
-            let r = match args.get(3) {
-                Some(kind) => msr_request(kind, &cpus),
-                None => software(&cpus),
-            };
-            let mut f = must_open();
-            must_submit(&mut f, &r);
-            std::thread::sleep(Duration::from_millis(300));
-            let (h, recs, _) = collect(&mut f);
-            let offsets: Vec<u64> = recs.iter().map(|c| c.start_offset_ns).collect();
-            println!("{} CPUs: start spread {} us, stop spread {} us", recs.len(), h.start_spread_ns / 1000, h.stop_spread_ns / 1000);
-            let consistent = offsets.iter().max() == Some(&h.start_spread_ns) && offsets.contains(&0) && h.start_spread_ns < h.time_counted_ns;
-            let within = limit.is_none_or(|ms| h.start_spread_ns < ms * 1_000_000 && h.stop_spread_ns < ms * 1_000_000);
-            if recs.len() != cpus.len() || !consistent || !within {
-                fail(format!("spreads {} / {} ns over {} CPUs, offsets {offsets:?}", h.start_spread_ns, h.stop_spread_ns, recs.len()));
-            }
-        }
-        Some("failed-alloc-write") => {
-            // A write whose allocation fails leaves no earlier measurement to read.
-            let mut f = must_open();
-            must_submit(&mut f, &software(&[0]));
-            collect(&mut f);
-            let mut fs = FailSlab::new();
-            fs.set(true);
-            let w = f.write(&encode(&software(&[0])));
-            fs.set(false);
-            match w {
-                Err(e) if errno(&e) == libc::ENOMEM => {}
-                other => fail(format!("write under failslab gave {other:?}")),
-            }
-            let h = wire::ResponseHeader::decode(&read_all(&mut f)).unwrap_or_else(|| fail("short".into()));
-            if h.error_code != wire::ERR_NO_MEMORY || h.status != -libc::ENOMEM {
-                fail(format!("after a failed write the read gave {h:?}"));
-            }
-        }
-        Some("failed-alloc-stop") => {
-            // failed-alloc-stop KIND: stopping cannot allocate its response; the counters are
-            // stopped anyway and the next read says why.
-            let mut f = must_open();
-            must_submit(&mut f, &msr_request(&args[2], &online_cpus()));
-            std::thread::sleep(Duration::from_millis(100));
-            let mut fs = FailSlab::new();
-            fs.set(true);
-            let mut buf = vec![0u8; 1 << 16];
-            let first = f.read(&mut buf);
-            fs.set(false);
-            match first {
-                Err(e) if errno(&e) == libc::ENOMEM => {}
-                other => fail(format!("read under failslab gave {other:?}")),
-            }
-            let h = wire::ResponseHeader::decode(&read_all(&mut f)).unwrap_or_else(|| fail("short".into()));
-            if h.error_code != wire::ERR_NO_MEMORY {
-                fail(format!("after a failed stop the read gave {h:?}"));
-            }
-            if sim_state().iter().any(|c| c.0 != 0) {
-                fail("counters still run after the failed stop".into());
-            }
-        }
-        Some("counts") => {
-            // An arum JSON report: every event counted on CPUS CPUs, each with a non-zero count.
-            let r = report(&args[2]);
-            let want: usize = arg(&args, 3, "cpus");
-            let c = &r["counters"];
-            if c["backend"] != "kmod" {
-                fail(format!("backend {}", c["backend"]));
-            }
-            for e in c["events"].as_array().unwrap() {
-                let per_cpu = e["per_cpu"].as_array().unwrap();
-                if e["status"] != "counted" || per_cpu.len() != want || per_cpu.iter().any(|p| p["raw"].as_u64() == Some(0)) {
-                    fail(format!("{} not counted on all {want} CPUs: {e}", e["name"]));
-                }
-            }
-        }
-        Some("intervals") => {
-            // An arum report with -I: several intervals, and they sum to each event's total.
-            let r = report(&args[2]);
-            let c = &r["counters"];
-            let intervals = c["intervals"].as_array().unwrap();
-            if intervals.len() < 3 {
-                fail(format!("only {} intervals", intervals.len()));
-            }
-            for (e, ev) in c["events"].as_array().unwrap().iter().enumerate() {
-                let sum: u64 = intervals.iter().map(|i| i["counts"][e].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum::<u64>()).sum();
-                if sum != ev["total_raw"].as_u64().unwrap() {
-                    fail(format!("{}: intervals sum to {sum}, total {}", ev["name"], ev["total_raw"]));
-                }
-            }
-        }
-        Some("peak") => {
-            // An arum report: peak memory measured by METHOD, at least MIN MiB and below MAX MiB.
-            let r = report(&args[2]);
-            let p = &r["usage"]["peak_memory"];
-            let min: u64 = arg(&args, 3, "min");
-            let max: u64 = args.get(5).and_then(|m| m.parse().ok()).unwrap_or(u64::MAX >> 20);
-            let peak = p["peak_rss_bytes"].as_u64().unwrap_or(0);
-            if p["method"] != args[4].as_str() || peak < min << 20 || peak >= max << 20 {
-                fail(format!("expected {min}..{max} MiB by {}: {p}", args[4]));
-            }
-        }
-        Some("sim-rate") => {
-            // An arum report taken with the simulated PMU: every event on every CPU counted
-            // RATE events per microsecond of counting time (within 1%), and at least MIN events.
-            let r = report(&args[2]);
-            let rate: f64 = arg(&args, 3, "rate");
-            let min: u64 = args.get(4).and_then(|s| s.parse().ok()).unwrap_or(1);
-            let events = r["counters"]["events"].as_array().unwrap();
-            if events.is_empty() {
-                fail("no events".into());
-            }
-            for e in events {
-                if e["status"] != "counted" {
-                    fail(format!("{} not counted: {}", e["name"], e["reason"]));
-                }
-                for p in e["per_cpu"].as_array().unwrap() {
-                    let raw = p["raw"].as_u64().unwrap();
-                    let expected = rate * p["time_enabled_ns"].as_u64().unwrap() as f64 / 1000.0;
-                    if (raw as f64 - expected).abs() > 0.01 * expected || raw < min {
-                        fail(format!("{} on CPU {}: {raw} events, expected {expected:.0} (min {min})", e["name"], p["cpu"]));
-                    }
-                }
-            }
-        }
-        _ => fail("usage: kmod_probe CHECK [ARGS]; checks: ebusy not-configured offline-cpu refuse sim-count ht-count hold hold-counting write-close sim-idle open-close write-while-counting sessions partial-reads concurrent-reads as-user opened-by-root caps-open allow-list fuzz hotplug suspend series spread failed-alloc-write failed-alloc-stop counts intervals peak sim-rate".into()),
     }
 }
 

@@ -4,6 +4,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Barrier;
 
+use crate::clock::Clock;
 use crate::context::{skipped, Context, Entry, Sink};
 use crate::model::Unit;
 use crate::scratch::{write_file, RemoveOnDrop};
@@ -52,24 +53,15 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, dir: &Path, droppable: bool, fs: 
         return;
     }
     let (readers, bytes) = plan(ctx.quick(), ctx.cpus.len());
-    let mut files: Vec<File> = Vec::new();
     let mut cleanup = Vec::new();
-    for i in 0..readers {
-        let path = dir.join(format!("arum-calibrate-reader-{i}"));
-        cleanup.push(RemoveOnDrop(path.clone()));
-        match write_file(&path, bytes as usize) {
-            Ok(f) => files.push(f),
-            Err(e) => {
-                sink.measurements.push(skipped(
-                    &CONTENTION,
-                    None,
-                    format!("cannot write {}: {e}", path.display()),
-                ));
-                ctx.finished(&CONTENTION);
-                return;
-            }
+    let files = match write_files(dir, readers, bytes, &mut cleanup) {
+        Ok(files) => files,
+        Err(why) => {
+            sink.measurements.push(skipped(&CONTENTION, None, why));
+            ctx.finished(&CONTENTION);
+            return;
         }
-    }
+    };
     let clock = ctx.clock.clone();
     let ns = counts(readers);
     for (k, &n) in ns.iter().enumerate() {
@@ -79,33 +71,7 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, dir: &Path, droppable: bool, fs: 
             for f in group {
                 drop_cached(f).map_err(|e| e.to_string())?;
             }
-            let start = Barrier::new(n + 1);
-            let t = std::thread::scope(|scope| {
-                let handles: Vec<_> = group
-                    .iter()
-                    .map(|f| {
-                        let start = &start;
-                        scope.spawn(move || {
-                            use std::os::unix::fs::FileExt;
-                            let mut buf = vec![0u8; 1 << 20];
-                            start.wait();
-                            let mut off = 0u64;
-                            while off < bytes {
-                                match f.read_at(&mut buf, off) {
-                                    Ok(0) | Err(_) => break,
-                                    Ok(r) => off += r as u64,
-                                }
-                            }
-                            off
-                        })
-                    })
-                    .collect();
-                let t0 = arum_tsc::begin();
-                start.wait();
-                let read: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
-                let t1 = arum_tsc::end();
-                (clock.elapsed_ns(t0, t1), read)
-            });
+            let t = read_together(group, bytes, &clock);
             if t.1 < bytes * n as u64 {
                 return Err(format!(
                     "the readers read {} of {} bytes",
@@ -127,6 +93,59 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, dir: &Path, droppable: bool, fs: 
         sink.measurements.push(m);
     }
     ctx.finished(&CONTENTION);
+}
+
+/// Writes a file of `bytes` per reader in `dir`, each removed when `cleanup` is dropped; the
+/// first that cannot be written says why.
+fn write_files(
+    dir: &Path,
+    readers: usize,
+    bytes: u64,
+    cleanup: &mut Vec<RemoveOnDrop>,
+) -> Result<Vec<File>, String> {
+    let mut files: Vec<File> = Vec::new();
+    for i in 0..readers {
+        let path = dir.join(format!("arum-calibrate-reader-{i}"));
+        cleanup.push(RemoveOnDrop(path.clone()));
+        match write_file(&path, bytes as usize) {
+            Ok(f) => files.push(f),
+            Err(e) => return Err(format!("cannot write {}: {e}", path.display())),
+        }
+    }
+    Ok(files)
+}
+
+/// A thread per file reads its first `bytes`, all started at once: the time until the last
+/// finished, and the bytes read in all.
+fn read_together(group: &[File], bytes: u64, clock: &Clock) -> (f64, u64) {
+    let n = group.len();
+    let start = Barrier::new(n + 1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = group
+            .iter()
+            .map(|f| {
+                let start = &start;
+                scope.spawn(move || {
+                    use std::os::unix::fs::FileExt;
+                    let mut buf = vec![0u8; 1 << 20];
+                    start.wait();
+                    let mut off = 0u64;
+                    while off < bytes {
+                        match f.read_at(&mut buf, off) {
+                            Ok(0) | Err(_) => break,
+                            Ok(r) => off += r as u64,
+                        }
+                    }
+                    off
+                })
+            })
+            .collect();
+        let t0 = arum_tsc::begin();
+        start.wait();
+        let read: u64 = handles.into_iter().map(|h| h.join().unwrap_or(0)).sum();
+        let t1 = arum_tsc::end();
+        (clock.elapsed_ns(t0, t1), read)
+    })
 }
 
 #[cfg(test)]

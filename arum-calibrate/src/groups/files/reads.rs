@@ -186,61 +186,11 @@ pub fn run(
     }
 
     if ctx.wants(&CACHE) {
-        let sizes = cache_sizes(max);
-        let mut curve = Vec::new();
-        for (i, &size) in sizes.iter().enumerate() {
-            let label = format!("{}MiB", size >> 20);
-            // One untimed read of the whole size first brings it into the cache if it fits;
-            // the samples then sweep it again, from the cache or, past its size, the device.
-            if let Err(e) = read_through(file, &mut buf, 0, size) {
-                sink.measurements.push(skipped(
-                    &CACHE,
-                    Some(&label),
-                    format!("reading the test file: {e}"),
-                ));
-                continue;
-            }
-            let m = sequential(
-                ctx,
-                &CACHE,
-                Some(&label),
-                sizes.len() - i,
-                file,
-                &mut buf,
-                size,
-                || Ok(()),
-            );
-            if let Some(v) = m.median() {
-                curve.push((size, v));
-            }
-            sink.measurements.push(m);
-        }
-        let avail = arum_camp::memory().map(|m| m.available_bytes).unwrap_or(0);
-        let mut finding = cache_finding(&curve, uncached_speed, max, avail);
-        if !droppable {
-            // Every size is in memory: there is no cache edge to find, whatever the curve does.
-            finding.cached_up_to_bytes = None;
-            finding.conclusion = format!("no cache limit to find: {no_drop}");
-        }
-        sink.findings.file_cache = Some(finding);
-        ctx.finished(&CACHE);
+        let not_dropped = (!droppable).then_some(no_drop.as_str());
+        cache_curve(ctx, sink, file, &mut buf, max, uncached_speed, not_dropped);
     }
 
-    if ctx.wants(&SEQ_CACHED) {
-        // One untimed read first so that the whole test length is cached.
-        let _ = read_through(file, &mut buf, 0, test_len);
-        let m = sequential(ctx, &SEQ_CACHED, None, 1, file, &mut buf, test_len, || {
-            Ok(())
-        });
-        sink.measurements.push(m);
-        ctx.finished(&SEQ_CACHED);
-    }
-    if ctx.wants(&RANDOM_CACHED) {
-        let _ = read_through(file, &mut buf, 0, test_len);
-        let m = random(ctx, &RANDOM_CACHED, file, &mut buf, test_len, || Ok(()));
-        sink.measurements.push(m);
-        ctx.finished(&RANDOM_CACHED);
-    }
+    cached_reads(ctx, sink, file, &mut buf, test_len);
     if ctx.wants(&RANDOM_UNCACHED) {
         let m = if droppable {
             let _ = advise_random(file);
@@ -256,6 +206,87 @@ pub fn run(
         ctx.finished(&RANDOM_UNCACHED);
     }
 
+    direct_reads(ctx, sink, path, test_len, facts);
+}
+
+/// The cache curve: sequential reads of each size of `cache_sizes(max)`, read against the
+/// device's speed (`uncached_speed`); `not_dropped`: why the file cannot leave the cache, when
+/// it cannot (then every size is in memory).
+fn cache_curve(
+    ctx: &mut Context,
+    sink: &mut Sink,
+    file: &File,
+    buf: &mut [u8],
+    max: u64,
+    uncached_speed: Option<f64>,
+    not_dropped: Option<&str>,
+) {
+    let sizes = cache_sizes(max);
+    let mut curve = Vec::new();
+    for (i, &size) in sizes.iter().enumerate() {
+        let label = format!("{}MiB", size >> 20);
+        // One untimed read of the whole size first brings it into the cache if it fits;
+        // the samples then sweep it again, from the cache or, past its size, the device.
+        if let Err(e) = read_through(file, buf, 0, size) {
+            sink.measurements.push(skipped(
+                &CACHE,
+                Some(&label),
+                format!("reading the test file: {e}"),
+            ));
+            continue;
+        }
+        let m = sequential(
+            ctx,
+            &CACHE,
+            Some(&label),
+            sizes.len() - i,
+            file,
+            buf,
+            size,
+            || Ok(()),
+        );
+        if let Some(v) = m.median() {
+            curve.push((size, v));
+        }
+        sink.measurements.push(m);
+    }
+    let avail = arum_camp::memory().map(|m| m.available_bytes).unwrap_or(0);
+    let mut finding = cache_finding(&curve, uncached_speed, max, avail);
+    if let Some(no_drop) = not_dropped {
+        // Every size is in memory: there is no cache edge to find, whatever the curve does.
+        finding.cached_up_to_bytes = None;
+        finding.conclusion = format!("no cache limit to find: {no_drop}");
+    }
+    sink.findings.file_cache = Some(finding);
+    ctx.finished(&CACHE);
+}
+
+/// Sequential and random reads of the first `test_len` bytes of `file`, cached.
+fn cached_reads(ctx: &mut Context, sink: &mut Sink, file: &File, buf: &mut [u8], test_len: u64) {
+    if ctx.wants(&SEQ_CACHED) {
+        // One untimed read first so that the whole test length is cached.
+        let _ = read_through(file, buf, 0, test_len);
+        let m = sequential(ctx, &SEQ_CACHED, None, 1, file, buf, test_len, || Ok(()));
+        sink.measurements.push(m);
+        ctx.finished(&SEQ_CACHED);
+    }
+    if ctx.wants(&RANDOM_CACHED) {
+        let _ = read_through(file, buf, 0, test_len);
+        let m = random(ctx, &RANDOM_CACHED, file, buf, test_len, || Ok(()));
+        sink.measurements.push(m);
+        ctx.finished(&RANDOM_CACHED);
+    }
+}
+
+/// Sequential and random reads with O_DIRECT, or why the file system refuses them (in `facts`).
+fn direct_reads(
+    ctx: &mut Context,
+    sink: &mut Sink,
+    path: &Path,
+    test_len: u64,
+    facts: &mut FileFacts,
+) {
+    let dir = path.parent().unwrap_or(Path::new("."));
     let direct = [&SEQ_DIRECT, &RANDOM_DIRECT];
     if direct.iter().any(|e| ctx.wants(e)) {
         let mut aligned = AlignedBuf::new(CHUNK, 4096);

@@ -112,6 +112,30 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported, budget: u64)
     // drift into the curve as a step. The spread of a size's per-sweep medians says how much
     // the machine moved it.
     let passes = if ctx.quick() { 2 } else { 3 };
+    let swept = sweep(ctx, words, &sizes, passes);
+    let points = record(ctx, sink, &sizes, swept);
+    drop(map);
+    let detected = caches::detect(&points, reported.data_levels().len().max(1));
+    sink.findings.caches = Some(caches::findings(
+        reported,
+        detected,
+        largest as u64,
+        huge,
+        thp_mode(),
+    ));
+    ctx.finished(&LATENCY);
+}
+
+/// What the sweeps took of each size: the samples merged with each sweep's median, how many
+/// preempted samples were taken again, or why the size could not be measured.
+struct Swept {
+    taken: Vec<Option<(Taken, Vec<f64>)>>,
+    retaken: Vec<usize>,
+    failed: Vec<Option<String>>,
+}
+
+/// Sweeps every size `passes` times through `words`, a new cycle for each size and sweep.
+fn sweep(ctx: &mut Context, words: &mut [u64], sizes: &[u64], passes: usize) -> Swept {
     let clock = ctx.clock.clone();
     let mut rng = fastrand::Rng::with_seed(0x5eed_1a7e);
     let mut taken: Vec<Option<(Taken, Vec<f64>)>> = (0..sizes.len()).map(|_| None).collect();
@@ -148,12 +172,22 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported, budget: u64)
             }
         }
     }
+    Swept {
+        taken,
+        retaken,
+        failed,
+    }
+}
+
+/// A measurement of each size from its sweeps; returns the curve: each measured size with its
+/// median latency.
+fn record(ctx: &mut Context, sink: &mut Sink, sizes: &[u64], mut swept: Swept) -> Vec<(u64, f64)> {
     let mut points = Vec::new();
     for (i, &size) in sizes.iter().enumerate() {
         let lines = size as usize / LINE;
         let steps = lines.clamp(1 << 14, 1 << 16) as u64;
         let suffix = label(size);
-        let mut m = match (taken[i].take(), failed[i].take()) {
+        let mut m = match (swept.taken[i].take(), swept.failed[i].take()) {
             (_, Some(e)) => skipped(&LATENCY, Some(&suffix), e),
             (None, None) => skipped(&LATENCY, Some(&suffix), "not measured"),
             (Some((t, medians)), None) => {
@@ -168,23 +202,14 @@ pub fn run(ctx: &mut Context, sink: &mut Sink, reported: &Reported, budget: u64)
             }
         };
         m.details
-            .insert("preempted_samples_retaken".into(), retaken[i] as f64);
+            .insert("preempted_samples_retaken".into(), swept.retaken[i] as f64);
         m.details.insert("size_bytes".into(), size as f64);
         if let Some(s) = &m.summary {
             points.push((size, s.median));
         }
         sink.measurements.push(m);
     }
-    drop(map);
-    let detected = caches::detect(&points, reported.data_levels().len().max(1));
-    sink.findings.caches = Some(caches::findings(
-        reported,
-        detected,
-        largest as u64,
-        huge,
-        thp_mode(),
-    ));
-    ctx.finished(&LATENCY);
+    points
 }
 
 /// Adds one sweep's samples of a size to what the earlier sweeps took, keeping each sweep's

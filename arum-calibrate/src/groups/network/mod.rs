@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 
 use crate::context::{skipped, Context, Entry, Group, Sink};
 use crate::model::findings::NetworkFacts;
-use crate::model::Unit;
+use crate::model::{Measurement, Unit};
 use crate::sys::cpu::Pinned;
 
 pub const GROUP: Group = Group {
@@ -128,7 +128,13 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
         "client on CPU {client}, server on CPU {server_cpu}"
     ));
 
-    // Loopback, IPv4 and IPv6.
+    loopback(ctx, sink, server_cpu, bulk);
+    second_namespace(ctx, sink, server_cpu, bulk, &mut facts);
+    sink.findings.network = Some(facts);
+}
+
+/// Loopback, IPv4 and IPv6, with the server on `server_cpu`.
+fn loopback(ctx: &mut Context, sink: &mut Sink, server_cpu: usize, bulk: u64) {
     let lo = [&LO_RTT, &LO_CONNECT, &LO_CLOSE, &LO_BW];
     if lo.iter().any(|e| ctx.wants(e)) {
         let mut server =
@@ -157,8 +163,16 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
         sink.measurements.push(m);
         ctx.finished(&LO6_RTT);
     }
+}
 
-    // The second namespace.
+/// The second namespace: the veth pair, and netem on it; what was found in `facts`.
+fn second_namespace(
+    ctx: &mut Context,
+    sink: &mut Sink,
+    server_cpu: usize,
+    bulk: u64,
+    facts: &mut NetworkFacts,
+) {
     let veth = [&VETH_RTT, &VETH_CONNECT, &VETH_CLOSE, &VETH_BW, &NETEM_RTT];
     if veth.iter().any(|e| ctx.wants(e)) {
         match netns::Veth::create(server_cpu) {
@@ -180,23 +194,7 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
                     Err(e) => e.clone(),
                 });
                 if ctx.wants(&NETEM_RTT) {
-                    let m = match (netem, ctx.settings.netem) {
-                        (Err(e), _) => skipped(&NETEM_RTT, None, e),
-                        (Ok(()), None) => skipped(
-                            &NETEM_RTT,
-                            None,
-                            "no --netem DELAY given (netem is available here)",
-                        ),
-                        (Ok(()), Some(d)) => match v.add_delay(d) {
-                            Ok(()) => {
-                                let mut m = tcp::rtt(ctx, &NETEM_RTT, v.server_addr);
-                                m.details
-                                    .insert("netem_delay_ns".into(), d.as_nanos() as f64);
-                                m
-                            }
-                            Err(e) => skipped(&NETEM_RTT, None, e),
-                        },
-                    };
+                    let m = netem_rtt(ctx, &mut v, netem);
                     sink.measurements.push(m);
                     ctx.finished(&NETEM_RTT);
                 }
@@ -208,7 +206,27 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
             }
         }
     }
-    sink.findings.network = Some(facts);
+}
+
+/// The round trip through the veth pair with netem's delay, or why it was not measured.
+fn netem_rtt(ctx: &mut Context, v: &mut netns::Veth, netem: Result<(), String>) -> Measurement {
+    match (netem, ctx.settings.netem) {
+        (Err(e), _) => skipped(&NETEM_RTT, None, e),
+        (Ok(()), None) => skipped(
+            &NETEM_RTT,
+            None,
+            "no --netem DELAY given (netem is available here)",
+        ),
+        (Ok(()), Some(d)) => match v.add_delay(d) {
+            Ok(()) => {
+                let mut m = tcp::rtt(ctx, &NETEM_RTT, v.server_addr);
+                m.details
+                    .insert("netem_delay_ns".into(), d.as_nanos() as f64);
+                m
+            }
+            Err(e) => skipped(&NETEM_RTT, None, e),
+        },
+    }
 }
 
 fn measure_all(ctx: &mut Context, sink: &mut Sink, addr: SocketAddr, e: [&Entry; 4], bulk: u64) {

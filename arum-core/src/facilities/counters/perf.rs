@@ -34,78 +34,21 @@ impl PerfBackend {
         let app = req.scope == Scope::App;
         // App scope needs no permission check first: the kernel's refusal of kernel-mode
         // counting is handled where it happens (see `open_one`).
-        let mut user_only_reason = None;
-        if !app {
-            let perms = Permissions::current();
-            if !perms.system_wide_allowed() {
-                return Err(ArumError::SystemScopeDenied {
-                    paranoid: paranoid(&perms),
-                });
-            }
-            user_only_reason = (!perms.kernel_allowed()).then(|| user_only(&perms));
-        }
+        let mut user_only_reason = if app { None } else { system_scope_permitted()? };
         let whom = if app { pid.as_raw() } else { -1 };
         let mut setups = EventSetup::from_plan(plan);
         let mut fds: Vec<Vec<Option<OwnedFd>>> = setups.iter().map(|_| Vec::new()).collect();
         let mut ungrouped: Option<String> = None;
         for &cpu in &req.cpus {
-            let mut leader: Option<usize> = None;
-            for (i, s) in setups.iter_mut().enumerate() {
-                if s.error.is_some() {
-                    fds[i].push(None);
-                    continue;
-                }
-                // The encoding for this CPU's PMU; none where the event's core type has no
-                // counters (the other core type of a hybrid part).
-                let Some(target) = s.target_for(cpu) else {
-                    fds[i].push(None);
-                    continue;
-                };
-                let core_pmu = arum_events::table::Unit::from_name(&target.pmu).is_some();
-                let ev = &s.planned.event;
-                let mut attr = Attr {
-                    type_: target.perf_type,
-                    config: target.config,
-                    config1: target.config1,
-                    exclude_user: ev.exclude_user,
-                    exclude_kernel: ev.exclude_kernel || user_only_reason.is_some(),
-                    disabled: true,
-                    inherit: app,
-                    enable_on_exec: app,
-                    pinned: req.no_multiplex,
-                };
-                // Hardware events of a CPU form one group, so they are scheduled together and
-                // their ratios are consistent. Software events never compete for counters and
-                // stay alone: a CPU-wide group led by task-clock never runs its members.
-                // Only the core PMU's events can share a group (another PMU's, such as msr or
-                // an uncore one, cannot).
-                let software = s.perf_type == PERF_TYPE_SOFTWARE || !core_pmu;
-                let group = if software {
-                    None
-                } else {
-                    leader.and_then(|l| fds[l].last().and_then(Option::as_ref))
-                };
-                let opened = open_one(
-                    &mut attr,
-                    whom,
-                    cpu,
-                    group.map(|g| g.as_fd()),
-                    &mut ungrouped,
-                    &mut user_only_reason,
-                );
-                match opened {
-                    Ok(fd) => {
-                        if leader.is_none() && !software && !req.no_multiplex {
-                            leader = Some(i);
-                        }
-                        fds[i].push(Some(fd));
-                    }
-                    Err(e) => {
-                        s.error = Some(describe(e, s.perf_type));
-                        fds[i].push(None);
-                    }
-                }
-            }
+            open_on_cpu(
+                cpu,
+                whom,
+                req,
+                &mut setups,
+                &mut fds,
+                &mut ungrouped,
+                &mut user_only_reason,
+            );
         }
         // Events that failed on a later CPU are dropped everywhere: a partial count would mislead.
         for (i, s) in setups.iter().enumerate() {
@@ -117,39 +60,11 @@ impl PerfBackend {
         // reference that tells multiplexing apart.
         let hardware = setups.iter().any(|s| s.perf_type != PERF_TYPE_SOFTWARE);
         let reference = if app && hardware {
-            let attr = Attr {
-                type_: PERF_TYPE_SOFTWARE,
-                config: TASK_CLOCK,
-                disabled: true,
-                inherit: true,
-                enable_on_exec: true,
-                ..Attr::default()
-            };
-            req.cpus
-                .iter()
-                .map(|&cpu| sys::open(&attr, whom, cpu as i32, None))
-                .collect::<Result<Vec<_>, _>>()
-                .ok()
+            task_clocks(req, whom)
         } else {
             None
         };
-        let grouping = match (ungrouped, req.no_multiplex, hardware) {
-            (_, true, _) => Grouping::Pinned,
-            (_, false, false) => Grouping::Separate,
-            (None, false, true) => Grouping::PerCpuGroups,
-            (Some(why), false, true) => Grouping::Ungrouped { why },
-        };
-        let multiplexing = match (&reference, app, hardware) {
-            (Some(_), _, _) => Multiplexing::AgainstTaskClock,
-            (None, _, false) => Multiplexing::SoftwareOnly,
-            (None, true, true) => Multiplexing::Unscaled,
-            (None, false, true) => Multiplexing::EnabledVsRunning,
-        };
-        let opening = Opening {
-            grouping,
-            multiplexing,
-            scope: req.scope,
-        };
+        let opening = opening(req, ungrouped, hardware, reference.is_some());
         Ok(Opened {
             backend: std::sync::Arc::new(PerfBackend {
                 fds,
@@ -160,6 +75,129 @@ impl PerfBackend {
             user_only_reason,
             opening,
         })
+    }
+}
+
+/// System scope: refused without the right to count whole CPUs; without the right to count
+/// the kernel, user space only (and why).
+fn system_scope_permitted() -> Result<Option<String>, ArumError> {
+    let perms = Permissions::current();
+    if !perms.system_wide_allowed() {
+        return Err(ArumError::SystemScopeDenied {
+            paranoid: paranoid(&perms),
+        });
+    }
+    Ok((!perms.kernel_allowed()).then(|| user_only(&perms)))
+}
+
+/// Opens every event of `setups` on `cpu`, each counter's descriptor (or None) pushed on its
+/// event's list in `fds`; an event that fails records why in its setup.
+fn open_on_cpu(
+    cpu: u32,
+    whom: i32,
+    req: &Request,
+    setups: &mut [EventSetup],
+    fds: &mut [Vec<Option<OwnedFd>>],
+    ungrouped: &mut Option<String>,
+    user_only_reason: &mut Option<String>,
+) {
+    let app = req.scope == Scope::App;
+    let mut leader: Option<usize> = None;
+    for (i, s) in setups.iter_mut().enumerate() {
+        if s.error.is_some() {
+            fds[i].push(None);
+            continue;
+        }
+        // The encoding for this CPU's PMU; none where the event's core type has no
+        // counters (the other core type of a hybrid part).
+        let Some(target) = s.target_for(cpu) else {
+            fds[i].push(None);
+            continue;
+        };
+        let core_pmu = arum_events::table::Unit::from_name(&target.pmu).is_some();
+        let ev = &s.planned.event;
+        let mut attr = Attr {
+            type_: target.perf_type,
+            config: target.config,
+            config1: target.config1,
+            exclude_user: ev.exclude_user,
+            exclude_kernel: ev.exclude_kernel || user_only_reason.is_some(),
+            disabled: true,
+            inherit: app,
+            enable_on_exec: app,
+            pinned: req.no_multiplex,
+        };
+        // Hardware events of a CPU form one group, so they are scheduled together and
+        // their ratios are consistent. Software events never compete for counters and
+        // stay alone: a CPU-wide group led by task-clock never runs its members.
+        // Only the core PMU's events can share a group (another PMU's, such as msr or
+        // an uncore one, cannot).
+        let software = s.perf_type == PERF_TYPE_SOFTWARE || !core_pmu;
+        let group = if software {
+            None
+        } else {
+            leader.and_then(|l| fds[l].last().and_then(Option::as_ref))
+        };
+        let opened = open_one(
+            &mut attr,
+            whom,
+            cpu,
+            group.map(|g| g.as_fd()),
+            ungrouped,
+            user_only_reason,
+        );
+        match opened {
+            Ok(fd) => {
+                if leader.is_none() && !software && !req.no_multiplex {
+                    leader = Some(i);
+                }
+                fds[i].push(Some(fd));
+            }
+            Err(e) => {
+                s.error = Some(describe(e, s.perf_type));
+                fds[i].push(None);
+            }
+        }
+    }
+}
+
+/// App scope: a task-clock on every requested CPU, outside any group, that tells multiplexing
+/// apart; None if any fails to open.
+fn task_clocks(req: &Request, whom: i32) -> Option<Vec<OwnedFd>> {
+    let attr = Attr {
+        type_: PERF_TYPE_SOFTWARE,
+        config: TASK_CLOCK,
+        disabled: true,
+        inherit: true,
+        enable_on_exec: true,
+        ..Attr::default()
+    };
+    req.cpus
+        .iter()
+        .map(|&cpu| sys::open(&attr, whom, cpu as i32, None))
+        .collect::<Result<Vec<_>, _>>()
+        .ok()
+}
+
+/// How the counters were opened: grouped or not, and how multiplexing is told apart.
+fn opening(req: &Request, ungrouped: Option<String>, hardware: bool, referenced: bool) -> Opening {
+    let app = req.scope == Scope::App;
+    let grouping = match (ungrouped, req.no_multiplex, hardware) {
+        (_, true, _) => Grouping::Pinned,
+        (_, false, false) => Grouping::Separate,
+        (None, false, true) => Grouping::PerCpuGroups,
+        (Some(why), false, true) => Grouping::Ungrouped { why },
+    };
+    let multiplexing = match (referenced, app, hardware) {
+        (true, _, _) => Multiplexing::AgainstTaskClock,
+        (false, _, false) => Multiplexing::SoftwareOnly,
+        (false, true, true) => Multiplexing::Unscaled,
+        (false, false, true) => Multiplexing::EnabledVsRunning,
+    };
+    Opening {
+        grouping,
+        multiplexing,
+        scope: req.scope,
     }
 }
 

@@ -121,38 +121,10 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
         .map_err(|e| format!("cannot map a ring buffer: {}", e.desc()))?;
     sys::set_output(ret.as_fd(), entry.as_fd())
         .map_err(|e| format!("cannot share a ring buffer: {}", e.desc()))?;
-    let regs = SP_REGISTER.is_some();
-    let mut inside = Vec::new();
-    let mut intervals = Vec::new();
+    let mut recorded = Recorded::default();
     let mut buf = Vec::new();
     let both = rounds(thread_cpu_ns, || {
-        buf.clear();
-        ring.drain(&mut buf);
-        let mut pairing = Pairing::new(Costs::default(), SP_REGISTER.map_or(0, |r| r.1));
-        let (entry_id, ret_id) = (
-            sys::id(entry.as_fd()).unwrap_or(0),
-            sys::id(ret.as_fd()).unwrap_or(1),
-        );
-        // Within a round the calls are back to back; the gap before a round's first call is
-        // the untimed draining, so intervals start at its second.
-        let mut last_entry: Option<u64> = None;
-        parse(&buf, regs, |r| {
-            if let Record::Sample(s) = r {
-                if s.id == entry_id {
-                    if let Some(t) = last_entry {
-                        intervals.push(s.time.saturating_sub(t) as f64);
-                    }
-                    last_entry = Some(s.time);
-                    pairing.enter(s.tid, (), s.time, s.sp);
-                } else if s.id == ret_id {
-                    pairing.leave(s.tid, (), s.time, s.sp, &mut |p| {
-                        if let Paired::Call { inclusive, .. } = p {
-                            inside.push(inclusive as f64);
-                        }
-                    });
-                }
-            }
-        });
+        recorded.drain_round(&mut ring, &mut buf, &entry, &ret)
     });
     drop(ring);
     // The return probe is only disabled: closing a probe's last event waits for the kernel's
@@ -166,28 +138,89 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
         .flatten()
         .collect();
 
-    let base = arum_stats::median(&bare).unwrap_or(0.0);
+    let cost = probe_cost(
+        &bare,
+        &both,
+        &entry_only,
+        &recorded,
+        bare_cycles,
+        entry_cycles,
+    );
+    Ok((cost, events))
+}
+
+/// What the probes recorded over the rounds with both probes: the durations they measured of
+/// the calls, and the intervals between consecutive entries.
+#[derive(Default)]
+struct Recorded {
+    inside: Vec<f64>,
+    intervals: Vec<f64>,
+}
+
+impl Recorded {
+    /// Drains one round's records from `ring` (through `buf`) and pairs them.
+    fn drain_round(&mut self, ring: &mut Ring, buf: &mut Vec<u8>, entry: &OwnedFd, ret: &OwnedFd) {
+        buf.clear();
+        ring.drain(buf);
+        let mut pairing = Pairing::new(Costs::default(), SP_REGISTER.map_or(0, |r| r.1));
+        let (entry_id, ret_id) = (
+            sys::id(entry.as_fd()).unwrap_or(0),
+            sys::id(ret.as_fd()).unwrap_or(1),
+        );
+        // Within a round the calls are back to back; the gap before a round's first call is
+        // the untimed draining, so intervals start at its second.
+        let mut last_entry: Option<u64> = None;
+        parse(buf, SP_REGISTER.is_some(), |r| {
+            if let Record::Sample(s) = r {
+                if s.id == entry_id {
+                    if let Some(t) = last_entry {
+                        self.intervals.push(s.time.saturating_sub(t) as f64);
+                    }
+                    last_entry = Some(s.time);
+                    pairing.enter(s.tid, (), s.time, s.sp);
+                } else if s.id == ret_id {
+                    pairing.leave(s.tid, (), s.time, s.sp, &mut |p| {
+                        if let Paired::Call { inclusive, .. } = p {
+                            self.inside.push(inclusive as f64);
+                        }
+                    });
+                }
+            }
+        });
+    }
+}
+
+/// The costs from the rounds' times per call: without probes (`bare`), with both probes
+/// (`both`) and with the entry probe alone; the user-mode cycles likewise, where counted.
+fn probe_cost(
+    bare: &[f64],
+    both: &[f64],
+    entry_only: &[f64],
+    recorded: &Recorded,
+    bare_cycles: Option<Vec<f64>>,
+    entry_cycles: Option<Vec<f64>>,
+) -> ProbeCost {
+    let base = arum_stats::median(bare).unwrap_or(0.0);
     let pair: Vec<f64> = both.iter().map(|t| t - base).collect();
     let spread = (pair.iter().cloned().fold(f64::MIN, f64::max)
         - pair.iter().cloned().fold(f64::MAX, f64::min))
         / 2.0;
-    let cost = ProbeCost {
+    ProbeCost {
         pair_ns: arum_stats::median(&pair).unwrap_or(0.0).max(0.0),
-        entry_ns: (arum_stats::median(&entry_only).unwrap_or(0.0) - base).max(0.0),
-        inside_ns: if inside.is_empty() {
+        entry_ns: (arum_stats::median(entry_only).unwrap_or(0.0) - base).max(0.0),
+        inside_ns: if recorded.inside.is_empty() {
             0.0
         } else {
-            arum_stats::median(&inside).unwrap_or(0.0)
+            arum_stats::median(&recorded.inside).unwrap_or(0.0)
         },
         spread_ns: spread.max(0.0),
-        back_to_back: BackToBack::of(&intervals),
+        back_to_back: BackToBack::of(&recorded.intervals),
         entry_user_cycles: bare_cycles
             .zip(entry_cycles)
             .and_then(|(bare, entry)| hit_cycles(&bare, &entry)),
         calls: CALLS,
         rounds: ROUNDS,
-    };
-    Ok((cost, events))
+    }
 }
 
 /// This thread's CPU time: probe hits are handled on the thread that hits them, and unlike wall

@@ -80,6 +80,14 @@ fn site(t: &Target) -> Site<'_> {
     }
 }
 
+/// The error of opening `what`, from the kernel's errno.
+fn failed(what: String) -> impl FnOnce(Errno) -> OpenError {
+    move |errno: Errno| OpenError {
+        what,
+        why: errno.desc().to_string(),
+    }
+}
+
 /// Opens every probe for the held child `pid` on `cpus`; `counting`: also an exact counting
 /// entry probe per function (what throttling decides on; every hit then costs a little more).
 pub fn open(
@@ -88,12 +96,6 @@ pub fn open(
     cpus: &[u32],
     counting: bool,
 ) -> Result<Probes, OpenError> {
-    let fail = |what: String| {
-        move |errno: Errno| OpenError {
-            what,
-            why: errno.desc().to_string(),
-        }
-    };
     let tracefs = TraceFs::open().map_err(|why| OpenError {
         what: "uprobe events".into(),
         why,
@@ -110,68 +112,82 @@ pub fn open(
     };
     for &cpu in cpus {
         let owner = uprobe::open_sideband(pid, cpu as i32)
-            .map_err(fail(format!("the ring buffer of CPU {cpu}")))?;
+            .map_err(failed(format!("the ring buffer of CPU {cpu}")))?;
         let ring = Ring::map_within_limit(owner.as_fd(), ring_pages(cpus.len()))
-            .map_err(fail(format!("mapping the ring buffer of CPU {cpu}")))?;
+            .map_err(failed(format!("mapping the ring buffer of CPU {cpu}")))?;
         probes.rings.push(ring);
         probes.sideband.push(owner);
     }
     for (i, t) in targets.iter().enumerate() {
-        let s = site(t);
-        let define = |probes: &mut Probes, ret| {
-            probes.tracefs.define(s, ret).map_err(|why| OpenError {
-                what: format!("a probe on {}", t.name),
-                why,
-            })
-        };
-        let ids = (define(&mut probes, false)?, define(&mut probes, true)?);
-        probes.defined.push(ids);
-        let arum = Bind::Task(std::process::id() as i32);
-        for id in [ids.0, ids.1] {
-            let anchor = uprobe::open_counting(Probe::Defined(id), arum)
-                .map_err(fail(format!("the probes of {}", t.name)))?;
-            probes.anchors.push(anchor);
-        }
-        let mut f = FunctionProbes {
-            entry: Vec::new(),
-            ret: Vec::new(),
-            counter: None,
-        };
-        for (c, &cpu) in cpus.iter().enumerate() {
-            for (kind, list) in [(Kind::Entry, &mut f.entry), (Kind::Return, &mut f.ret)] {
-                let what = format!(
-                    "{} probe of {} ({}+{:#x})",
-                    if kind == Kind::Entry {
-                        "the entry"
-                    } else {
-                        "the return"
-                    },
-                    t.name,
-                    t.file.display(),
-                    t.offset
-                );
-                let id = if kind == Kind::Entry { ids.0 } else { ids.1 };
-                let fd = uprobe::open_sampling(Probe::Defined(id), Bind::Launched(pid), cpu as i32)
-                    .map_err(fail(what.clone()))?;
-                sys::set_output(fd.as_fd(), probes.sideband[c].as_fd())
-                    .map_err(fail(what.clone()))?;
-                let id = sys::id(fd.as_fd()).map_err(fail(what))?;
-                probes.ids.insert(id, (i, kind));
-                list.push(fd);
-            }
-        }
-        if counting {
-            match uprobe::open_counting(Probe::Defined(ids.0), Bind::Launched(pid)) {
-                Ok(fd) => f.counter = Some(fd),
-                // The function is still timed; its calls are counted from the records alone.
-                Err(errno) => probes.warnings.push(format!(
-                    "the exact call counter of {} could not be opened ({}): its calls are counted from the probe records, which a full ring buffer loses, and the probe budget does not see them",
-                    t.name,
-                    errno.desc()
-                )),
-            }
-        }
+        let f = open_function(&mut probes, i, t, pid, cpus, counting)?;
         probes.functions.push(f);
     }
     Ok(probes)
+}
+
+/// The probes of function `i`, `t`: its entry and return probes defined and anchored, sampling
+/// on every CPU into that CPU's ring buffer, and with `counting` its exact call counter.
+fn open_function(
+    probes: &mut Probes,
+    i: usize,
+    t: &Target,
+    pid: i32,
+    cpus: &[u32],
+    counting: bool,
+) -> Result<FunctionProbes, OpenError> {
+    let s = site(t);
+    let define = |probes: &mut Probes, ret| {
+        probes.tracefs.define(s, ret).map_err(|why| OpenError {
+            what: format!("a probe on {}", t.name),
+            why,
+        })
+    };
+    let ids = (define(probes, false)?, define(probes, true)?);
+    probes.defined.push(ids);
+    let arum = Bind::Task(std::process::id() as i32);
+    for id in [ids.0, ids.1] {
+        let anchor = uprobe::open_counting(Probe::Defined(id), arum)
+            .map_err(failed(format!("the probes of {}", t.name)))?;
+        probes.anchors.push(anchor);
+    }
+    let mut f = FunctionProbes {
+        entry: Vec::new(),
+        ret: Vec::new(),
+        counter: None,
+    };
+    for (c, &cpu) in cpus.iter().enumerate() {
+        for (kind, list) in [(Kind::Entry, &mut f.entry), (Kind::Return, &mut f.ret)] {
+            let what = format!(
+                "{} probe of {} ({}+{:#x})",
+                if kind == Kind::Entry {
+                    "the entry"
+                } else {
+                    "the return"
+                },
+                t.name,
+                t.file.display(),
+                t.offset
+            );
+            let id = if kind == Kind::Entry { ids.0 } else { ids.1 };
+            let fd = uprobe::open_sampling(Probe::Defined(id), Bind::Launched(pid), cpu as i32)
+                .map_err(failed(what.clone()))?;
+            sys::set_output(fd.as_fd(), probes.sideband[c].as_fd())
+                .map_err(failed(what.clone()))?;
+            let id = sys::id(fd.as_fd()).map_err(failed(what))?;
+            probes.ids.insert(id, (i, kind));
+            list.push(fd);
+        }
+    }
+    if counting {
+        match uprobe::open_counting(Probe::Defined(ids.0), Bind::Launched(pid)) {
+            Ok(fd) => f.counter = Some(fd),
+            // The function is still timed; its calls are counted from the records alone.
+            Err(errno) => probes.warnings.push(format!(
+                "the exact call counter of {} could not be opened ({}): its calls are counted from the probe records, which a full ring buffer loses, and the probe budget does not see them",
+                t.name,
+                errno.desc()
+            )),
+        }
+    }
+    Ok(f)
 }

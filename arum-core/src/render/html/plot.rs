@@ -1,6 +1,8 @@
 //! Plots drawn by plotters' SVG back-end into strings the page inlines: time series, histograms,
 //! heat maps. The styles follow arum calibrate's plots (white ground, captioned, labelled axes).
 
+use std::ops::Range;
+
 use plotters::coord::ranged1d::AsRangedCoord;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::coord::Shift;
@@ -120,34 +122,11 @@ pub fn lines(
     x_labels: Option<&[String]>,
     y_axis: YAxis,
 ) -> Drawn {
-    let series: Vec<Series> = series
-        .iter()
-        .map(|s| Series {
-            name: s.name.clone(),
-            points: thin(&s.points, MAX_POINTS)
-                .into_iter()
-                .map(|(x, y)| match y_axis {
-                    YAxis::Linear => (x, y),
-                    YAxis::Log => (x, y.max(1.0).log10()),
-                })
-                .collect(),
-        })
-        .collect();
+    let series = as_drawn(series, y_axis);
     let series = &series[..];
-    let all = series.iter().flat_map(|s| s.points.iter());
-    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
-    let mut y0 = f64::INFINITY;
-    for &(x, y) in all {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
-    }
-    if !x0.is_finite() {
+    let Some(((x0, x1), (y0, y1))) = ranges(series) else {
         return Err("no points to plot".into());
-    }
-    let (x0, x1) = span(x0, x1, false);
-    let (y0, y1) = span(y0, y1, true);
+    };
     let mut svg = String::new();
     {
         let root = ground(&mut svg, SIZE)?;
@@ -173,37 +152,81 @@ pub fn lines(
             mesh.x_labels(names.len() * 2 + 1);
         }
         mesh.draw().map_err(e)?;
-        for (i, s) in series.iter().enumerate() {
-            let colour = Palette99::pick(i).to_rgba();
-            let drawn = chart
-                .draw_series(LineSeries::new(
-                    s.points.iter().copied(),
-                    colour.stroke_width(2),
-                ))
-                .map_err(e)?;
-            if series.len() > 1 {
-                drawn.label(s.name.clone()).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
-                });
-            }
-            if s.points.len() <= 40 {
-                chart
-                    .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
-                    .map_err(e)?;
-            }
-        }
-        if series.len() > 1 {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::UpperLeft)
-                .draw()
-                .map_err(e)?;
-        }
+        draw_lines(&mut chart, series)?;
         root.present().map_err(e)?;
     }
     Ok(svg)
+}
+
+/// The lines as drawn: at most `MAX_POINTS` points each, y as the axis maps it.
+fn as_drawn(series: &[Series], y_axis: YAxis) -> Vec<Series> {
+    series
+        .iter()
+        .map(|s| Series {
+            name: s.name.clone(),
+            points: thin(&s.points, MAX_POINTS)
+                .into_iter()
+                .map(|(x, y)| match y_axis {
+                    YAxis::Linear => (x, y),
+                    YAxis::Log => (x, y.max(1.0).log10()),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// The padded ranges of x and of y (from zero) over every point; None without points.
+fn ranges(series: &[Series]) -> Option<((f64, f64), (f64, f64))> {
+    let all = series.iter().flat_map(|s| s.points.iter());
+    let (mut x0, mut x1, mut y1) = (f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    let mut y0 = f64::INFINITY;
+    for &(x, y) in all {
+        x0 = x0.min(x);
+        x1 = x1.max(x);
+        y0 = y0.min(y);
+        y1 = y1.max(y);
+    }
+    if !x0.is_finite() {
+        return None;
+    }
+    Some((span(x0, x1, false), span(y0, y1, true)))
+}
+
+/// Each line in its colour, its points marked when they are few; with several lines, each
+/// named in a legend.
+fn draw_lines<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b, Range<f64>, Range<f64>>,
+    series: &[Series],
+) -> Result<(), String> {
+    for (i, s) in series.iter().enumerate() {
+        let colour = Palette99::pick(i).to_rgba();
+        let drawn = chart
+            .draw_series(LineSeries::new(
+                s.points.iter().copied(),
+                colour.stroke_width(2),
+            ))
+            .map_err(e)?;
+        if series.len() > 1 {
+            drawn.label(s.name.clone()).legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 16, y)], colour.stroke_width(2))
+            });
+        }
+        if s.points.len() <= 40 {
+            chart
+                .draw_series(s.points.iter().map(|&p| Circle::new(p, 3, colour.filled())))
+                .map_err(e)?;
+        }
+    }
+    if series.len() > 1 {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(e)?;
+    }
+    Ok(())
 }
 
 /// A histogram of `values` with vertical marks (mean, median) in red, green, ...

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use arum_grid::Grid;
 
-use super::analysis::{Change, Comparison};
+use super::analysis::{Change, Comparison, MetricComparison};
 use super::gate::GateResult;
 use crate::report::metrics;
 
@@ -27,54 +27,7 @@ pub fn render(c: &Comparison, gates: &[GateResult]) -> String {
             "  no significance: a single run on a side has no spread to test against; repeat the runs (-r N) for a t-test"
         );
     }
-    let mut b = Grid::new();
-    b.push_record([
-        "metric".to_string(),
-        "base".into(),
-        "new".into(),
-        "change".into(),
-        format!("ratio [{pct:.0}% CI]"),
-        "p".into(),
-        String::new(),
-    ]);
-    for m in &c.metrics {
-        let unit = metrics::unit_of(&m.metric);
-        let change = match m.percent() {
-            Some(p) => format!("{p:+.2}%"),
-            None => unit.format(m.difference),
-        };
-        let ratio = match (m.ratio, m.ratio_ci) {
-            (Some(r), Some(ci)) => format!("{r:.3} [{:.3}, {:.3}]", ci.low, ci.high),
-            (Some(r), None) => format!("{r:.3}"),
-            _ => "-".into(),
-        };
-        let p = m.p_value.map_or("-".into(), |p| {
-            if p < 0.001 {
-                "<0.001".into()
-            } else {
-                format!("{p:.3}")
-            }
-        });
-        let verdict = match (m.change, m.significant) {
-            (Change::Same, _) => "same".to_string(),
-            (_, Some(false)) => "~".to_string(),
-            (Change::Better, _) => format!("better {}", m.marks()),
-            (Change::Worse, _) => format!("worse {}", m.marks()),
-            (Change::Higher, _) => format!("higher {}", m.marks()),
-            (Change::Lower, _) => format!("lower {}", m.marks()),
-        };
-        b.push_record([
-            m.metric.clone(),
-            unit.format(m.base_mean),
-            unit.format(m.new_mean),
-            change,
-            ratio,
-            p,
-            verdict.trim_end().to_string(),
-        ]);
-    }
-    let table = b.align_right(1..6);
-    table.write_to(&mut out, "  ");
+    metrics_table(c, pct).write_to(&mut out, "  ");
     if c.tested {
         let _ = writeln!(
             out,
@@ -91,6 +44,62 @@ pub fn render(c: &Comparison, gates: &[GateResult]) -> String {
         );
     }
     out
+}
+
+/// A row per metric compared: both means, the change, the ratio, p and the verdict.
+fn metrics_table(c: &Comparison, pct: f64) -> Grid {
+    let mut b = Grid::new();
+    b.push_record([
+        "metric".to_string(),
+        "base".into(),
+        "new".into(),
+        "change".into(),
+        format!("ratio [{pct:.0}% CI]"),
+        "p".into(),
+        String::new(),
+    ]);
+    for m in &c.metrics {
+        b.push_record(row(m));
+    }
+    b.align_right(1..6)
+}
+
+/// One metric's cells.
+fn row(m: &MetricComparison) -> [String; 7] {
+    let unit = metrics::unit_of(&m.metric);
+    let change = match m.percent() {
+        Some(p) => format!("{p:+.2}%"),
+        None => unit.format(m.difference),
+    };
+    let ratio = match (m.ratio, m.ratio_ci) {
+        (Some(r), Some(ci)) => format!("{r:.3} [{:.3}, {:.3}]", ci.low, ci.high),
+        (Some(r), None) => format!("{r:.3}"),
+        _ => "-".into(),
+    };
+    let p = m.p_value.map_or("-".into(), |p| {
+        if p < 0.001 {
+            "<0.001".into()
+        } else {
+            format!("{p:.3}")
+        }
+    });
+    let verdict = match (m.change, m.significant) {
+        (Change::Same, _) => "same".to_string(),
+        (_, Some(false)) => "~".to_string(),
+        (Change::Better, _) => format!("better {}", m.marks()),
+        (Change::Worse, _) => format!("worse {}", m.marks()),
+        (Change::Higher, _) => format!("higher {}", m.marks()),
+        (Change::Lower, _) => format!("lower {}", m.marks()),
+    };
+    [
+        m.metric.clone(),
+        unit.format(m.base_mean),
+        unit.format(m.new_mean),
+        change,
+        ratio,
+        p,
+        verdict.trim_end().to_string(),
+    ]
 }
 
 fn plural(n: usize) -> &'static str {

@@ -6,14 +6,29 @@ use std::fmt::Write;
 use arum_units::Unit;
 
 use crate::report::metrics;
+use crate::series::compare::analysis::Comparison;
 use crate::series::result::{Benchmark, MetricSummary, RunSet};
 
 pub fn render(set: &RunSet) -> String {
     let mut out = String::new();
     let pct = set.confidence_level * 100.0;
-    fn wall(b: &Benchmark) -> Option<&MetricSummary> {
-        b.metrics.iter().find(|m| m.metric == "usage.wall_ns")
+    wall_times(&mut out, set, pct);
+    for b in &set.benchmarks {
+        metrics_table(&mut out, b, pct);
     }
+    for c in &set.comparisons {
+        comparison_table(&mut out, c, pct);
+    }
+    out
+}
+
+/// A command's wall time statistics.
+fn wall(b: &Benchmark) -> Option<&MetricSummary> {
+    b.metrics.iter().find(|m| m.metric == "usage.wall_ns")
+}
+
+/// Every command's wall time, and its mean relative to the fastest command's (hyperfine's table).
+fn wall_times(out: &mut String, set: &RunSet, pct: f64) {
     let fastest = set
         .benchmarks
         .iter()
@@ -44,67 +59,70 @@ pub fn render(set: &RunSet) -> String {
             s.mean / fastest
         );
     }
-    for b in &set.benchmarks {
-        let _ = writeln!(out, "\n### `{}`\n", escape(&b.label));
+}
+
+/// A command's shown metrics that were not always zero.
+fn metrics_table(out: &mut String, b: &Benchmark, pct: f64) {
+    let _ = writeln!(out, "\n### `{}`\n", escape(&b.label));
+    let _ = writeln!(
+        out,
+        "| Metric | Mean ± σ | {pct:.0}% CI | Median | Min | Max | Outlier runs |\n|:---|---:|---:|---:|---:|---:|---:|"
+    );
+    for m in &b.metrics {
+        let s = &m.stats;
+        if !metrics::shown(&m.metric, false) || (s.min == 0.0 && s.max == 0.0) {
+            continue;
+        }
+        let u = metrics::unit_of(&m.metric);
         let _ = writeln!(
             out,
-            "| Metric | Mean ± σ | {pct:.0}% CI | Median | Min | Max | Outlier runs |\n|:---|---:|---:|---:|---:|---:|---:|"
+            "| {} | {} ± {} | {} | {} | {} | {} | {} |",
+            escape(&m.metric),
+            u.format(s.mean),
+            u.format(s.std_dev),
+            s.ci.map_or("-".into(), |c| format!(
+                "{} … {}",
+                u.format(c.low),
+                u.format(c.high)
+            )),
+            u.format(s.median),
+            u.format(s.min),
+            u.format(s.max),
+            m.outlier_runs
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         );
-        for m in &b.metrics {
-            let s = &m.stats;
-            if !metrics::shown(&m.metric, false) || (s.min == 0.0 && s.max == 0.0) {
-                continue;
-            }
-            let u = metrics::unit_of(&m.metric);
-            let _ = writeln!(
-                out,
-                "| {} | {} ± {} | {} | {} | {} | {} | {} |",
-                escape(&m.metric),
-                u.format(s.mean),
-                u.format(s.std_dev),
-                s.ci.map_or("-".into(), |c| format!(
-                    "{} … {}",
-                    u.format(c.low),
-                    u.format(c.high)
-                )),
-                u.format(s.median),
-                u.format(s.min),
-                u.format(s.max),
-                m.outlier_runs
-                    .iter()
-                    .map(u64::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-        }
     }
-    for c in &set.comparisons {
+}
+
+/// One comparison of a command against the base: every metric's change, ratio and p-value.
+fn comparison_table(out: &mut String, c: &Comparison, pct: f64) {
+    let _ = writeln!(
+        out,
+        "\n### `{}` against `{}`\n\n| Metric | Base | New | Change | Ratio [{pct:.0}% CI] | p (Welch) | |\n|:---|---:|---:|---:|---:|---:|:---|",
+        escape(&c.new),
+        escape(&c.base)
+    );
+    for m in &c.metrics {
+        let u = metrics::unit_of(&m.metric);
         let _ = writeln!(
             out,
-            "\n### `{}` against `{}`\n\n| Metric | Base | New | Change | Ratio [{pct:.0}% CI] | p (Welch) | |\n|:---|---:|---:|---:|---:|---:|:---|",
-            escape(&c.new),
-            escape(&c.base)
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            escape(&m.metric),
+            u.format(m.base_mean),
+            u.format(m.new_mean),
+            m.percent().map_or("-".into(), |p| format!("{p:+.2}%")),
+            match (m.ratio, m.ratio_ci) {
+                (Some(r), Some(ci)) => format!("{r:.3} [{:.3}, {:.3}]", ci.low, ci.high),
+                (Some(r), None) => format!("{r:.3}"),
+                _ => "-".into(),
+            },
+            m.p_value.map_or("-".into(), |p| format!("{p:.3}")),
+            m.marks()
         );
-        for m in &c.metrics {
-            let u = metrics::unit_of(&m.metric);
-            let _ = writeln!(
-                out,
-                "| {} | {} | {} | {} | {} | {} | {} |",
-                escape(&m.metric),
-                u.format(m.base_mean),
-                u.format(m.new_mean),
-                m.percent().map_or("-".into(), |p| format!("{p:+.2}%")),
-                match (m.ratio, m.ratio_ci) {
-                    (Some(r), Some(ci)) => format!("{r:.3} [{:.3}, {:.3}]", ci.low, ci.high),
-                    (Some(r), None) => format!("{r:.3}"),
-                    _ => "-".into(),
-                },
-                m.p_value.map_or("-".into(), |p| format!("{p:.3}")),
-                m.marks()
-            );
-        }
     }
-    out
 }
 
 /// A table cell: pipes would end the cell, backticks the code span.

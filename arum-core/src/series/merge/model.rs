@@ -62,11 +62,64 @@ pub struct Slowest {
     pub notes: Vec<String>,
 }
 
+/// A report with its rank and its file's name.
+type Ranked<'a> = (u32, &'a String, &'a Report);
+
 /// Merges `(file name, report)` pairs. A report without rank information takes its position
 /// among the files as its rank (and a note says so).
 pub fn merge(reports: &[(String, Report)]) -> Merged {
     let mut notes = Vec::new();
-    let mut ranked: Vec<(u32, &String, &Report)> = Vec::new();
+    let ranked = by_rank(reports, &mut notes);
+    let size = reports
+        .iter()
+        .filter_map(|(_, r)| r.rank.as_ref()?.size)
+        .max();
+    if let Some(n) = size {
+        notes.extend(missing_ranks(n, &ranked));
+    }
+    let mut commands: Vec<&Vec<String>> = ranked.iter().map(|(_, _, r)| &r.command.argv).collect();
+    commands.dedup();
+    if commands.len() > 1 {
+        notes.push("the ranks ran different commands (MPMD)".into());
+    }
+    let job_id = reports
+        .iter()
+        .find_map(|(_, r)| r.rank.as_ref()?.job_id.clone());
+    let mut hosts: Vec<String> = ranked
+        .iter()
+        .map(|(_, _, r)| r.metadata.host.clone())
+        .collect();
+    hosts.sort();
+    hosts.dedup();
+
+    let rows: Vec<RankRow> = ranked
+        .iter()
+        .map(|&(rank, file, r)| rank_row(rank, file, r))
+        .collect();
+
+    let samples = Samples::of(ranked.iter().map(|(rank, _, r)| (u64::from(*rank), *r)));
+    let spreads = samples
+        .names()
+        .iter()
+        .filter_map(|name| spread(name, samples.numbered(name)))
+        .collect();
+
+    Merged {
+        schema: SCHEMA.into(),
+        job_id,
+        size,
+        hosts,
+        ranks: rows,
+        metrics: spreads,
+        slowest: slowest(&ranked),
+        notes,
+    }
+}
+
+/// The reports in the order of their ranks (a report without one takes its position), with a
+/// note for each report without a rank and each rank that appears twice.
+fn by_rank<'a>(reports: &'a [(String, Report)], notes: &mut Vec<String>) -> Vec<Ranked<'a>> {
+    let mut ranked: Vec<Ranked<'a>> = Vec::new();
     for (i, (file, r)) in reports.iter().enumerate() {
         let rank = match &r.rank {
             Some(info) => info.rank,
@@ -88,59 +141,40 @@ pub fn merge(reports: &[(String, Report)]) -> Merged {
             ));
         }
     }
-    let size = reports
-        .iter()
-        .filter_map(|(_, r)| r.rank.as_ref()?.size)
-        .max();
-    if let Some(n) = size {
-        let missing: Vec<String> = (0..n)
-            .filter(|k| !ranked.iter().any(|(r, _, _)| r == k))
-            .map(|k| k.to_string())
-            .collect();
-        if !missing.is_empty() {
-            notes.push(format!(
-                "the job had {n} ranks; no report for rank {}",
-                missing.join(", ")
-            ));
-        }
+    ranked
+}
+
+/// The note naming the ranks of a job of `n` that have no report, if any.
+fn missing_ranks(n: u32, ranked: &[Ranked<'_>]) -> Option<String> {
+    let missing: Vec<String> = (0..n)
+        .filter(|k| !ranked.iter().any(|(r, _, _)| r == k))
+        .map(|k| k.to_string())
+        .collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "the job had {n} ranks; no report for rank {}",
+            missing.join(", ")
+        )
+    })
+}
+
+fn rank_row(rank: u32, file: &str, r: &Report) -> RankRow {
+    RankRow {
+        rank,
+        host: r.metadata.host.clone(),
+        file: file.to_string(),
+        exit_status: r.exit.status,
+        wall_ns: r.usage.wall_ns,
+        user_ns: r.usage.user_ns,
+        system_ns: r.usage.system_ns,
+        peak_rss_bytes: r.usage.peak_memory.as_ref().map(|p| p.peak_rss_bytes),
     }
-    let mut commands: Vec<&Vec<String>> = ranked.iter().map(|(_, _, r)| &r.command.argv).collect();
-    commands.dedup();
-    if commands.len() > 1 {
-        notes.push("the ranks ran different commands (MPMD)".into());
-    }
-    let job_id = reports
-        .iter()
-        .find_map(|(_, r)| r.rank.as_ref()?.job_id.clone());
-    let mut hosts: Vec<String> = ranked
-        .iter()
-        .map(|(_, _, r)| r.metadata.host.clone())
-        .collect();
-    hosts.sort();
-    hosts.dedup();
+}
 
-    let rows: Vec<RankRow> = ranked
-        .iter()
-        .map(|(rank, file, r)| RankRow {
-            rank: *rank,
-            host: r.metadata.host.clone(),
-            file: (*file).clone(),
-            exit_status: r.exit.status,
-            wall_ns: r.usage.wall_ns,
-            user_ns: r.usage.user_ns,
-            system_ns: r.usage.system_ns,
-            peak_rss_bytes: r.usage.peak_memory.as_ref().map(|p| p.peak_rss_bytes),
-        })
-        .collect();
-
-    let samples = Samples::of(ranked.iter().map(|(rank, _, r)| (u64::from(*rank), *r)));
-    let spreads = samples
-        .names()
-        .iter()
-        .filter_map(|name| spread(name, samples.numbered(name)))
-        .collect();
-
-    let slowest = ranked
+/// The rank with the longest wall time (the last of equals), how far above the mean, and its
+/// ambient notes.
+fn slowest(ranked: &[Ranked<'_>]) -> Option<Slowest> {
+    ranked
         .iter()
         .max_by_key(|(_, _, r)| r.usage.wall_ns)
         .map(|(rank, _, r)| {
@@ -168,18 +202,7 @@ pub fn merge(reports: &[(String, Report)]) -> Merged {
                     ],
                 },
             }
-        });
-
-    Merged {
-        schema: SCHEMA.into(),
-        job_id,
-        size,
-        hosts,
-        ranks: rows,
-        metrics: spreads,
-        slowest,
-        notes,
-    }
+        })
 }
 
 fn spread(name: &str, values: &[(u64, f64)]) -> Option<Spread> {

@@ -5,11 +5,27 @@ use std::fmt::Write;
 use arum_grid::Grid;
 use arum_units::Unit;
 
-use super::model::{additive, Merged};
+use super::model::{additive, Merged, Slowest};
 use crate::report::metrics;
 
 pub fn render(m: &Merged, all: bool) -> String {
     let mut out = String::new();
+    heading(&mut out, m);
+
+    let _ = writeln!(out, "\nRanks");
+    table(&mut out, ranks(m), 2..7);
+
+    let _ = writeln!(out, "\nSpread over the ranks (imbalance = max / mean)");
+    table(&mut out, spreads(m, all), 1..6);
+
+    if let Some(s) = &m.slowest {
+        slowest(&mut out, s);
+    }
+    out
+}
+
+/// The ranks, of how many, the job and the hosts; then the notes.
+fn heading(out: &mut String, m: &Merged) {
     let _ = writeln!(
         out,
         "ARUM MERGE: {} rank{}{}{} on {} host{} ({})",
@@ -26,8 +42,10 @@ pub fn render(m: &Merged, all: bool) -> String {
     for n in &m.notes {
         let _ = writeln!(out, "  note: {n}");
     }
+}
 
-    let _ = writeln!(out, "\nRanks");
+/// A row per rank: its host, exit status, times, peak memory and report.
+fn ranks(m: &Merged) -> Grid {
     let mut b = Grid::new();
     b.push_record([
         "rank",
@@ -52,9 +70,11 @@ pub fn render(m: &Merged, all: bool) -> String {
             r.file.clone(),
         ]);
     }
-    table(&mut out, b, 2..7);
+    b
+}
 
-    let _ = writeln!(out, "\nSpread over the ranks (imbalance = max / mean)");
+/// A row per metric shown (every one with `all`) that was not always zero: its spread.
+fn spreads(m: &Merged, all: bool) -> Grid {
     let mut b = Grid::new();
     b.push_record([
         "metric",
@@ -82,22 +102,22 @@ pub fn render(m: &Merged, all: bool) -> String {
             s.imbalance.map_or("-".into(), |i| format!("{i:.3}")),
         ]);
     }
-    table(&mut out, b, 1..6);
+    b
+}
 
-    if let Some(s) = &m.slowest {
-        let _ = writeln!(
-            out,
-            "\nSlowest rank: {} on {} ({}, {:.1}% above the mean)",
-            s.rank,
-            s.host,
-            Unit::Nanoseconds.format(s.wall_ns as f64),
-            s.above_mean_percent
-        );
-        for n in &s.notes {
-            let _ = writeln!(out, "  {n}");
-        }
+/// The slowest rank, how far above the mean, and its notes.
+fn slowest(out: &mut String, s: &Slowest) {
+    let _ = writeln!(
+        out,
+        "\nSlowest rank: {} on {} ({}, {:.1}% above the mean)",
+        s.rank,
+        s.host,
+        Unit::Nanoseconds.format(s.wall_ns as f64),
+        s.above_mean_percent
+    );
+    for n in &s.notes {
+        let _ = writeln!(out, "  {n}");
     }
-    out
 }
 
 fn table(out: &mut String, b: Grid, right: std::ops::Range<usize>) {
