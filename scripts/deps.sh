@@ -13,6 +13,14 @@ command -v mpicc >/dev/null || need+=(libopenmpi-dev)
 command -v slurmd >/dev/null || need+=(slurm-wlm)
 command -v munged >/dev/null || need+=(munge)
 command -v g++ >/dev/null || need+=(g++)
+# arum-bpf: clang compiles the BPF programs; libbpf (built from its crate) links Debian's static
+# libelf and zlib, and its build uses make and pkg-config.
+compgen -c clang | grep -qE '^clang(-[0-9]+)?$' || need+=(clang)
+[ -e /usr/lib/x86_64-linux-gnu/libelf.a ] || need+=(libelf-dev)
+[ -e /usr/lib/x86_64-linux-gnu/libz.a ] || need+=(zlib1g-dev)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+command -v make >/dev/null || need+=(make)
+command -v setpriv >/dev/null || need+=(util-linux) # runs arum without CAP_BPF in the tests
 command -v cyclictest >/dev/null || need+=(rt-tests) # arum hourglass's peer for dispatch latency
 command -v ip >/dev/null || need+=(iproute2)          # network namespaces: hourglass's flood, calibrate's veth pair
 command -v sysbench >/dev/null || need+=(sysbench)  # arum calibrate --peers

@@ -101,6 +101,21 @@ pub struct SyscallRequest {
     pub syscalls: Option<String>,
     pub task_begin: Option<String>,
     pub task_end: Option<String>,
+    /// `--views`: the ALMT views, which need every call in order (records, not only counts).
+    pub views: bool,
+    /// `--probe-engine`: where the probes count.
+    pub engine: ProbeEngine,
+}
+
+/// Where the probe facilities count: in the kernel (BPF maps, lossless), or from perf records
+/// read in user space (needs no CAP_BPF, loses records when its buffers fill).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ProbeEngine {
+    /// BPF where this process may load it and the kernel has what it needs, else perf.
+    #[default]
+    Auto,
+    Bpf,
+    Perf,
 }
 
 /// Which threads the per-task text lists.

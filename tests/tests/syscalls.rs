@@ -70,7 +70,7 @@ fn counts_bytes_and_errno_match_the_helper_and_strace() {
     let mix = helper("syscall_mix");
     let (n, k) = (N.to_string(), K.to_string());
     let argv = [mix.as_str(), n.as_str(), k.as_str()];
-    let mut args = vec!["--syscalls", "--"];
+    let mut args = vec!["--syscalls", "--views", "--"];
     args.extend(argv);
     let (out, json) = run_json(&args);
     assert!(
@@ -158,6 +158,122 @@ fn counts_bytes_and_errno_match_the_helper_and_strace() {
         .find(|r| r["probe"] == "write")
         .expect("a write row");
     assert_eq!(u64_at(row, "/calls"), N);
+}
+
+/// Threads and rounds of `syscall_storm` (4 calls a round): 640,000 calls, made from every CPU
+/// at once as fast as they come. strace takes some 10 s for them.
+const STORM: (u64, u64) = (8, 20_000);
+
+/// `arum` run as root but without CAP_BPF and CAP_SYS_ADMIN (CAP_PERFMON kept): the perf path's
+/// rights. None where setpriv cannot drop them (not root, no setpriv).
+fn without_bpf(args: &[&str]) -> Option<(std::process::Output, Value)> {
+    let dir = temp_dir();
+    let report = dir.path().join("r.json");
+    let out = Command::new("setpriv")
+        .args([
+            "--inh-caps=-bpf,-sys_admin",
+            "--bounding-set=-bpf,-sys_admin",
+            "--",
+        ])
+        .arg(common::arum_path())
+        .args(["--format", "json", "-o"])
+        .arg(&report)
+        .args(args)
+        .output()
+        .ok()?;
+    let text = std::fs::read_to_string(&report).ok()?;
+    Some((out, serde_json::from_str(&text).expect("a JSON report")))
+}
+
+/// Every call of the storm, by name: (calls, errors).
+fn storm_expected() -> [(&'static str, u64, u64); 4] {
+    let n = STORM.0 * STORM.1;
+    [
+        ("getppid", n, 0),
+        ("openat", n, n),
+        ("write", n, 0),
+        ("read", n, 0),
+    ]
+}
+
+#[test]
+fn the_kernel_engine_counts_every_call_of_a_storm_as_strace_does() {
+    let storm = helper("syscall_storm");
+    let (threads, rounds) = (STORM.0.to_string(), STORM.1.to_string());
+    let argv = [storm.as_str(), threads.as_str(), rounds.as_str()];
+    let (out, json) = run_json(&["--syscalls", "--", argv[0], argv[1], argv[2]]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if !tracing_allowed() {
+        return;
+    }
+    let s = &json["syscalls"];
+    if s["engine"] != "bpf" {
+        eprintln!(
+            "the in-kernel engine did not run here ({}): the storm's counts are not checked",
+            s["engine_note"]
+        );
+        return;
+    }
+    assert_eq!(u64_at(s, "/uncounted"), 0, "{s}");
+    // The helper's own calls, exactly; the C library's start-up adds reads, opens and writes of
+    // its own, which strace counts too.
+    let peer = strace_counts(&argv);
+    for (name, calls, errors) in storm_expected() {
+        let c = call(&json, name);
+        let (ours, our_errors) = (u64_at(c, "/calls"), u64_at(c, "/errors"));
+        assert!(ours >= calls && ours - calls <= 16, "{name}: {c}");
+        assert!(
+            our_errors >= errors && our_errors - errors <= 16,
+            "{name}: {c}"
+        );
+        if let Some(peer) = &peer {
+            assert_eq!(
+                Some((ours, our_errors)),
+                peer.get(name).copied(),
+                "{name}: arum (calls, errors) vs strace -c -f"
+            );
+        }
+    }
+    // The views are not asked for: no record was written.
+    assert_eq!(json["views"], Value::Null);
+    assert_eq!(u64_at(s, "/records"), 0, "{s}");
+}
+
+#[test]
+fn without_cap_bpf_the_records_count_and_the_report_says_why() {
+    let mix = helper("syscall_mix");
+    let Some((out, json)) = without_bpf(&["--syscalls", "--", &mix, "100", "64"]) else {
+        eprintln!("setpriv cannot drop CAP_BPF here: the fallback is not checked this way");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = &json["syscalls"];
+    if !tracing_allowed() {
+        return;
+    }
+    assert_eq!(s["engine"], "perf records", "{s}");
+    let note = s["engine_note"].as_str().unwrap_or_default();
+    assert!(note.contains("CAP_BPF"), "{s}");
+    assert_eq!(u64_at(call(&json, "write"), "/calls"), 100);
+    // Asking for the kernel engine where it cannot run is refused before the program runs.
+    let (out, _) = without_bpf(&["--syscalls", "--probe-engine", "bpf", "--", "true"])
+        .map_or((None, None), |(o, j)| (Some(o), Some(j)));
+    if let Some(out) = out {
+        assert_eq!(
+            out.status.code(),
+            Some(125),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
 
 #[test]

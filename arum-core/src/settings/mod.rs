@@ -74,6 +74,7 @@ impl Settings {
         let mut warnings = Warnings::new(echo_warnings);
         let planned = events::plan(&r.events, r.strict)?;
         let functions = function_settings(r, &program)?;
+        let syscalls = syscall_settings(r, functions.is_some())?;
         warn_of_unused_options(r, planned.is_some(), functions.is_some(), &mut warnings);
         let counters = match planned {
             Some(planned) => Some(counter_settings(r, planned, &mut warnings)?),
@@ -96,7 +97,7 @@ impl Settings {
             functions,
             tasks,
             noise_probe: r.noise_probe.clone(),
-            syscalls: syscall_settings(r)?,
+            syscalls,
             top_threads,
             warnings: warnings.into_vec(),
             echo_warnings,
@@ -176,7 +177,11 @@ fn counter_settings(
 }
 
 /// `--syscalls` and the task probes.
-fn syscall_settings(r: &RunRequest) -> Result<Option<syscalls::Settings>, ArumError> {
+/// `functions`: whether functions are timed (their return probes make calls of arum's own).
+fn syscall_settings(
+    r: &RunRequest,
+    functions: bool,
+) -> Result<Option<syscalls::Settings>, ArumError> {
     let Some(spec) = &r.syscalls.syscalls else {
         return Ok(None);
     };
@@ -188,7 +193,13 @@ fn syscall_settings(r: &RunRequest) -> Result<Option<syscalls::Settings>, ArumEr
         }),
         _ => None,
     };
-    Ok(Some(syscalls::Settings { selection, tasks }))
+    Ok(Some(syscalls::Settings {
+        selection,
+        views: r.syscalls.views || tasks.is_some(),
+        tasks,
+        engine: r.syscalls.engine,
+        uretprobes: functions,
+    }))
 }
 
 /// The options given that only matter when events are counted.

@@ -10,6 +10,7 @@ pub struct Permissions {
     pub root: bool,
     pub cap_perfmon: bool,
     pub cap_sys_admin: bool,
+    pub cap_bpf: bool,
 }
 
 impl Permissions {
@@ -23,12 +24,18 @@ impl Permissions {
             root: nix::unistd::geteuid().is_root(),
             cap_perfmon: effective(Capability::CAP_PERFMON),
             cap_sys_admin: effective(Capability::CAP_SYS_ADMIN),
+            cap_bpf: effective(Capability::CAP_BPF),
         }
     }
 
     /// May count every process on a CPU (system-wide mode).
     pub fn system_wide_allowed(&self) -> bool {
         self.cap_perfmon || self.cap_sys_admin || self.perf_event_paranoid.is_some_and(|p| p <= 0)
+    }
+
+    /// May load and attach tracing BPF programs (the in-kernel probe engine).
+    pub fn bpf_allowed(&self) -> bool {
+        self.cap_sys_admin || (self.cap_bpf && self.cap_perfmon)
     }
 
     /// May count kernel-mode events of its own children.

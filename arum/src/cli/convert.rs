@@ -4,7 +4,7 @@ use arum_core::info::InfoFormat as Listing;
 use arum_core::list::ListRequest;
 use arum_core::request::{
     BackendChoice as Backend, CpuChoice, EventRequest, Format, FunctionRequest, PerTask,
-    ProgramRequest, RunRequest, Scope, SyscallRequest,
+    ProbeEngine, ProgramRequest, RunRequest, Scope, SyscallRequest,
 };
 use arum_core::series::compare::{CompareFormat as ComparisonFormat, CompareRequest};
 use arum_core::series::merge::{MergeFormat as MergedFormat, MergeRequest};
@@ -14,7 +14,9 @@ use arum_core::series::SeriesRequest;
 use super::commands::{
     CompareArgs, CompareFormat, HtmlArgs, InfoFormat, ListArgs, MergeArgs, MergeFormat,
 };
-use super::run::{BackendChoice, CpuArgs, PerTaskArg, ReportFormat, RunArgs, ScopeArg};
+use super::run::{
+    BackendChoice, CpuArgs, PerTaskArg, ProbeEngineArg, ReportFormat, RunArgs, ScopeArg,
+};
 use super::series::SeriesArgs;
 
 impl RunArgs {
@@ -71,6 +73,12 @@ impl RunArgs {
                 syscalls: self.syscalls,
                 task_begin: self.task_begin,
                 task_end: self.task_end,
+                views: self.views,
+                engine: match self.probe_engine {
+                    ProbeEngineArg::Auto => ProbeEngine::Auto,
+                    ProbeEngineArg::Bpf => ProbeEngine::Bpf,
+                    ProbeEngineArg::Perf => ProbeEngine::Perf,
+                },
             },
             noise_probe: self.noise_probe.map(|c| c.0),
             per_task: self.per_task.map(|p| match p {

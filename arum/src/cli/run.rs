@@ -158,6 +158,18 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     #[arg(long, value_name = "PROBE", requires_all = ["syscalls", "task_begin"])]
     pub task_end: Option<String>,
 
+    /// With --syscalls: build the ALMT views (the session's time line, tasks, the table of time
+    /// per process and probe), which read every call in order from per-CPU records; implied by
+    /// --task-begin/--task-end. Without it only counts are kept (in the kernel where BPF runs).
+    #[arg(long, requires = "syscalls")]
+    pub views: bool,
+
+    /// Where system calls are counted: bpf (in the kernel, complete at any rate; needs
+    /// CAP_BPF and CAP_PERFMON), perf (records paired in user space: needs only CAP_PERFMON,
+    /// loses records when its buffers fill), or auto (bpf where it can run, else perf).
+    #[arg(long, value_enum, value_name = "ENGINE", default_value = "auto")]
+    pub probe_engine: ProbeEngineArg,
+
     /// Read function names from FILE, one or more per line (`#` starts a comment).
     #[arg(long, value_name = "FILE")]
     pub functions_file: Option<PathBuf>,
@@ -238,6 +250,8 @@ impl<S: Args> RunArgs<S> {
             syscalls,
             task_begin,
             task_end,
+            views,
+            probe_engine,
             functions_file,
             exact_counts,
             probe_budget,
@@ -249,6 +263,14 @@ impl<S: Args> RunArgs<S> {
             argv,
         )
     }
+}
+
+/// `--probe-engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProbeEngineArg {
+    Auto,
+    Bpf,
+    Perf,
 }
 
 /// `--noise-probe`'s CPUs (empty: every CPU).

@@ -22,6 +22,8 @@ pub struct CallStats {
     pub errors: BTreeMap<i32, u64>,
     /// Sum of the non-negative return values of byte-counting calls.
     pub bytes: u64,
+    /// Calls counted without a duration (not in `durations`).
+    pub untimed: u64,
 }
 
 pub struct Collector {

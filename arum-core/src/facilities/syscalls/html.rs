@@ -72,13 +72,33 @@ fn scale_of(values: &[f64]) -> YAxis {
 fn overview(s: &SyscallsReport) -> Vec<(&'static str, String)> {
     let ns = |v: f64| duration::format_ns(v);
     let unfinished: u64 = s.unfinished.iter().map(|c| c.count).sum();
-    let mut out = vec![(
-        "records",
-        format!(
-            "{} read, {} lost by the kernel, {} exits without an entry, {} calls unfinished at the end",
-            s.records, s.lost, s.orphan_exits, unfinished
-        ),
-    )];
+    let mut out = Vec::new();
+    if s.engine.as_deref() == Some("bpf") {
+        out.push((
+            "engine",
+            format!(
+                "counted in the kernel by BPF: {} calls not counted (full maps), {} exits without an entry, {} calls unfinished at the end",
+                s.uncounted, s.orphan_exits, unfinished
+            ),
+        ));
+        if s.records > 0 || s.lost > 0 {
+            out.push((
+                "records for the views",
+                format!("{} read, {} lost by the kernel", s.records, s.lost),
+            ));
+        }
+    } else {
+        out.push((
+            "records",
+            format!(
+                "{} read, {} lost by the kernel, {} exits without an entry, {} calls unfinished at the end",
+                s.records, s.lost, s.orphan_exits, unfinished
+            ),
+        ));
+    }
+    if let Some(note) = &s.engine_note {
+        out.push(("note", note.clone()));
+    }
     if let Some(f) = &s.filter {
         out.push(("kernel filter", f.clone()));
     }

@@ -1,13 +1,23 @@
 //! `--syscalls`: the system calls of the launched tree, counted and timed through the kernel's
 //! raw_syscalls tracepoints (ALMT's kernel probe points on an unmodified kernel).
 //!
+//! Two engines count them. In the kernel (`kernel`, BPF programs on the tracepoints, where arum
+//! may load them): per call the count, errors, bytes and a histogram of durations in BPF maps,
+//! complete at any rate. From perf records (`tracepoints` + `collect`, everywhere else): every
+//! call's entry and exit written to per-CPU ring buffers and paired in user space; a full buffer
+//! loses records, and the report says how many. The views (`--views`, `--task-begin/--task-end`)
+//! need every call in order, so they always read the records; with the kernel engine, a lost
+//! record then costs the views only, never the counts.
+//!
 //! ```text
-//!  prepare   the tracepoints' ids (tracefs, privately if mounted nowhere), the cost of a traced call
-//!  arm       per CPU a sys_enter event owning a ring buffer and a sys_exit event writing into it,
-//!            on the held child (inherited, enabled by exec), filtered on the call number in the
-//!            kernel when a subset is asked, so unwanted calls write no record
+//!  prepare   the engine (and why not the other), the cost of a traced call; for records: the
+//!            tracepoints' ids (tracefs, privately if mounted nowhere)
+//!  arm       kernel: the held child entered in the programs' tree map (its exec starts them);
+//!            records: per CPU a sys_enter event owning a ring buffer and a sys_exit event
+//!            writing into it, on the held child (inherited, enabled by exec), filtered on the
+//!            call number in the kernel when a subset is asked
 //!  released  —  (the reader starts at arm: records flow from the exec on)
-//!  stop      the last drain after the reap
+//!  stop      the programs detached and their maps read; the last drain of the records
 //!  finish    per call and per category (`section`), and the views (`views`)
 //! ```
 //!
@@ -15,7 +25,9 @@
 //! and exit per thread (records layer) and keeps the statistics and the journal of calls.
 
 mod collect;
+mod cost;
 pub mod html;
+mod kernel;
 pub mod model;
 mod section;
 pub mod select;
@@ -32,9 +44,13 @@ use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::Reaped;
 use crate::perf::records::event::SharedJournal;
 use crate::periodic::{Cadence, FirstTick, Sampler};
+use crate::request::ProbeEngine;
 use crate::system::perms::Permissions;
 
 use collect::Collector;
+use cost::Cost;
+use kernel::{Counted, Kernel};
+use section::Counts;
 pub use select::Selection;
 use tracepoints::{Events, Ids};
 
@@ -43,6 +59,11 @@ use tracepoints::{Events, Ids};
 pub struct Settings {
     pub selection: Selection,
     pub tasks: Option<TaskProbes>,
+    /// Whether the views are built (they need the records).
+    pub views: bool,
+    pub engine: ProbeEngine,
+    /// Whether functions are timed: their return probes' trampoline calls are arum's.
+    pub uretprobes: bool,
 }
 
 /// Whether this process may open tracepoints on the launched tree, and if not, why.
@@ -60,11 +81,31 @@ pub fn permission_problem(perms: &Permissions) -> Option<String> {
     })
 }
 
+/// The in-kernel engine for `settings`, or why the records are used instead.
+fn kernel_engine(
+    settings: &Settings,
+    perms: &Permissions,
+) -> Result<(Kernel, Option<Cost>), String> {
+    if settings.engine == ProbeEngine::Perf {
+        return Err("--probe-engine perf was given".into());
+    }
+    if !perms.bpf_allowed() {
+        return Err("BPF needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)".into());
+    }
+    let kernel = Kernel::start(&settings.selection, settings.uretprobes).map_err(|u| u.0)?;
+    let cost = kernel.calibrate().ok();
+    Ok((kernel, cost))
+}
+
 pub struct Syscalls<'s> {
     settings: &'s Settings,
     ids: Option<Ids>,
-    cost: Option<tracepoints::Cost>,
+    cost: Option<Cost>,
     off: Option<String>,
+    /// The in-kernel engine, when it counts; else why not.
+    kernel: Option<Kernel>,
+    not_kernel: Option<String>,
+    counted: Option<Counted>,
     events: Option<Events>,
     reader: Option<Sampler<Collector>>,
     collector: Option<Collector>,
@@ -81,37 +122,35 @@ impl<'s> Syscalls<'s> {
             ids: None,
             cost: None,
             off: None,
+            kernel: None,
+            not_kernel: None,
+            counted: None,
             events: None,
             reader: None,
             collector: None,
         }
     }
-}
 
-impl Facility for Syscalls<'_> {
-    type Section = (SyscallsReport, Option<ViewsReport>);
-
-    fn prepare(&mut self) -> Result<(), ArumError> {
-        if let Some(why) = permission_problem(&Permissions::current()) {
-            self.off = Some(why);
-            return Ok(());
-        }
-        match tracepoints::ids() {
-            Ok(ids) => {
-                self.cost = tracepoints::calibrate(&ids).ok();
-                self.ids = Some(ids);
-            }
-            Err(why) => self.off = Some(why),
-        }
-        Ok(())
+    /// Whether the records are read: for the counts (no kernel engine) or for the views.
+    fn records_wanted(&self) -> bool {
+        self.kernel.is_none() || self.settings.views
     }
 
-    fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
-        if let Some(why) = &self.off {
-            run.warnings
-                .add(format!("system call tracing is off: {why}"));
-            return Ok(());
+    fn prepare_records(&mut self) {
+        match tracepoints::ids() {
+            Ok(ids) => {
+                if self.kernel.is_none() {
+                    self.cost = tracepoints::calibrate(&ids).ok();
+                }
+                self.ids = Some(ids);
+            }
+            Err(why) if self.kernel.is_none() => self.off = Some(why),
+            Err(why) => self.not_kernel = Some(format!("the views are off: {why}")),
         }
+    }
+
+    /// Opens the tracepoints on the held child and starts their reader.
+    fn arm_records(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
         let Some(ids) = &self.ids else { return Ok(()) };
         let cpus = crate::system::cpulist::online().unwrap_or_else(|| vec![0]);
         let filter = self.settings.selection.filter();
@@ -119,12 +158,18 @@ impl Facility for Syscalls<'_> {
             Ok(e) => e,
             Err(why) => {
                 run.warnings
-                    .add(format!("system call tracing is off: {why}"));
-                self.off = Some(why);
+                    .add(format!("system call records are off: {why}"));
+                if self.kernel.is_none() {
+                    self.off = Some(why);
+                }
                 return Ok(());
             }
         };
-        let inside = self.cost.map_or(0, |c| c.inside_ns as u64);
+        // With the kernel engine the records serve the views: their durations stay as measured.
+        let inside = match self.kernel {
+            None => self.cost.map_or(0, |c| c.inside_ns as u64),
+            Some(_) => 0,
+        };
         let collector = Collector::new(std::mem::take(&mut events.rings), &events.ids, inside);
         self.events = Some(events);
         self.reader = Sampler::spawn(
@@ -153,7 +198,85 @@ impl Facility for Syscalls<'_> {
         Ok(())
     }
 
+    fn stop_kernel(&mut self, run: &mut Stopped<'_>) {
+        let Some(kernel) = self.kernel.take() else {
+            return;
+        };
+        let inside = self.cost.map_or(0, |c| c.inside_ns as u64);
+        match kernel.finish(inside) {
+            Ok(c) => {
+                if c.uncounted > 0 {
+                    run.warnings.add(format!(
+                        "{} system calls were not counted: the in-kernel statistics map was full",
+                        c.uncounted
+                    ));
+                }
+                self.counted = Some(c);
+            }
+            Err(why) => {
+                run.warnings
+                    .add(format!("the in-kernel system call counts are lost: {why}"));
+                self.off = Some(why.0);
+            }
+        }
+    }
+}
+
+impl Facility for Syscalls<'_> {
+    type Section = (SyscallsReport, Option<ViewsReport>);
+
+    fn prepare(&mut self) -> Result<(), ArumError> {
+        let perms = Permissions::current();
+        match kernel_engine(self.settings, &perms) {
+            Ok((kernel, cost)) => {
+                self.kernel = Some(kernel);
+                self.cost = cost;
+            }
+            Err(why) if self.settings.engine == ProbeEngine::Bpf => {
+                return Err(ArumError::Usage(format!(
+                    "--probe-engine bpf: the in-kernel engine cannot run here: {why}; use --probe-engine auto to fall back to perf records"
+                )));
+            }
+            Err(why) => self.not_kernel = Some(format!("the in-kernel engine is off: {why}")),
+        }
+        if !self.records_wanted() {
+            return Ok(());
+        }
+        if let Some(why) = permission_problem(&perms) {
+            if self.kernel.is_none() {
+                self.off = Some(why);
+            } else {
+                self.not_kernel = Some(format!("the views are off: {why}"));
+            }
+            return Ok(());
+        }
+        self.prepare_records();
+        Ok(())
+    }
+
+    fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
+        if let Some(why) = &self.off {
+            run.warnings
+                .add(format!("system call tracing is off: {why}"));
+            return Ok(());
+        }
+        if let Some(kernel) = &self.kernel {
+            if let Err(why) = kernel.follow(run.pid.as_raw() as u32) {
+                run.warnings
+                    .add(format!("system call tracing is off: {why}"));
+                self.off = Some(why.0);
+                self.kernel = None;
+                return Ok(());
+            }
+        }
+        if self.records_wanted() {
+            self.arm_records(run)?;
+        }
+        Ok(())
+    }
+
     fn stop(&mut self, run: &mut Stopped<'_>) {
+        self.stop_kernel(run);
         let Some(reader) = self.reader.take() else {
             return;
         };
@@ -161,8 +284,12 @@ impl Facility for Syscalls<'_> {
         if let Some(c) = &mut c {
             c.tick(true);
             if c.lost > 0 {
+                let affected = match self.counted {
+                    Some(_) => "the views miss those calls (the counts are complete)",
+                    None => "those calls are not counted",
+                };
                 run.warnings.add(format!(
-                    "{} system call records were lost (a ring buffer was full): those calls are not counted",
+                    "{} system call records were lost (a ring buffer was full): {affected}",
                     c.lost
                 ));
             }
@@ -176,17 +303,35 @@ impl Facility for Syscalls<'_> {
         let mut section = SyscallsReport {
             selection: self.settings.selection.asked.clone(),
             off_reason: self.off.clone(),
+            engine: engine_name(self.counted.is_some(), self.collector.is_some()),
+            engine_note: self.not_kernel.clone(),
             filter: self.settings.selection.filter(),
             private_tracefs: self.ids.as_ref().is_some_and(|i| i.private_tracefs),
             probe_cost_ns: self.cost.map(|c| c.pair_ns),
             probe_inside_ns: self.cost.map(|c| c.inside_ns),
             ..SyscallsReport::default()
         };
-        let mut views = None;
-        if let Some(mut c) = self.collector {
-            section::fill(&mut section, &c);
-            let calls: u64 = section.calls.iter().map(|s| s.calls).sum();
-            section.overhead_ns = self.cost.map(|c| (c.pair_ns * calls as f64) as u64);
+        match (&self.counted, &self.collector) {
+            (Some(k), c) => {
+                section::fill(
+                    &mut section,
+                    Counts {
+                        stats: &k.stats,
+                        unfinished: &k.unfinished,
+                        records: c.as_ref().map_or(0, |c| c.records),
+                        lost: c.as_ref().map_or(0, |c| c.lost),
+                        orphans: k.orphans,
+                    },
+                );
+                section.uncounted = k.uncounted;
+                section.unbinned = k.unbinned;
+            }
+            (None, Some(c)) => section::fill(&mut section, Counts::of(c)),
+            (None, None) => {}
+        }
+        let calls: u64 = section.calls.iter().map(|s| s.calls).sum();
+        section.overhead_ns = self.cost.map(|c| (c.pair_ns * calls as f64) as u64);
+        let views = self.collector.filter(|_| self.settings.views).map(|mut c| {
             let others = std::mem::take(
                 &mut *self
                     .others
@@ -194,13 +339,22 @@ impl Facility for Syscalls<'_> {
                     .unwrap_or_else(std::sync::PoisonError::into_inner),
             );
             c.journal.append(others);
-            views = Some(crate::facilities::views::build(
+            crate::facilities::views::build(
                 &c.journal,
                 &c.names,
                 self.settings.tasks.as_ref(),
                 crate::facilities::views::tsc_hz(),
-            ));
-        }
+            )
+        });
         (section, views)
+    }
+}
+
+/// Which engine the counts came from.
+fn engine_name(kernel: bool, records: bool) -> Option<String> {
+    match (kernel, records) {
+        (true, _) => Some("bpf".into()),
+        (false, true) => Some("perf records".into()),
+        (false, false) => None,
     }
 }

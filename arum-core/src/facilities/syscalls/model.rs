@@ -10,6 +10,8 @@ use crate::fields::{each, label, measured, Field, Unit};
 pub const FIELDS: &[Field] = &[
     measured("records", Unit::Count, Neither),
     measured("lost", Unit::Count, Lower),
+    measured("uncounted", Unit::Count, Lower),
+    measured("unbinned", Unit::Count, Lower),
     measured("orphan_exits", Unit::Count, Neither),
     each(
         "unfinished",
@@ -47,15 +49,25 @@ pub struct SyscallsReport {
     pub selection: Vec<String>,
     /// Why no call was traced (permissions, no tracepoints), when none was.
     pub off_reason: Option<String>,
+    /// Where the calls were counted: `bpf` (in the kernel, complete) or `perf records` (paired
+    /// in user space; a full buffer loses records).
+    pub engine: Option<String>,
+    /// Why the in-kernel engine did not count, or what it could not do (the views).
+    pub engine_note: Option<String>,
     /// The tracepoint filter set in the kernel (ftrace syntax), when a subset was asked.
     pub filter: Option<String>,
     /// Whether tracefs was mounted nowhere and the tracepoints were read through a private,
     /// detached mount of arum's own.
     pub private_tracefs: bool,
-    /// Records read, lost by the kernel (full buffers), exits without an entry.
+    /// Records read, lost by the kernel (full buffers), exits without an entry. With the `bpf`
+    /// engine the records feed the views only (none without them).
     pub records: u64,
     pub lost: u64,
     pub orphan_exits: u64,
+    /// `bpf` engine: calls not counted because a map was full, and calls counted whose
+    /// duration is not in the percentiles (the histogram map was full).
+    pub uncounted: u64,
+    pub unbinned: u64,
     /// Calls entered and never left before the end (calls cut by the end of the run).
     pub unfinished: Vec<CallCount>,
     /// Measured cost of one traced call (enter + exit records) on this machine, and the estimate

@@ -24,7 +24,7 @@ fn stats(name: String, category: &str, c: &CallStats, bytes: bool) -> SyscallSta
     SyscallStats {
         name,
         category: category.into(),
-        calls: d.count,
+        calls: d.count + c.untimed,
         errors: c.errors.values().sum(),
         errnos,
         total_ns: d.total_ns,
@@ -44,11 +44,33 @@ pub fn errno_name(e: i32) -> String {
     }
 }
 
+/// What either engine counted: per call number its figures, the calls cut by the end, and what
+/// the records path read and lost.
+pub struct Counts<'a> {
+    pub stats: &'a BTreeMap<u64, CallStats>,
+    pub unfinished: &'a BTreeMap<String, u64>,
+    pub records: u64,
+    pub lost: u64,
+    pub orphans: u64,
+}
+
+impl<'a> Counts<'a> {
+    pub fn of(c: &'a Collector) -> Counts<'a> {
+        Counts {
+            stats: &c.stats,
+            unfinished: &c.unfinished,
+            records: c.records,
+            lost: c.lost,
+            orphans: c.orphans,
+        }
+    }
+}
+
 /// Fills the per-call and per-category figures of `report` from `c`.
-pub fn fill(report: &mut SyscallsReport, c: &Collector) {
+pub fn fill(report: &mut SyscallsReport, c: Counts<'_>) {
     let mut categories: BTreeMap<&'static str, CallStats> = BTreeMap::new();
     let mut bytes_in: BTreeMap<&'static str, bool> = BTreeMap::new();
-    for (&nr, st) in &c.stats {
+    for (&nr, st) in c.stats {
         let name = select::name(nr);
         let category = select::category(&name);
         let bytes = select::counts_bytes(&name);
@@ -59,6 +81,7 @@ pub fn fill(report: &mut SyscallsReport, c: &Collector) {
             *cat.errors.entry(e).or_default() += n;
         }
         cat.bytes += st.bytes;
+        cat.untimed += st.untimed;
         *bytes_in.entry(category).or_default() |= bytes;
     }
     report

@@ -41,11 +41,19 @@ pub(crate) fn stats_table(out: &mut String, first: &str, rows: &[SyscallStats]) 
 }
 
 pub fn render(out: &mut String, s: &SyscallsReport) {
+    let engine = match s.engine.as_deref() {
+        Some("bpf") => ", counted in the kernel by BPF",
+        Some(_) => ", perf records",
+        None => "",
+    };
     let _ = writeln!(
         out,
-        "\nSystem calls (raw_syscalls tracepoints; {})",
+        "\nSystem calls (raw_syscalls tracepoints{engine}; {})",
         s.selection.join(", ")
     );
+    if let Some(note) = &s.engine_note {
+        let _ = writeln!(out, " note: {note}");
+    }
     if let Some(why) = &s.off_reason {
         let _ = writeln!(out, " not traced: {why}");
         return;
@@ -60,14 +68,33 @@ pub fn render(out: &mut String, s: &SyscallsReport) {
             s.calls.len() - CALLS_SHOWN
         );
     }
-    let _ = writeln!(
-        out,
-        " records: {} read, {} lost, {} exits without an entry, {} calls unfinished at the end",
-        grouped(s.records),
-        grouped(s.lost),
-        grouped(s.orphan_exits),
-        s.unfinished.iter().map(|c| c.count).sum::<u64>()
-    );
+    let unfinished = s.unfinished.iter().map(|c| c.count).sum::<u64>();
+    if s.engine.as_deref() == Some("bpf") {
+        let _ = writeln!(
+            out,
+            " complete: {} calls not counted (full maps), {} exits without an entry, {} calls unfinished at the end",
+            grouped(s.uncounted),
+            grouped(s.orphan_exits),
+            unfinished
+        );
+        if s.records > 0 || s.lost > 0 {
+            let _ = writeln!(
+                out,
+                " records for the views: {} read, {} lost",
+                grouped(s.records),
+                grouped(s.lost)
+            );
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            " records: {} read, {} lost, {} exits without an entry, {} calls unfinished at the end",
+            grouped(s.records),
+            grouped(s.lost),
+            grouped(s.orphan_exits),
+            unfinished
+        );
+    }
     if let (Some(cost), Some(total)) = (s.probe_cost_ns, s.overhead_ns) {
         let _ = writeln!(
             out,
@@ -105,6 +132,7 @@ mod tests {
             calls: vec![openat.clone()],
             categories: vec![openat],
             records: 2400,
+            engine: Some("perf records".into()),
             probe_cost_ns: Some(1000.0),
             overhead_ns: Some(1_200_000),
             ..SyscallsReport::default()
@@ -112,9 +140,30 @@ mod tests {
         let mut out = String::new();
         render(&mut out, &s);
         assert!(
-            out.contains("System calls (raw_syscalls tracepoints; file)"),
+            out.contains("System calls (raw_syscalls tracepoints, perf records; file)"),
             "{out}"
         );
+        assert!(out.contains("records: 2,400 read, 0 lost"), "{out}");
+        // The kernel engine: complete counts, its note, and no records line without views.
+        let kernel = SyscallsReport {
+            engine: Some("bpf".into()),
+            engine_note: Some("the views are off: tracefs".into()),
+            records: 0,
+            uncounted: 3,
+            ..s.clone()
+        };
+        let mut out = String::new();
+        render(&mut out, &kernel);
+        assert!(
+            out.contains("tracepoints, counted in the kernel by BPF; file)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("complete: 3 calls not counted (full maps)"),
+            "{out}"
+        );
+        assert!(out.contains(" note: the views are off: tracefs"), "{out}");
+        assert!(!out.contains("records"), "{out}");
         assert!(out.contains("1,200") && out.contains("ENOENT 300"), "{out}");
         assert!(out.contains("a traced call costs 1 µs"), "{out}");
         let off = SyscallsReport {

@@ -16,6 +16,8 @@ use crate::perf::records::source::RecordSource;
 use crate::perf::sys::{self, Attr, Extra, Sampling};
 use crate::system::tracefs::Tracefs;
 
+use super::cost::{getppid_ns, Cost};
+
 /// PERF_TYPE_TRACEPOINT.
 const TRACEPOINT: u32 = 2;
 /// Ring buffer bytes per CPU: 8 MiB hold some 50,000 enter/exit pairs.
@@ -141,34 +143,11 @@ pub fn open(ids: &Ids, pid: i32, cpus: &[u32], filter: Option<&str>) -> Result<E
     Ok(out)
 }
 
-/// What tracing adds to a call on this machine, in ns.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Cost {
-    /// Of a traced call as its caller sees it (both records).
-    pub pair_ns: f64,
-    /// Of the call's own measured interval (entry to exit record): taken out of every duration.
-    pub inside_ns: f64,
-}
-
 /// getppid(2) timed on arum's own thread with and without both tracepoints, the least of several
 /// rounds each; the records of the traced rounds give the measured interval of a call whose
 /// untraced time is known.
 pub fn calibrate(ids: &Ids) -> Result<Cost, String> {
-    const CALLS: u32 = 2000;
-    const ROUNDS: usize = 5;
-    let round = || {
-        (0..ROUNDS)
-            .map(|_| {
-                let t = std::time::Instant::now();
-                for _ in 0..CALLS {
-                    // getppid is never cached by the C library: every call enters the kernel.
-                    std::hint::black_box(nix::unistd::getppid());
-                }
-                t.elapsed().as_nanos() as f64 / f64::from(CALLS)
-            })
-            .fold(f64::INFINITY, f64::min)
-    };
-    let bare = round();
+    let bare = getppid_ns();
     let open = |config, task| {
         sys::open_with(
             &Attr {
@@ -193,7 +172,7 @@ pub fn calibrate(ids: &Ids) -> Result<Cost, String> {
         .map_err(|e| format!("mapping a ring buffer: {}", e.desc()))?;
     sys::set_output(exit.as_fd(), enter.as_fd()).map_err(|e| e.desc().to_string())?;
     let enter_id = sys::id(enter.as_fd()).map_err(|e| e.desc().to_string())?;
-    let traced = round();
+    let traced = getppid_ns();
     drop((enter, exit));
     // The measured intervals of the traced getppid calls (the ring holds the first rounds).
     let getppid = libc::SYS_getppid as u64;

@@ -34,6 +34,30 @@ impl Durations {
         self.histogram.saturating_record(ns.max(1));
     }
 
+    /// Durations counted elsewhere (in the kernel): `buckets` gives (lowest, highest value,
+    /// count) ascending, each bucket's calls recorded at its middle; the count, total and maximum
+    /// are the exact ones kept beside the buckets. The minimum is the lowest bucket's bottom.
+    pub fn from_buckets(
+        buckets: impl IntoIterator<Item = (u64, u64, u64)>,
+        count: u64,
+        total_ns: u64,
+        max_ns: u64,
+    ) -> Durations {
+        let mut d = Durations {
+            count,
+            total_ns,
+            max_ns,
+            ..Durations::default()
+        };
+        for (low, high, n) in buckets {
+            d.min_ns = d.min_ns.min(low);
+            d.histogram
+                .saturating_record_n((low + (high - low) / 2).max(1), n);
+        }
+        d.min_ns = d.min_ns.min(max_ns);
+        d
+    }
+
     /// Adds every duration of `other` (a category's calls from its members').
     pub fn add(&mut self, other: &Durations) {
         self.count += other.count;
@@ -88,6 +112,20 @@ mod tests {
         assert!((p50 - 500_000.0).abs() / 500_000.0 < 0.002, "{p50}");
         let p99 = d.quantile_ns(0.99) as f64;
         assert!((p99 - 990_000.0).abs() / 990_000.0 < 0.002, "{p99}");
+    }
+
+    #[test]
+    fn durations_from_buckets_keep_the_exact_figures_and_place_quantiles_in_their_bucket() {
+        let d = Durations::from_buckets([(100, 101, 50), (2000, 2031, 50)], 100, 105_000, 2031);
+        assert_eq!(
+            (d.count, d.total_ns, d.max_ns, d.min()),
+            (100, 105_000, 2031, 100)
+        );
+        assert!((d.mean_ns() - 1050.0).abs() < 1e-9);
+        let p99 = d.quantile_ns(0.99);
+        assert!((2000..=2031).contains(&p99), "{p99}");
+        let p25 = d.quantile_ns(0.25);
+        assert!((100..=101).contains(&p25), "{p25}");
     }
 
     #[test]
