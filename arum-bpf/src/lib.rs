@@ -20,6 +20,7 @@
 pub mod hist;
 mod load;
 mod percpu;
+pub mod runtime;
 pub mod syscalls;
 
 pub use load::Unavailable;

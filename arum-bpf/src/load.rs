@@ -5,7 +5,9 @@
 use std::fmt;
 use std::sync::Mutex;
 
-use libbpf_rs::{ErrorKind, Object, ObjectBuilder, OpenObject, PrintLevel};
+use libbpf_rs::{
+    ErrorKind, Link, Map, MapCore, MapFlags, Object, ObjectBuilder, OpenObject, PrintLevel,
+};
 
 /// Why the in-kernel engine cannot run here; the perf_event_open path is used instead.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +41,7 @@ fn last_message() -> Option<String> {
 
 /// Opens `object` (named `name` in messages) with `config` as its read-only data: the object
 /// has one read-only variable, a struct of exactly `config.len()` bytes.
-pub(crate) fn open(object: &[u8], name: &str, config: &[u8]) -> Result<OpenObject, Unavailable> {
+fn open(object: &[u8], name: &str, config: &[u8]) -> Result<OpenObject, Unavailable> {
     libbpf_rs::set_print(Some((PrintLevel::Warn, keep_message)));
     let mut open = ObjectBuilder::default()
         .open_memory(object)
@@ -74,7 +76,7 @@ pub(crate) fn open(object: &[u8], name: &str, config: &[u8]) -> Result<OpenObjec
 }
 
 /// Loads `open` into the kernel (the verifier runs here).
-pub(crate) fn load(open: OpenObject, name: &str) -> Result<Object, Unavailable> {
+fn load(open: OpenObject, name: &str) -> Result<Object, Unavailable> {
     open.load()
         .map_err(|e| refused(&e, &format!("loading the {name} BPF programs")))
 }
@@ -93,4 +95,77 @@ pub(crate) fn refused(e: &libbpf_rs::Error, what: &str) -> Unavailable {
         ),
         _ => format!("{what} failed: {e}{detail}"),
     })
+}
+
+/// A loaded object, its programs attached or not, and the tree it follows.
+pub(crate) struct Loaded {
+    object: Object,
+    links: Vec<Link>,
+}
+
+/// The object's `tree` map's states (`bpf/arum.h`).
+pub(crate) const TREE_HELD: u8 = 1;
+pub(crate) const TREE_RUNNING: u8 = 2;
+
+impl Loaded {
+    /// Opens `object` with `config` (see [`open`]) and loads it.
+    pub fn new(object: &[u8], name: &str, config: &[u8]) -> Result<Loaded, Unavailable> {
+        let object = load(open(object, name, config)?, name)?;
+        Ok(Loaded {
+            object,
+            links: Vec::new(),
+        })
+    }
+
+    /// Attaches every program of the object where its section says.
+    pub fn attach(&mut self) -> Result<(), Unavailable> {
+        for prog in self.object.progs_mut() {
+            let name = prog.name().to_string_lossy().into_owned();
+            let link = prog
+                .attach()
+                .map_err(|e| refused(&e, &format!("attaching the BPF program {name}")))?;
+            self.links.push(link);
+        }
+        Ok(())
+    }
+
+    /// Detaches every program: nothing more is counted.
+    pub fn detach(&mut self) {
+        self.links.clear();
+    }
+
+    pub fn map(&self, name: &str) -> Result<Map<'_>, Unavailable> {
+        self.object
+            .maps()
+            .find(|m| m.name() == name)
+            .ok_or_else(|| Unavailable(format!("the BPF object has no map {name}")))
+    }
+
+    /// Puts `pid` in the object's tree in `state`.
+    pub fn follow(&self, pid: u32, state: u8) -> Result<(), Unavailable> {
+        self.map("tree")?
+            .update(&pid.to_ne_bytes(), &[state], MapFlags::ANY)
+            .map_err(|e| refused(&e, "following the launched process"))
+    }
+
+    /// Takes `pid` out of the tree.
+    pub fn unfollow(&self, pid: u32) -> Result<(), Unavailable> {
+        self.map("tree")?
+            .delete(&pid.to_ne_bytes())
+            .map_err(|e| refused(&e, "no longer following a process"))
+    }
+
+    /// The per-CPU drop counters (`enum arum_drop`), summed.
+    pub fn drops(&self) -> Result<[u64; 4], Unavailable> {
+        let map = self.map("drops")?;
+        let mut out = [0u64; 4];
+        for (k, o) in (0u32..).zip(out.iter_mut()) {
+            let copies = map
+                .lookup_percpu(&k.to_ne_bytes(), MapFlags::ANY)
+                .map_err(|e| Unavailable(format!("reading the BPF drop counters: {e}")))?
+                .unwrap_or_default();
+            *o = copies.iter().map(|c| crate::percpu::u64_at(c, 0)).sum();
+        }
+        Ok(out)
+    }
 }

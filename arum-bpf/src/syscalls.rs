@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use libbpf_rs::{Link, MapCore, MapFlags, Object};
+use libbpf_rs::{MapCore, MapFlags};
 
-use crate::load::{self, Unavailable};
-use crate::percpu::{entries, sum_fields, u32_at, u64_at};
+use crate::load::{self, Loaded, Unavailable, TREE_HELD, TREE_RUNNING};
+use crate::percpu::{entries, sum_fields, u32_at};
 
 static OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/syscalls.bpf.o"));
 
@@ -83,68 +83,51 @@ pub struct Totals {
 
 /// The loaded, attached programs.
 pub struct SyscallCounter {
-    object: Object,
-    links: Vec<Link>,
+    loaded: Loaded,
 }
 
 impl SyscallCounter {
     /// Loads and attaches the programs. Nothing is counted until [`follow`](Self::follow).
     pub fn start(config: &Config) -> Result<SyscallCounter, Unavailable> {
-        let open = load::open(OBJECT, "system-call", &config.bytes()?)?;
-        let object = load::load(open, "system-call")?;
+        let mut loaded = Loaded::new(OBJECT, "system-call", &config.bytes()?)?;
         if let Some(wanted) = &config.wanted {
-            let map = find(&object, "wanted")?;
+            let map = loaded.map("wanted")?;
             for &nr in wanted {
                 map.update(&nr.to_ne_bytes(), &[1], MapFlags::ANY)
                     .map_err(|e| load::refused(&e, "selecting the calls to count"))?;
             }
         }
-        let mut links = Vec::new();
-        for prog in object.progs_mut() {
-            let name = prog.name().to_string_lossy().into_owned();
-            links
-                .push(prog.attach().map_err(|e| {
-                    load::refused(&e, &format!("attaching the BPF program {name}"))
-                })?);
-        }
-        Ok(SyscallCounter { object, links })
+        loaded.attach()?;
+        Ok(SyscallCounter { loaded })
     }
 
     /// Counts the calls of `pid` (a child held before its exec) from its exec on, and of every
     /// process it forks.
     pub fn follow(&self, pid: u32) -> Result<(), Unavailable> {
-        const TREE_HELD: u8 = 1;
-        find(&self.object, "tree")?
-            .update(&pid.to_ne_bytes(), &[TREE_HELD], MapFlags::ANY)
-            .map_err(|e| load::refused(&e, "following the launched process"))
+        self.loaded.follow(pid, TREE_HELD)
     }
 
     /// Counts `pid`'s calls from now on (arum's own, to measure what counting costs).
     pub fn follow_running(&self, pid: u32) -> Result<(), Unavailable> {
-        const TREE_RUNNING: u8 = 2;
-        find(&self.object, "tree")?
-            .update(&pid.to_ne_bytes(), &[TREE_RUNNING], MapFlags::ANY)
-            .map_err(|e| load::refused(&e, "following a process"))
+        self.loaded.follow(pid, TREE_RUNNING)
     }
 
     /// Stops counting `pid`'s calls.
     pub fn unfollow(&self, pid: u32) -> Result<(), Unavailable> {
-        find(&self.object, "tree")?
-            .delete(&pid.to_ne_bytes())
-            .map_err(|e| load::refused(&e, "no longer following a process"))
+        self.loaded.unfollow(pid)
     }
 
     /// Empties what was counted (after a calibration, before the run).
     pub fn clear(&self) -> Result<(), Unavailable> {
         for name in ["calls", "errnos", "hist", "pending"] {
-            let map = find(&self.object, name)?;
+            let map = self.loaded.map(name)?;
             let keys: Vec<Vec<u8>> = map.keys().collect();
             for key in keys {
                 // A key gone meanwhile (a call's exit) is what we wanted.
                 let _ = map.delete(&key);
             }
         }
-        let drops = find(&self.object, "drops")?;
+        let drops = self.loaded.map("drops")?;
         let zero = vec![
             vec![0u8; 8];
             libbpf_rs::num_possible_cpus().map_err(|e| Unavailable(e.to_string()))?
@@ -159,14 +142,14 @@ impl SyscallCounter {
 
     /// Detaches the programs: nothing more is counted.
     pub fn stop(&mut self) {
-        self.links.clear();
+        self.loaded.detach();
     }
 
     /// Reads the maps (after [`stop`](Self::stop), for a consistent picture).
     pub fn totals(&self) -> Result<Totals, Unavailable> {
         let read = |e: String| Unavailable(e);
         let mut totals = Totals::default();
-        for (key, copies) in entries(&find(&self.object, "calls")?).map_err(read)? {
+        for (key, copies) in entries(&self.loaded.map("calls")?).map_err(read)? {
             let f = sum_fields(&copies, 6, &[3]);
             totals.calls.insert(
                 (u32_at(&key, 0), u32_at(&key, 1)),
@@ -180,11 +163,11 @@ impl SyscallCounter {
                 },
             );
         }
-        for (key, copies) in entries(&find(&self.object, "errnos")?).map_err(read)? {
+        for (key, copies) in entries(&self.loaded.map("errnos")?).map_err(read)? {
             let n = sum_fields(&copies, 1, &[])[0];
             totals.errnos.insert((u32_at(&key, 0), u32_at(&key, 1)), n);
         }
-        for (key, copies) in entries(&find(&self.object, "hist")?).map_err(read)? {
+        for (key, copies) in entries(&self.loaded.map("hist")?).map_err(read)? {
             let n = sum_fields(&copies, 1, &[])[0];
             totals
                 .histograms
@@ -196,7 +179,7 @@ impl SyscallCounter {
             buckets.sort_unstable();
         }
         totals.unfinished = self.unfinished()?;
-        let drops = self.drops()?;
+        let drops = self.loaded.drops()?;
         totals.drops = Drops {
             uncounted: drops[0],
             unbinned: drops[1],
@@ -207,8 +190,8 @@ impl SyscallCounter {
 
     /// Calls still waiting for their exit, of processes of the tree.
     fn unfinished(&self) -> Result<BTreeMap<u32, u64>, Unavailable> {
-        let pending = find(&self.object, "pending")?;
-        let tree = find(&self.object, "tree")?;
+        let pending = self.loaded.map("pending")?;
+        let tree = self.loaded.map("tree")?;
         let mut out = BTreeMap::new();
         for tid in pending.keys() {
             let Ok(Some(p)) = pending.lookup(&tid, MapFlags::ANY) else {
@@ -220,33 +203,13 @@ impl SyscallCounter {
                 .lookup(&tgid.to_ne_bytes(), MapFlags::ANY)
                 .ok()
                 .flatten()
-                .is_some_and(|s| s.first() == Some(&2));
+                .is_some_and(|s| s.first() == Some(&TREE_RUNNING));
             if running {
                 *out.entry(nr).or_default() += 1;
             }
         }
         Ok(out)
     }
-
-    fn drops(&self) -> Result<Vec<u64>, Unavailable> {
-        let map = find(&self.object, "drops")?;
-        (0u32..4)
-            .map(|k| {
-                let copies = map
-                    .lookup_percpu(&k.to_ne_bytes(), MapFlags::ANY)
-                    .map_err(|e| Unavailable(format!("reading the BPF drop counters: {e}")))?
-                    .unwrap_or_default();
-                Ok(copies.iter().map(|c| u64_at(c, 0)).sum())
-            })
-            .collect()
-    }
-}
-
-fn find<'o>(object: &'o Object, name: &str) -> Result<libbpf_rs::Map<'o>, Unavailable> {
-    object
-        .maps()
-        .find(|m| m.name() == name)
-        .ok_or_else(|| Unavailable(format!("the BPF object has no map {name}")))
 }
 
 #[cfg(test)]

@@ -5,8 +5,10 @@
 use std::ffi::CString;
 use std::os::fd::AsFd;
 
+use arum_bpf::runtime::RuntimeCounter;
 use arum_bpf::syscalls::{Config, SyscallCounter};
 use nix::sys::wait::waitpid;
+use nix::unistd::Pid;
 use nix::unistd::{fork, pipe, read, write, ForkResult};
 
 /// x86-64's numbers (the programs count numbers; names are arum-core's business).
@@ -72,4 +74,47 @@ fn a_held_child_is_counted_from_its_exec_and_nothing_else_is() {
     assert_eq!(binned, calls(OPENAT));
     assert_eq!(totals.drops.uncounted, 0);
     assert!(totals.unfinished.is_empty(), "{totals:?}");
+}
+
+/// Forks a child held on a pipe, passes its pid to `follow`, releases it to exec /bin/true and
+/// waits for it.
+fn run_held(follow: &mut dyn FnMut(u32)) -> Pid {
+    let (start_r, start_w) = pipe().expect("a pipe");
+    let path = CString::new("/bin/true").unwrap();
+    // SAFETY: the child only reads a pipe and execs (both async-signal-safe), then exits.
+    let child = match unsafe { fork() }.expect("fork") {
+        ForkResult::Child => {
+            let mut b = [0u8; 1];
+            let _ = read(&start_r, &mut b);
+            let _ = nix::unistd::execv(&path, &[&path]);
+            // SAFETY: _exit ends the child without running the parent's handlers.
+            unsafe { libc::_exit(127) }
+        }
+        ForkResult::Parent { child } => child,
+    };
+    follow(child.as_raw() as u32);
+    write(start_w.as_fd(), b"x").expect("releasing the child");
+    waitpid(child, None).expect("the child ends");
+    child
+}
+
+#[test]
+fn a_short_process_gets_its_whole_cpu_time_from_the_switches() {
+    let mut counter = match RuntimeCounter::start() {
+        Ok(c) => c,
+        Err(why) => {
+            eprintln!("the BPF program does not load here: {why}");
+            return;
+        }
+    };
+    let child = run_held(&mut |pid| counter.follow(pid).expect("following the child"));
+    counter.stop();
+    let (runtimes, unrecorded) = counter.runtimes().expect("the map is read");
+    assert_eq!(unrecorded, 0);
+    let tids: Vec<u32> = runtimes.keys().copied().collect();
+    assert_eq!(tids, vec![child.as_raw() as u32], "{runtimes:?}");
+    let r = runtimes[&(child.as_raw() as u32)];
+    assert_eq!(r.tgid, child.as_raw() as u32);
+    // An exec of /bin/true takes tens of microseconds at the least, and less than the run.
+    assert!(r.ns > 10_000, "{r:?}");
 }

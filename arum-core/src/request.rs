@@ -30,6 +30,8 @@ pub struct RunRequest {
     pub enable_delayacct: bool,
     /// `--strict`: a problem with the events or functions is an error, not a warning.
     pub strict: bool,
+    /// `--probe-engine`: where the system calls and the tasks' CPU times are counted.
+    pub probe_engine: ProbeEngine,
 }
 
 /// The program: `--launch` strings or the words after `--`.
@@ -103,8 +105,6 @@ pub struct SyscallRequest {
     pub task_end: Option<String>,
     /// `--views`: the ALMT views, which need every call in order (records, not only counts).
     pub views: bool,
-    /// `--probe-engine`: where the probes count.
-    pub engine: ProbeEngine,
 }
 
 /// Where the probe facilities count: in the kernel (BPF maps, lossless), or from perf records

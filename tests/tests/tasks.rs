@@ -146,6 +146,81 @@ fn a_thousand_short_threads_each_have_a_record() {
     }
 }
 
+/// With the in-kernel engine every record's CPU time is the scheduler's to the task's last
+/// switch: never 0 for a task that ran, and the records add up to rusage within 2% (rusage
+/// leaves out the threads' exit tails, the exit records their last moments).
+fn cpu_times_are_whole(report: &Value) {
+    let t = tasks(report);
+    if t["cpu_from_switches"] != true {
+        println!(
+            "CPU times from exit records here (the in-kernel engine is off): {}",
+            t["limits"]
+        );
+        assert!(
+            t["limits"].to_string().contains("in-kernel engine is off"),
+            "{t}"
+        );
+        return;
+    }
+    let threads = t["threads"].as_array().unwrap();
+    let idle: Vec<&Value> = threads.iter().filter(|x| x["cpu_ns"] == 0).collect();
+    assert!(
+        idle.is_empty(),
+        "{} of {} records with no CPU: {:?}",
+        idle.len(),
+        threads.len(),
+        idle.first()
+    );
+    let cpu = t["rusage_check"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["field"] == "cpu_ns")
+        .expect("the CPU row");
+    let (ours, rusage) = (
+        u64_at(cpu, "/tasks_total") as f64,
+        u64_at(cpu, "/rusage") as f64,
+    );
+    assert!((ours - rusage).abs() <= 0.02 * rusage, "{cpu}");
+}
+
+#[test]
+fn short_threads_and_processes_each_get_their_whole_cpu_time() {
+    let (out, report) = run_json(&["--per-task", "--", &helper("short_threads"), "1000"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if exact_records_available(&report) {
+        cpu_times_are_whole(&report);
+    }
+    let (out, report) = run_json(&[
+        "--per-task",
+        "--shell",
+        "--launch",
+        "i=0; while [ $i -lt 300 ]; do /bin/true; i=$((i+1)); done",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    if exact_records_available(&report) {
+        assert_eq!(tasks(&report)["processes"].as_array().unwrap().len(), 301);
+        cpu_times_are_whole(&report);
+    }
+    // Without the engine the report says where the times come from.
+    let (out, report) = run_json(&["--per-task", "--probe-engine", "perf", "--", "true"]);
+    assert!(out.status.success());
+    let t = tasks(&report);
+    assert_eq!(t["cpu_from_switches"], false, "{t}");
+    assert!(
+        t["limits"].to_string().contains("--probe-engine perf"),
+        "{t}"
+    );
+}
+
 #[test]
 fn a_pipeline_gives_three_processes_with_their_commands_and_parent() {
     let (out, report) = run_json(&[

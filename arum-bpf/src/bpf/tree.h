@@ -9,9 +9,14 @@
 #include "arum.h"
 #include <bpf/bpf_core_read.h>
 
+struct sched_entity {
+	__u64 sum_exec_runtime;
+} __attribute__((preserve_access_index));
+
 struct task_struct {
 	int pid;
 	int tgid;
+	struct sched_entity se;
 } __attribute__((preserve_access_index));
 
 /* Threads share their process's entry; only a new process (pid == tgid) gets one. */

@@ -120,6 +120,7 @@ fn task_settings(r: &RunRequest) -> Result<(Option<tasks::Settings>, Option<usiz
     let tasks = r.per_task.map(|_| tasks::Settings {
         enable_delayacct: r.enable_delayacct,
         events_counted: !r.events.events.is_empty() || r.events.events_file.is_some(),
+        engine: r.probe_engine,
     });
     let top_threads = match r.per_task {
         Some(PerTask::All) => None,
@@ -197,7 +198,7 @@ fn syscall_settings(
         selection,
         views: r.syscalls.views || tasks.is_some(),
         tasks,
-        engine: r.syscalls.engine,
+        engine: r.probe_engine,
         uretprobes: functions,
     }))
 }

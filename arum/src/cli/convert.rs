@@ -74,11 +74,6 @@ impl RunArgs {
                 task_begin: self.task_begin,
                 task_end: self.task_end,
                 views: self.views,
-                engine: match self.probe_engine {
-                    ProbeEngineArg::Auto => ProbeEngine::Auto,
-                    ProbeEngineArg::Bpf => ProbeEngine::Bpf,
-                    ProbeEngineArg::Perf => ProbeEngine::Perf,
-                },
             },
             noise_probe: self.noise_probe.map(|c| c.0),
             per_task: self.per_task.map(|p| match p {
@@ -87,6 +82,11 @@ impl RunArgs {
             }),
             enable_delayacct: self.enable_delayacct,
             strict: self.strict,
+            probe_engine: match self.probe_engine {
+                ProbeEngineArg::Auto => ProbeEngine::Auto,
+                ProbeEngineArg::Bpf => ProbeEngine::Bpf,
+                ProbeEngineArg::Perf => ProbeEngine::Perf,
+            },
         };
         (run, self.series.into())
     }

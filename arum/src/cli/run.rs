@@ -164,9 +164,10 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     #[arg(long, requires = "syscalls")]
     pub views: bool,
 
-    /// Where system calls are counted: bpf (in the kernel, complete at any rate; needs
-    /// CAP_BPF and CAP_PERFMON), perf (records paired in user space: needs only CAP_PERFMON,
-    /// loses records when its buffers fill), or auto (bpf where it can run, else perf).
+    /// Where system calls and --per-task's CPU times are counted: bpf (in the kernel, complete
+    /// at any rate; needs CAP_BPF and CAP_PERFMON), perf (system calls from records paired in
+    /// user space, which a full buffer loses; CPU times from exit records), or auto (bpf where it
+    /// can run, else perf).
     #[arg(long, value_enum, value_name = "ENGINE", default_value = "auto")]
     pub probe_engine: ProbeEngineArg,
 

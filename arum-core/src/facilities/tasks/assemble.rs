@@ -15,7 +15,7 @@ use crate::facilities::tasks::model::{
 };
 
 /// What the run gives the assembly besides the records.
-pub struct Context {
+pub struct Context<'r> {
     pub root: u32,
     /// CLOCK_MONOTONIC of the release, in nanoseconds.
     pub released_ns: u64,
@@ -26,6 +26,8 @@ pub struct Context {
     pub ticks_per_second: u64,
     /// Block I/O, swap-in, reclaim and thrashing delays were accounted.
     pub delays_on: bool,
+    /// tid → its CPU time from the scheduler's switches (exact to its last switch), where known.
+    pub runtimes: &'r BTreeMap<u32, u64>,
 }
 
 /// The assembled records.
@@ -213,10 +215,12 @@ fn from_exit(ctx: &Context, t: &TaskStats, times: &Times) -> ThreadRecord {
         .get(&t.pid)
         .map(|&(_, s)| relative(ctx, s))
         .or_else(|| end.map(|e| e - t.elapsed_ns as i64));
-    let (user_ns, system_ns) = split(t.cpu_ns, t.user_ns, t.system_ns);
+    // The exit record's runtime stops at the scheduler's last update before the exit began.
+    let cpu_ns = ctx.runtimes.get(&t.pid).copied().unwrap_or(t.cpu_ns);
+    let (user_ns, system_ns) = split(cpu_ns, t.user_ns, t.system_ns);
     let on = ctx.delays_on;
     let usage = TaskUsage {
-        cpu_ns: t.cpu_ns,
+        cpu_ns,
         user_ns,
         system_ns,
         minor_faults: t.minor_faults,
@@ -264,7 +268,9 @@ fn from_sample(ctx: &Context, s: &ThreadSample, times: &Times) -> ThreadRecord {
     );
     let end = times.end(ctx, s.tid, s.tgid);
     // schedstat's time is exact; the ticks (4 ms samples, in 10 ms units) only stand in for it.
-    let cpu_ns = if s.cpu_ns > 0 {
+    let cpu_ns = if let Some(&ns) = ctx.runtimes.get(&s.tid) {
+        ns
+    } else if s.cpu_ns > 0 {
         s.cpu_ns
     } else {
         (s.user_ticks + s.system_ticks) * tick_ns
@@ -512,6 +518,21 @@ pub fn check_rusage(
     ]
 }
 
+/// With CPU times from the scheduler's switches, a CPU total above rusage's is the threads'
+/// exit tails: the kernel adds an exiting thread's time to its process's total when the thread
+/// is released, and what it runs after that (to its last switch) is in the records only.
+pub fn note_switch_tails(rows: &mut [RusageCheck]) {
+    for r in rows
+        .iter_mut()
+        .filter(|r| r.field == "cpu_ns" && r.tasks_total > r.rusage)
+    {
+        r.note = Some(format!(
+            "{:.2}% more in the records: they count each thread to its last switch; rusage leaves out what an exiting thread runs after it is released",
+            100.0 * (r.tasks_total - r.rusage) as f64 / r.rusage.max(1) as f64
+        ));
+    }
+}
+
 /// Why a total of the records and rusage's figure differ: samples that stop early, the tail of
 /// an exit (for a figure that grows as a task exits, `exit_tail`), or a descendant not waited for.
 fn why_they_differ(tasks_total: u64, rusage: u64, exact: bool, exit_tail: bool) -> String {
@@ -541,7 +562,9 @@ fn why_they_differ(tasks_total: u64, rusage: u64, exact: bool, exit_tail: bool) 
 mod tests {
     use super::*;
 
-    fn ctx() -> Context {
+    static NO_RUNTIMES: BTreeMap<u32, u64> = BTreeMap::new();
+
+    fn ctx() -> Context<'static> {
         Context {
             root: 100,
             released_ns: 1_000_000,
@@ -549,6 +572,7 @@ mod tests {
             boot_offset_ns: 0,
             ticks_per_second: 100,
             delays_on: false,
+            runtimes: &NO_RUNTIMES,
         }
     }
 

@@ -22,8 +22,10 @@ mod sample;
 pub mod text;
 mod watch;
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use arum_bpf::runtime::RuntimeCounter;
 use arum_taskstats::{ExitListener, ProcEvents};
 
 use crate::error::ArumError;
@@ -31,8 +33,10 @@ use crate::facilities::tasks::model::{DelayAccounting, TasksMethod, TasksReport}
 use crate::facility::{Armed, Facility, Stopped};
 use crate::launch::{monotonic, Reaped};
 use crate::periodic::Sampler;
+use crate::request::ProbeEngine;
+use crate::system::perms::Permissions;
 use crate::tree::Tree;
-use assemble::{assemble, check_rusage, Context};
+use assemble::{assemble, check_rusage, note_switch_tails, Context};
 use sample::Samples;
 use watch::{Collected, Watch};
 
@@ -43,6 +47,8 @@ pub struct Settings {
     pub enable_delayacct: bool,
     /// Events are counted (`-e`): their per-thread split is not given yet, which is said.
     pub events_counted: bool,
+    /// Where the CPU times come from: the scheduler's switches (BPF) or the exit records.
+    pub engine: ProbeEngine,
 }
 
 /// The per-task facility for one run.
@@ -59,6 +65,9 @@ pub struct Tasks<'s> {
     /// Why exit records or process events are not there.
     limits: Vec<String>,
     exact_possible: bool,
+    /// Each thread's CPU time from the scheduler's switches, when BPF runs.
+    runtime: Option<RuntimeCounter>,
+    runtimes: BTreeMap<u32, u64>,
 }
 
 impl<'s> Tasks<'s> {
@@ -75,6 +84,8 @@ impl<'s> Tasks<'s> {
             samples: Samples::default(),
             limits: Vec::new(),
             exact_possible: false,
+            runtime: None,
+            runtimes: BTreeMap::new(),
         }
     }
 }
@@ -91,6 +102,12 @@ impl Facility for Tasks<'_> {
     }
 
     fn prepare(&mut self) -> Result<(), ArumError> {
+        match self.start_runtime() {
+            Ok(counter) => self.runtime = Some(counter),
+            Err(why) => self.limits.push(format!(
+                "CPU times from exit records, which miss a task's last moments (a process that never saw a tick shows 0): the in-kernel engine is off: {why}"
+            )),
+        }
         if self.settings.enable_delayacct {
             match delayacct::Enabled::turn_on() {
                 Ok(guard) => {
@@ -121,6 +138,13 @@ impl Facility for Tasks<'_> {
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
         self.root = run.pid.as_raw() as u32;
         self.tree = Some(run.tree.clone());
+        if let Some(counter) = &self.runtime {
+            if let Err(why) = counter.follow(self.root) {
+                self.limits
+                    .push(format!("CPU times from exit records: {why}"));
+                self.runtime = None;
+            }
+        }
         let cpus = cpus_of(run.pid);
         let exits = match ExitListener::register(&cpus) {
             Ok(l) => Some(l),
@@ -166,6 +190,22 @@ impl Facility for Tasks<'_> {
         }
         // Delay accounting back as it was, as soon as the tree is gone.
         self.delayacct = None;
+        if let Some(mut counter) = self.runtime.take() {
+            counter.stop();
+            match counter.runtimes() {
+                Ok((runtimes, unrecorded)) => {
+                    self.runtimes = runtimes.into_iter().map(|(tid, r)| (tid, r.ns)).collect();
+                    if unrecorded > 0 {
+                        self.limits.push(format!(
+                            "{unrecorded} threads have CPU times from exit records only: the in-kernel map was full"
+                        ));
+                    }
+                }
+                Err(why) => self
+                    .limits
+                    .push(format!("CPU times from exit records: {why}")),
+            }
+        }
     }
 
     fn finish(self, reaped: &Reaped) -> TasksReport {
@@ -176,6 +216,7 @@ impl Facility for Tasks<'_> {
             boot_offset_ns: boot_offset_ns(),
             ticks_per_second: procfs::ticks_per_second(),
             delays_on: self.delays.on,
+            runtimes: &self.runtimes,
         };
         let a = assemble(&ctx, &self.collected, &self.samples);
         let dropped = self.collected.exits_dropped || self.collected.events_dropped;
@@ -196,7 +237,10 @@ impl Facility for Tasks<'_> {
             limits.push(format!("{} tasks of the tree have no record", a.unrecorded));
         }
         let exact = self.exact_possible && a.sampled == 0 && a.unrecorded == 0;
-        let rusage_check = check_rusage(&a.totals, &reaped.rusage, a.processes.len(), exact);
+        let mut rusage_check = check_rusage(&a.totals, &reaped.rusage, a.processes.len(), exact);
+        if !self.runtimes.is_empty() {
+            note_switch_tails(&mut rusage_check);
+        }
         TasksReport {
             method: if self.exact_possible {
                 TasksMethod::ExitRecords
@@ -204,6 +248,7 @@ impl Facility for Tasks<'_> {
                 TasksMethod::ProcSampling
             },
             exact,
+            cpu_from_switches: !self.runtimes.is_empty(),
             limits,
             delay_accounting: self.delays,
             records_dropped: dropped,
@@ -215,6 +260,19 @@ impl Facility for Tasks<'_> {
             rusage_check,
             counters: None,
         }
+    }
+}
+
+impl Tasks<'_> {
+    /// The scheduler-switch counter, or why not.
+    fn start_runtime(&self) -> Result<RuntimeCounter, String> {
+        if self.settings.engine == ProbeEngine::Perf {
+            return Err("--probe-engine perf was given".into());
+        }
+        if !Permissions::current().bpf_allowed() {
+            return Err("BPF needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN)".into());
+        }
+        RuntimeCounter::start().map_err(|u| u.0)
     }
 }
 

@@ -104,6 +104,9 @@ pub struct TasksReport {
     pub method: TasksMethod,
     /// Every task of the tree has a record from the kernel at its exit.
     pub exact: bool,
+    /// The CPU times are the scheduler's, summed at every switch by the in-kernel engine (to
+    /// each task's last switch); else the exit records' (to the start of each exit).
+    pub cpu_from_switches: bool,
     /// What could not be recorded, and what it would take (root, a sysctl), one line each.
     pub limits: Vec<String>,
     pub delay_accounting: DelayAccounting,

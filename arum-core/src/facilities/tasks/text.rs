@@ -42,6 +42,12 @@ fn title(out: &mut String, t: &TasksReport) {
         t.processes.len(),
         t.threads.len()
     );
+    if t.cpu_from_switches {
+        let _ = writeln!(
+            out,
+            " CPU: the scheduler's time of each task to its last switch (counted in the kernel by BPF)"
+        );
+    }
     if let Some(note) = &t.delay_accounting.note {
         let _ = writeln!(out, " delays: {note}");
     } else if t.delay_accounting.enabled_for_run {
