@@ -56,6 +56,17 @@ fn main() {
         run(cmd, name);
     };
     exe("fcalls", &["-fPIE", "-pie"]);
+    // The library's code linked into the executable itself (as a program built against a
+    // static library): libfcalls.so stays findable beside it but is never loaded.
+    let mut cmd = c();
+    cmd.args(common)
+        .arg("-o")
+        .arg(out.join("fcalls_static"))
+        .arg(src.join("fcalls.c"))
+        .arg(src.join("fcalls_lib.c"))
+        .arg(format!("-I{}", src.display()))
+        .args(["-pthread", "-Wl,-rpath,$ORIGIN"]);
+    run(cmd, "fcalls_static");
     exe("fcalls_nopie", &["-fno-PIE", "-no-pie"]);
     // Exported (-rdynamic), then stripped: only .dynsym remains.
     exe("fcalls_stripped", &["-fPIE", "-pie", "-rdynamic"]);

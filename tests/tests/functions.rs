@@ -284,6 +284,43 @@ fn a_shared_library_function_and_libc_malloc() {
 }
 
 #[test]
+fn a_library_the_program_does_not_load_is_a_warning_naming_its_own_copy() {
+    // fcalls_static has lib_work linked in; libfcalls.so sits beside it, never loaded.
+    let args = [
+        "--no-throttle",
+        "-F",
+        "libfcalls:lib_work",
+        "--",
+        &native("fcalls_static"),
+        "lib",
+        "50",
+    ];
+    let Some((_, json)) = probed(&args) else {
+        return;
+    };
+    assert_eq!(u64_at(function(&json, "libfcalls:lib_work"), "/calls"), 0);
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("does not load libfcalls at its start")
+            && warnings.contains("has its own copy of lib_work")
+            && warnings.contains("-F lib_work probes that"),
+        "{warnings}"
+    );
+    // Named as the warning says, the executable's copy counts every call.
+    let args = [
+        "--no-throttle",
+        "-F",
+        "lib_work",
+        "--",
+        &native("fcalls_static"),
+        "lib",
+        "50",
+    ];
+    let (_, json) = probed(&args).expect("probes were allowed a moment ago");
+    assert_eq!(u64_at(function(&json, "lib_work"), "/calls"), 50);
+}
+
+#[test]
 fn pie_non_pie_stripped_cpp_and_rust_names() {
     if !probes_allowed() {
         return fallback_is_a_warning(&["-F", "tiny", "--", &native("fcalls_nopie"), "tiny", "10"]);

@@ -146,7 +146,7 @@ fn row(x: &FunctionTiming) -> Vec<String> {
     };
     vec![
         x.name.clone(),
-        format!("{}{}", x.calls, if x.calls_exact { "" } else { " (est.)" }),
+        format!("{}{}", x.calls, calls_note(x)),
         x.timed_calls.to_string(),
         ns(i.total_ns as f64),
         ns(i.mean_ns),
@@ -163,4 +163,13 @@ fn row(x: &FunctionTiming) -> Vec<String> {
 /// min, median, p90, p99, max in ns.
 fn profile(d: &DurationSummary) -> [f64; 5] {
     [d.min_ns, d.p50_ns, d.p90_ns, d.p99_ns, d.max_ns].map(|v| v as f64)
+}
+
+/// What a function's call count is when it is not exact: an estimate, or a lower bound.
+fn calls_note(x: &FunctionTiming) -> &'static str {
+    match (&x.estimate, x.calls_exact) {
+        (_, true) => "",
+        (Some(e), false) if e.calls.is_some() => " (est.)",
+        _ => " (at least)",
+    }
 }

@@ -158,6 +158,9 @@ impl Facility for Functions<'_> {
     }
 
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
+        for note in &self.settings.notes {
+            run.warnings.add(note.clone());
+        }
         if let Some(why) = &self.off {
             run.warnings.add(why.clone());
             return Ok(());

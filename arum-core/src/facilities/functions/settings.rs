@@ -18,6 +18,9 @@ pub struct Settings {
     pub interval_ms: Option<u64>,
     /// `--strict`: missing privileges are an error, not a warning.
     pub strict: bool,
+    /// What the resolution found questionable (a library the program does not load), for the
+    /// run's warnings.
+    pub notes: Vec<String>,
 }
 
 impl Settings {
@@ -39,12 +42,13 @@ impl Settings {
                 "cannot find the program {program:?} to look up -F names in; name the file with PATH:NAME"
             ))
         })?;
-        let targets = targets::resolve(&specs, &exe)?;
+        let (targets, notes) = targets::resolve(&specs, &exe)?;
         Ok(Some(Settings {
             targets,
             policy,
             interval_ms,
             strict,
+            notes,
         }))
     }
 }

@@ -105,19 +105,25 @@ fn is_executable(p: &Path) -> bool {
 }
 
 /// Resolves every spec; the first name that matches nothing is an error naming the nearest ones.
-pub fn resolve(specs: &[Spec], program: &Path) -> Result<Vec<Target>, ArumError> {
+/// Also one warning for each library named that the program does not load at its start.
+pub fn resolve(specs: &[Spec], program: &Path) -> Result<(Vec<Target>, Vec<String>), ArumError> {
     let exe = Image::read(program).map_err(|e| ArumError::Functions(format!(
         "{e}; name the file with PATH:NAME (e.g. -F ./app:compute) when the program is a script or a wrapper"
     )))?;
     let loader = Loader::new(std::env::var("LD_LIBRARY_PATH").ok().as_deref());
     let mut needed: Option<Vec<(String, Image)>> = None;
     let mut out: Vec<Target> = Vec::new();
+    let mut notes = Vec::new();
     for spec in specs {
         let (image, prefix) = match &spec.lib {
             None => (exe.clone(), String::new()),
             Some(lib) => {
                 let needed = needed.get_or_insert_with(|| loader.needed(&exe));
-                (library(lib, &exe, needed, &loader)?, format!("{lib}:"))
+                let image = library(lib, &exe, needed, &loader)?;
+                if !lib.contains('/') && !needed.iter().any(|(_, i)| i.path == image.path) {
+                    notes.push(not_loaded(lib, spec, &exe, &image, needed));
+                }
+                (image, format!("{lib}:"))
             }
         };
         let chosen =
@@ -138,7 +144,43 @@ pub fn resolve(specs: &[Spec], program: &Path) -> Result<Vec<Target>, ArumError>
             });
         }
     }
-    Ok(out)
+    Ok((out, notes))
+}
+
+/// The warning for `lib:NAME` where the program does not load `lib` at its start: its calls are
+/// counted only if the program loads the library later (dlopen), and where the program has its
+/// own copy of the function (linked in statically), that is the one it calls.
+fn not_loaded(
+    lib: &str,
+    spec: &Spec,
+    exe: &Image,
+    image: &Image,
+    needed: &[(String, Image)],
+) -> String {
+    let loads = if needed.is_empty() {
+        "no library".to_string()
+    } else {
+        needed
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut note = format!(
+        "-F {lib}:{name}: {program} does not load {lib} at its start (it loads {loads}): {file} is probed, and counts only if the program loads it later (dlopen)",
+        name = spec.name,
+        program = exe.path.display(),
+        file = image.path.display(),
+    );
+    if select(exe, &spec.name).is_ok() {
+        note.push_str(&format!(
+            "; {} has its own copy of {} (linked in statically): -F {} probes that",
+            exe.path.display(),
+            spec.name,
+            spec.name
+        ));
+    }
+    note
 }
 
 /// The library `lib` names for this program.
@@ -158,8 +200,17 @@ fn library(
     {
         return Ok(image.clone());
     }
-    // A library the program loads later (dlopen): as the loader would find it by name.
-    if let Some(p) = loader.find(lib, exe, &[]) {
+    // A library the program loads later (dlopen): as the loader would find it by name, given
+    // as a file name or as its stem (`libfoo` for libfoo.so).
+    let file_name = if lib.contains(".so") {
+        lib.to_string()
+    } else {
+        format!("{lib}.so")
+    };
+    if let Some(p) = [lib, file_name.as_str()]
+        .iter()
+        .find_map(|name| loader.find(name, exe, &[]))
+    {
         return read(&p);
     }
     if let Some(p) = loader.cache_matches(lib).first() {
@@ -251,8 +302,9 @@ mod tests {
     #[test]
     fn bare_names_are_looked_up_in_the_program_and_unknown_ones_get_suggestions() {
         let exe = std::env::current_exe().unwrap();
-        let t = resolve(&[Spec::parse("arum_probe_calibration_target")], &exe).unwrap();
+        let (t, notes) = resolve(&[Spec::parse("arum_probe_calibration_target")], &exe).unwrap();
         assert_eq!(t.len(), 1);
+        assert!(notes.is_empty(), "{notes:?}");
         let e = resolve(&[Spec::parse("arum_probe_calibration_targt")], &exe).unwrap_err();
         assert!(
             e.to_string().contains("arum_probe_calibration_target"),
@@ -265,7 +317,9 @@ mod tests {
     fn a_libc_function_is_found_in_the_library_the_program_loads() {
         // A dynamically linked program of the system (arum and its tests are static).
         let exe = PathBuf::from("/bin/sh");
-        let t = resolve(&[Spec::parse("libc:malloc")], &exe).unwrap();
+        let (t, notes) = resolve(&[Spec::parse("libc:malloc")], &exe).unwrap();
+        // The program loads the C library: nothing to warn of.
+        assert!(notes.is_empty(), "{notes:?}");
         assert_eq!(t[0].name, "libc:malloc");
         assert!(
             t[0].file.to_string_lossy().contains("libc.so"),

@@ -63,7 +63,8 @@ fn probe_cost_lines(out: &mut String, f: &FunctionsReport) {
     }
 }
 
-/// One row per function: its calls (`~` when estimated) and durations (`-` when none was timed).
+/// One row per function: its calls (`~` when estimated, `≥` when only a lower bound is known) and
+/// durations (`-` when none was timed).
 fn timing_table(out: &mut String, functions: &[FunctionTiming]) {
     let mut b = Grid::new();
     b.push_record([
@@ -71,10 +72,10 @@ fn timing_table(out: &mut String, functions: &[FunctionTiming]) {
     ]);
     for t in functions {
         let i = &t.inclusive;
-        let calls = if t.calls_exact {
-            grouped(t.calls)
-        } else {
-            format!("~{}", grouped(t.calls))
+        let calls = match (&t.estimate, t.calls_exact) {
+            (_, true) => grouped(t.calls),
+            (Some(e), false) if e.calls.is_some() => format!("~{}", grouped(t.calls)),
+            _ => format!("≥{}", grouped(t.calls)),
         };
         let timed = t.timed_calls > 0;
         let d = |v: f64| {
@@ -385,9 +386,18 @@ mod tests {
     fn the_title_rows_and_footer_carry_the_probe_cost_and_the_figures() {
         let mut sampled = timing("parse", 1200, 2500.0);
         sampled.calls_exact = false;
+        sampled.estimate = Some(estimate(Some(1200.0), Some(1300.0), false));
+        let mut bound = timing("scan", 900, 2500.0);
+        bound.calls_exact = false;
+        bound.estimate = Some(estimate(None, None, true));
         let mut untimed = timing("idle", 4, 0.0);
         untimed.timed_calls = 0;
-        let out = text(&report(vec![timing("main", 1, 5e6), sampled, untimed]));
+        let out = text(&report(vec![
+            timing("main", 1, 5e6),
+            sampled,
+            bound,
+            untimed,
+        ]));
         assert_eq!(
             line(&out, "Functions"),
             "Functions (uprobes; a probed call costs 1 µs here, an entry hit 400 ns; \
@@ -401,8 +411,10 @@ mod tests {
             line(&out, "main"),
             "main 1 1 5 ms 5 ms 2.5 ms 5 ms 10 ms 15 ms 20 ms 2.5 ms"
         );
-        // An estimated count is marked; a function never timed has no durations.
+        // An estimated count is marked, a lower bound said as one; a function never timed has
+        // no durations.
         assert!(line(&out, "parse").starts_with("parse ~1,200 1,200 3 ms 2.5 µs"));
+        assert!(line(&out, "scan").starts_with("scan ≥900 900"), "{out}");
         assert_eq!(line(&out, "idle"), "idle 4 0 - - - - - - - -");
         assert_eq!(
             line(&out, "perturbation"),
