@@ -24,3 +24,9 @@ pub mod runtime;
 pub mod syscalls;
 
 pub use load::Unavailable;
+
+/// Whether the engine runs here: the smallest object loaded and attached for a moment, as a run
+/// would (for `arum info`).
+pub fn probe() -> Result<(), Unavailable> {
+    runtime::RuntimeCounter::start().map(drop)
+}

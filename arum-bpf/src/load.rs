@@ -29,7 +29,7 @@ fn keep_message(_level: PrintLevel, msg: String) {
     if kept.len() >= 8 {
         kept.remove(0);
     }
-    kept.push(msg.trim_end().to_string());
+    kept.push(msg.trim_end().trim_start_matches("libbpf: ").to_string());
 }
 
 fn last_message() -> Option<String> {
@@ -87,11 +87,13 @@ pub(crate) fn refused(e: &libbpf_rs::Error, what: &str) -> Unavailable {
         .map(|m| format!(" (libbpf: {m})"))
         .unwrap_or_default();
     Unavailable(match e.kind() {
-        ErrorKind::PermissionDenied => format!(
-            "{what} was refused: BPF needs CAP_BPF and CAP_PERFMON, or root{detail}"
-        ),
+        // libbpf's own line here blames the kernel's configuration and RLIMIT_MEMLOCK: it
+        // cannot tell a missing capability from those.
+        ErrorKind::PermissionDenied => {
+            format!("{what} was refused: BPF needs CAP_BPF and CAP_PERFMON, or root")
+        }
         ErrorKind::Unsupported | ErrorKind::NotFound => format!(
-            "{what} failed: this kernel lacks what the programs use (BTF, raw tracepoints, uprobe_multi links){detail}"
+            "{what} failed: this kernel lacks what the programs use (BTF, raw and BTF-typed tracepoints){detail}"
         ),
         _ => format!("{what} failed: {e}{detail}"),
     })

@@ -32,6 +32,8 @@ struct Backends {
     perf_hardware: Probe,
     /// The /dev/arum module.
     kmod: Probe,
+    /// The in-kernel engine (BPF programs) of --syscalls and --per-task.
+    bpf: Probe,
 }
 
 /// Whether something works here, and why not.
@@ -110,6 +112,7 @@ pub fn run(format: InfoFormat) -> Result<i32, ArumError> {
                 .clone()
                 .map_err(|e| format!("{DEVICE}: {e}"))
                 .into(),
+            bpf: arum_bpf::probe().map_err(|u| u.0).into(),
         },
         device: Device {
             path: DEVICE,
@@ -223,5 +226,6 @@ fn access_rows(i: &Info) -> Vec<(&'static str, String)> {
             usable(&i.backends.perf_hardware),
         ),
         ("kmod back-end (/dev/arum)", usable(&i.backends.kmod)),
+        ("in-kernel probe engine (BPF)", usable(&i.backends.bpf)),
     ]
 }

@@ -118,7 +118,7 @@ fn info_json_has_plain_fields() {
         !text.contains("\"Ok\"") && !text.contains("\"Err\""),
         "{text}"
     );
-    for probe in ["perf_software", "perf_hardware", "kmod"] {
+    for probe in ["perf_software", "perf_hardware", "kmod", "bpf"] {
         let p = &v["backends"][probe];
         assert!(p["usable"].is_boolean(), "{probe}: {p}");
         assert_eq!(p["usable"].as_bool().unwrap(), p["reason"].is_null(), "{p}");
