@@ -10,9 +10,9 @@ use crate::fields::{each, label, measured, Field, Unit};
 pub const FIELDS: &[Field] = &[
     measured("records", Unit::Count, Neither),
     measured("lost", Unit::Count, Lower),
+    measured("orphan_exits", Unit::Count, Neither),
     measured("uncounted", Unit::Count, Lower),
     measured("unbinned", Unit::Count, Lower),
-    measured("orphan_exits", Unit::Count, Neither),
     each(
         "unfinished",
         &[label("name"), measured("count", Unit::Count, Neither)],
@@ -51,8 +51,10 @@ pub struct SyscallsReport {
     pub off_reason: Option<String>,
     /// Where the calls were counted: `bpf` (in the kernel, complete) or `perf records` (paired
     /// in user space; a full buffer loses records).
+    #[serde(default)]
     pub engine: Option<String>,
     /// Why the in-kernel engine did not count, or what it could not do (the views).
+    #[serde(default)]
     pub engine_note: Option<String>,
     /// The tracepoint filter set in the kernel (ftrace syntax), when a subset was asked.
     pub filter: Option<String>,
@@ -66,7 +68,9 @@ pub struct SyscallsReport {
     pub orphan_exits: u64,
     /// `bpf` engine: calls not counted because a map was full, and calls counted whose
     /// duration is not in the percentiles (the histogram map was full).
+    #[serde(default)]
     pub uncounted: u64,
+    #[serde(default)]
     pub unbinned: u64,
     /// Calls entered and never left before the end (calls cut by the end of the run).
     pub unfinished: Vec<CallCount>,

@@ -106,6 +106,7 @@ pub struct TasksReport {
     pub exact: bool,
     /// The CPU times are the scheduler's, summed at every switch by the in-kernel engine (to
     /// each task's last switch); else the exit records' (to the start of each exit).
+    #[serde(default)]
     pub cpu_from_switches: bool,
     /// What could not be recorded, and what it would take (root, a sysctl), one line each.
     pub limits: Vec<String>,
