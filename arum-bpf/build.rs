@@ -7,7 +7,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const PROGRAMS: &[&str] = &["syscalls", "runtime"];
+const PROGRAMS: &[&str] = &["syscalls", "runtime", "functions"];
 
 fn main() {
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));

@@ -17,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod functions;
 pub mod hist;
 mod load;
 mod percpu;

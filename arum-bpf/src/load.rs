@@ -3,10 +3,12 @@
 //! stderr (the program's stderr is the user's) and quoted only in that line.
 
 use std::fmt;
+use std::path::Path;
 use std::sync::Mutex;
 
 use libbpf_rs::{
     ErrorKind, Link, Map, MapCore, MapFlags, Object, ObjectBuilder, OpenObject, PrintLevel,
+    UprobeMultiOpts,
 };
 
 /// Why the in-kernel engine cannot run here; the perf_event_open path is used instead.
@@ -23,6 +25,9 @@ impl fmt::Display for Unavailable {
 static MESSAGES: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 fn keep_message(_level: PrintLevel, msg: String) {
+    if std::env::var_os("ARUM_BPF_LOG").is_some() {
+        eprint!("{msg}");
+    }
     let mut kept = MESSAGES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -39,10 +44,36 @@ fn last_message() -> Option<String> {
     kept.last().cloned()
 }
 
+/// The verifier's verdict, when it rejected a program: the last line of its log that is neither
+/// an instruction nor a source line nor the statistics.
+fn verifier_verdict() -> Option<String> {
+    let kept = MESSAGES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let log = kept
+        .iter()
+        .find(|m| m.contains("-- END PROG LOAD LOG --"))?;
+    log.lines()
+        .take_while(|l| !l.contains("-- END PROG LOAD LOG --"))
+        .filter(|l| {
+            let l = l.trim();
+            !l.is_empty()
+                && !l.starts_with(';')
+                && !l.starts_with(|c: char| c.is_ascii_digit())
+                && !l.starts_with("processed")
+        })
+        .last()
+        .map(|l| l.trim().to_string())
+}
+
 /// Opens `object` (named `name` in messages) with `config` as its read-only data: the object
 /// has one read-only variable, a struct of exactly `config.len()` bytes.
 fn open(object: &[u8], name: &str, config: &[u8]) -> Result<OpenObject, Unavailable> {
     libbpf_rs::set_print(Some((PrintLevel::Warn, keep_message)));
+    MESSAGES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clear();
     let mut open = ObjectBuilder::default()
         .open_memory(object)
         .map_err(|e| Unavailable(format!("the {name} BPF object does not open: {e}")))?;
@@ -86,6 +117,11 @@ pub(crate) fn refused(e: &libbpf_rs::Error, what: &str) -> Unavailable {
     let detail = last_message()
         .map(|m| format!(" (libbpf: {m})"))
         .unwrap_or_default();
+    if let Some(verdict) = verifier_verdict() {
+        return Unavailable(format!(
+            "{what} failed: the kernel's verifier rejected them ({verdict})"
+        ));
+    }
     Unavailable(match e.kind() {
         // libbpf's own line here blames the kernel's configuration and RLIMIT_MEMLOCK: it
         // cannot tell a missing capability from those.
@@ -121,13 +157,50 @@ impl Loaded {
 
     /// Attaches every program of the object where its section says.
     pub fn attach(&mut self) -> Result<(), Unavailable> {
+        self.attach_where(|_| true)
+    }
+
+    /// Attaches the programs `which` names, where their sections say.
+    pub fn attach_where(&mut self, which: impl Fn(&str) -> bool) -> Result<(), Unavailable> {
         for prog in self.object.progs_mut() {
             let name = prog.name().to_string_lossy().into_owned();
+            if !which(&name) {
+                continue;
+            }
             let link = prog
                 .attach()
                 .map_err(|e| refused(&e, &format!("attaching the BPF program {name}")))?;
             self.links.push(link);
         }
+        Ok(())
+    }
+
+    /// Attaches program `prog` as a uprobe session on the functions of `path` at `offsets`
+    /// (file offsets), each with its cookie: one uprobe_multi link, one registration.
+    pub fn attach_sessions(
+        &mut self,
+        prog: &str,
+        path: &Path,
+        offsets: Vec<usize>,
+        cookies: Vec<u64>,
+    ) -> Result<(), Unavailable> {
+        let program = self
+            .object
+            .progs_mut()
+            .find(|p| p.name() == prog)
+            .ok_or_else(|| Unavailable(format!("the BPF object has no program {prog}")))?;
+        let opts = UprobeMultiOpts {
+            offsets,
+            cookies,
+            session: true,
+            ..UprobeMultiOpts::default()
+        };
+        // Every process: the tree's are told apart in the program (a process the tree forks
+        // later maps the file too).
+        let link = program
+            .attach_uprobe_multi_with_opts(-1, path, "", opts)
+            .map_err(|e| refused(&e, &format!("probing the functions of {}", path.display())))?;
+        self.links.push(link);
         Ok(())
     }
 

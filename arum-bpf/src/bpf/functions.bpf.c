@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * -F in the kernel: one uprobe session program on every probed function (uprobe_multi links,
+ * one per file: attached and detached in one operation each), the function's index as the
+ * link's cookie. At entry the call gets a frame on its thread's stack and returns 0, so that its
+ * return runs the program again; at the return the frame gives the inclusive time, and the
+ * children's inclusive times summed in the frame give the exclusive one. Per function: calls,
+ * timed calls, totals, maxima and log-linear histograms of both times; per function and thread:
+ * calls and times. Nothing is paired in user space.
+ *
+ * A function counted only (the mode user space sets for it in `modes`) returns 1 at entry: the
+ * kernel then sets no return probe for that call, and only the entry's hit is paid.
+ *
+ * longjmp and exceptions leave frames whose returns never come: the session cookie holds the
+ * depth of its own frame, so a return finds the frames above its own stale and counts them as
+ * unwound.
+ */
+#include "arum.h"
+#include "tree.h"
+
+typedef _Bool bool;
+
+extern bool bpf_session_is_return(void) __ksym;
+extern __u64 *bpf_session_cookie(void) __ksym;
+
+#define MAX_FUNCS 4096
+#define MAX_DEPTH 32
+#define BPF_F_NO_PREALLOC 1
+
+/* What user space wants of a function (`modes`, by index). */
+#define MODE_TIMED 0
+#define MODE_COUNTED 1
+
+struct frame {
+	__u64 start;
+	__u64 children_ns;
+};
+
+struct stack {
+	__u32 depth;
+	__u32 pad;
+	struct frame frames[MAX_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct stack);
+} stacks SEC(".maps");
+
+/* A zeroed stack to start a thread's from (a map value: too large for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack);
+} empty_stack SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, __u32);
+} modes SEC(".maps");
+
+struct func_stats {
+	__u64 calls;
+	__u64 timed;
+	__u64 inclusive_ns;
+	__u64 exclusive_ns;
+	__u64 inclusive_max;
+	__u64 exclusive_max;
+	__u64 unwound;
+	/* Calls deeper than MAX_DEPTH on their thread: counted, not timed. */
+	__u64 too_deep;
+};
+
+/* Per CPU, but updated atomically: a program preempted on its CPU by another run of itself
+ * (it runs with migration, not preemption, disabled) must not lose a count. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, MAX_FUNCS);
+	__type(key, __u32);
+	__type(value, struct func_stats);
+} funcs SEC(".maps");
+
+struct thread_key {
+	__u32 func;
+	__u32 tid;
+};
+
+struct thread_stats {
+	__u32 pid;
+	__u32 pad;
+	__u64 calls;
+	__u64 timed;
+	__u64 inclusive_ns;
+	__u64 exclusive_ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 65536);
+	__type(key, struct thread_key);
+	__type(value, struct thread_stats);
+} threads SEC(".maps");
+
+struct hist_key {
+	__u32 func;
+	/* 0: inclusive, 1: exclusive. */
+	__u16 kind;
+	__u16 pad;
+	__u32 bucket;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 131072);
+	__type(key, struct hist_key);
+	__type(value, __u64);
+} hist SEC(".maps");
+
+static __always_inline void bin(__u32 func, __u16 kind, __u64 ns)
+{
+	struct hist_key k = { .func = func, .kind = kind, .bucket = hist_bucket(ns) };
+	__u64 *n = bpf_map_lookup_elem(&hist, &k);
+
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return;
+	}
+	__u64 one = 1;
+
+	if (bpf_map_update_elem(&hist, &k, &one, BPF_NOEXIST)) {
+		n = bpf_map_lookup_elem(&hist, &k);
+		if (n)
+			__sync_fetch_and_add(n, 1);
+		else
+			drop(DROP_HIST_FULL);
+	}
+}
+
+static __always_inline struct thread_stats *thread_of(__u32 func, __u32 tid, __u32 pid)
+{
+	struct thread_key k = { .func = func, .tid = tid };
+	struct thread_stats *t = bpf_map_lookup_elem(&threads, &k);
+
+	if (t)
+		return t;
+	struct thread_stats fresh = { .pid = pid };
+
+	bpf_map_update_elem(&threads, &k, &fresh, BPF_NOEXIST);
+	t = bpf_map_lookup_elem(&threads, &k);
+	if (!t)
+		drop(DROP_STATS_FULL);
+	return t;
+}
+
+static __always_inline struct stack *stack_of(__u32 tid)
+{
+	struct stack *s = bpf_map_lookup_elem(&stacks, &tid);
+	__u32 zero = 0;
+
+	if (s)
+		return s;
+	s = bpf_map_lookup_elem(&empty_stack, &zero);
+	if (!s)
+		return 0;
+	s->depth = 0;
+	bpf_map_update_elem(&stacks, &tid, s, BPF_NOEXIST);
+	s = bpf_map_lookup_elem(&stacks, &tid);
+	if (!s)
+		drop(DROP_PENDING_FULL);
+	return s;
+}
+
+/* Entry: 0 to have the return run the program too, 1 for none. */
+static __always_inline int on_entry(__u32 func, __u32 tid, __u32 pid, __u64 *cookie)
+{
+	struct func_stats *f = bpf_map_lookup_elem(&funcs, &func);
+	__u32 *mode = bpf_map_lookup_elem(&modes, &func);
+	struct thread_stats *t = thread_of(func, tid, pid);
+	struct stack *s;
+	__u32 d;
+
+	if (!f)
+		return 1;
+	__sync_fetch_and_add(&f->calls, 1);
+	if (t)
+		__sync_fetch_and_add(&t->calls, 1);
+	if (mode && *mode == MODE_COUNTED)
+		return 1;
+	s = stack_of(tid);
+	if (!s)
+		return 1;
+	d = s->depth;
+	if (d >= MAX_DEPTH) {
+		__sync_fetch_and_add(&f->too_deep, 1);
+		return 1;
+	}
+	s->frames[d].start = bpf_ktime_get_ns();
+	s->frames[d].children_ns = 0;
+	s->depth = d + 1;
+	/* The frame's depth + 1 (0 would be no cookie). */
+	*cookie = d + 1;
+	return 0;
+}
+
+static __always_inline void on_return(__u32 func, __u32 tid, __u64 *cookie)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct func_stats *f = bpf_map_lookup_elem(&funcs, &func);
+	struct stack *s = bpf_map_lookup_elem(&stacks, &tid);
+	struct thread_key k = { .func = func, .tid = tid };
+	struct thread_stats *t;
+	__u64 incl, excl;
+	__u32 d = (__u32)*cookie;
+
+	if (!f || !s || d == 0 || d > MAX_DEPTH || d > s->depth)
+		return;
+	d -= 1;
+	/* Frames above this call's own were left by a longjmp: their returns never come. */
+	__sync_fetch_and_add(&f->unwound, s->depth - (d + 1));
+	s->depth = d;
+	/* The masks keep the indices provably inside the stack for the verifier; the compiler,
+	 * knowing d < MAX_DEPTH, would drop them without the barrier. */
+	__u32 idx = d, parent = d - 1;
+
+	barrier_var(idx);
+	barrier_var(parent);
+	idx &= MAX_DEPTH - 1;
+	parent &= MAX_DEPTH - 1;
+	incl = now - s->frames[idx].start;
+	excl = incl - s->frames[idx].children_ns;
+	if (excl > incl)
+		excl = 0;
+	if (d > 0)
+		s->frames[parent].children_ns += incl;
+	__sync_fetch_and_add(&f->timed, 1);
+	__sync_fetch_and_add(&f->inclusive_ns, incl);
+	__sync_fetch_and_add(&f->exclusive_ns, excl);
+	if (incl > f->inclusive_max)
+		f->inclusive_max = incl;
+	if (excl > f->exclusive_max)
+		f->exclusive_max = excl;
+	t = bpf_map_lookup_elem(&threads, &k);
+	if (t) {
+		__sync_fetch_and_add(&t->timed, 1);
+		__sync_fetch_and_add(&t->inclusive_ns, incl);
+		__sync_fetch_and_add(&t->exclusive_ns, excl);
+	}
+	bin(func, 0, incl);
+	bin(func, 1, excl);
+}
+
+SEC("uprobe.session")
+int function_session(void *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32, tid = (__u32)id;
+	__u32 func = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 *cookie = bpf_session_cookie();
+
+	if (tree_state(pid) != TREE_RUNNING || !cookie)
+		return 1;
+	if (bpf_session_is_return()) {
+		on_return(func, tid, cookie);
+		return 0;
+	}
+	return on_entry(func, tid, pid, cookie);
+}
+
+char LICENSE[] SEC("license") = "GPL";
