@@ -245,7 +245,8 @@ fn example(name: &str) -> &'static str {
 /// machine could lock.
 const LARGEST_WORKING_SET: u64 = 1 << 40;
 
-/// Reads a working-set size (`64K`, `1.5M`): at least a byte, at most 1 TiB.
+/// Reads a working-set size (`64K`, `1.5M`): at least a byte, at most 1 TiB, and no more than
+/// the machine's memory (a thread writes all of it before it starts).
 pub fn working_set(text: &str) -> Result<usize, String> {
     let bytes = size::parse(text)?;
     if !(1..=LARGEST_WORKING_SET).contains(&bytes) {
@@ -254,7 +255,24 @@ pub fn working_set(text: &str) -> Result<usize, String> {
             text.trim()
         ));
     }
+    if let Some(total) = memory_total() {
+        if bytes > total {
+            return Err(format!(
+                "{:?}: more than this machine's memory ({}); choose a smaller working set",
+                text.trim(),
+                size::format(total as f64)
+            ));
+        }
+    }
     usize::try_from(bytes).map_err(|_| format!("{:?} does not fit in memory", text.trim()))
+}
+
+/// MemTotal of /proc/meminfo, in bytes.
+fn memory_total() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 impl fmt::Display for Workload {
@@ -430,6 +448,22 @@ pub(crate) mod opt_secs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_working_set_beyond_the_machines_memory_is_refused() {
+        let Some(total) = memory_total() else {
+            return;
+        };
+        let over = total + (1 << 20);
+        let e = working_set(&format!("{over}B")).unwrap_err();
+        let expected = if over > LARGEST_WORKING_SET {
+            "between 1 byte and 1 TiB"
+        } else {
+            "more than this machine's memory"
+        };
+        assert!(e.contains(expected), "{e}");
+        assert!(working_set(&format!("{}B", total / 2)).is_ok());
+    }
 
     #[test]
     fn priorities_by_name_and_by_level() {

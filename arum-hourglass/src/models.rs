@@ -36,15 +36,24 @@ pub struct Scan {
 const WORDS_PER_LINE: usize = 8;
 
 impl Scan {
-    /// Allocates and writes the whole working set, so no page faults later.
-    pub fn new(bytes: usize) -> Scan {
+    /// Allocates and writes the whole working set, so no page faults later. An allocation the
+    /// system refuses is an error, not an abort.
+    pub fn new(bytes: usize) -> Result<Scan, String> {
         let words = (bytes / 8).max(WORDS_PER_LINE);
-        Scan {
-            data: (0..words as u64).collect(),
+        let mut data = Vec::new();
+        data.try_reserve_exact(words).map_err(|_| {
+            format!(
+                "the system refused {} for a thread's working set; choose a smaller size or fewer threads",
+                arum_units::size::format(bytes as f64)
+            )
+        })?;
+        data.extend(0..words as u64);
+        Ok(Scan {
+            data,
             at: 0,
             lines: 0,
             sum: 0,
-        }
+        })
     }
 
     #[inline(always)]
@@ -320,7 +329,7 @@ mod tests {
     #[test]
     fn a_scan_counts_passes_from_its_restart() {
         let _one = crate::exclusive();
-        let mut s = Scan::new(8192);
+        let mut s = Scan::new(8192).unwrap();
         for _ in 0..1000 {
             s.step();
         }

@@ -384,7 +384,7 @@ fn thread_main(
         priority::minimal_timer_slack().map_err(|e| format!("cannot set timer slack: {e}"))?;
         priority::apply(spec.priority).map_err(|e| priority::explain(spec.priority, &e))?;
         let timer = Timer::new(spec.timer).map_err(|e| format!("cannot create its timer: {e}"))?;
-        let mut scan = spec.workload.scan_bytes().map(Scan::new);
+        let mut scan = spec.workload.scan_bytes().map(Scan::new).transpose()?;
         let timing = models::measure_loop(&setup_tb, scan.as_mut(), 5.0);
         // The measurement warmed the working set, as a long-running thread's would be; its
         // passes are not the run's work.

@@ -700,6 +700,26 @@ fn bad_options_fail_with_one_line_and_status_125() {
     // clap's own usage errors keep clap's status.
     let out = arum().args(["hourglass", "-w", "CPU"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A working set beyond the machine's memory is refused before anything is allocated (it
+    // aborted on the allocation): one line, whatever the machine's size.
+    let total_kib: u64 = std::fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("MemTotal:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .expect("MemTotal");
+    let size = format!("{}K", total_kib + (1 << 20));
+    let out = arum()
+        .args(["hourglass", "-n", "1", "-d", "1s", "-w", "CPU_SCAN", &size])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("more than this machine's memory") || err.contains("1 TiB"),
+        "{err}"
+    );
 }
 
 #[test]
