@@ -115,6 +115,10 @@ pub enum ArumError {
     #[error("{0}")]
     Functions(String),
 
+    /// `--probe-engine bpf` where the in-kernel engine cannot run.
+    #[error("{0}")]
+    Engine(String),
+
     #[error("cannot read --functions-file {path}: {source}; give a readable file with one function name per line")]
     FunctionsFile {
         path: PathBuf,

@@ -407,3 +407,23 @@ fn metrics_are_listed_by_group_and_planned_with_their_events() {
     assert_eq!(out.status.code(), Some(125));
     assert!(String::from_utf8_lossy(&out.stderr).contains("arum list --metrics"));
 }
+
+#[test]
+fn an_event_tables_directory_that_is_not_one_is_refused_whatever_the_events() {
+    // task-clock needs no table: the mistake must not pass unseen because of that.
+    for events in [vec!["-e", "task-clock"], vec![]] {
+        let out = arum()
+            .args(["--event-tables", "/nonexistent/arum-tables"])
+            .args(&events)
+            .args(["--", "sh", "-c", "echo ran"])
+            .output()
+            .expect("arum runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{events:?}: {err}");
+        assert!(
+            err.contains("--event-tables /nonexistent/arum-tables: not a readable directory"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty(), "the program ran");
+    }
+}

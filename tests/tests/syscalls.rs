@@ -264,16 +264,31 @@ fn without_cap_bpf_the_records_count_and_the_report_says_why() {
     assert!(note.contains("CAP_BPF"), "{s}");
     assert_eq!(u64_at(call(&json, "write"), "/calls"), 100);
     // Asking for the kernel engine where it cannot run is refused before the program runs.
-    let (out, _) = without_bpf(&["--syscalls", "--probe-engine", "bpf", "--", "true"])
-        .map_or((None, None), |(o, j)| (Some(o), Some(j)));
-    if let Some(out) = out {
-        assert_eq!(
-            out.status.code(),
-            Some(125),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+    let out = Command::new("setpriv")
+        .args([
+            "--inh-caps=-bpf,-sys_admin",
+            "--bounding-set=-bpf,-sys_admin",
+            "--",
+        ])
+        .arg(common::arum_path())
+        .args([
+            "--syscalls",
+            "--probe-engine",
+            "bpf",
+            "--",
+            "sh",
+            "-c",
+            "echo ran",
+        ])
+        .output()
+        .expect("setpriv ran a moment ago");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(125), "{err}");
+    assert!(
+        err.contains("--probe-engine bpf") && err.contains("CAP_BPF"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty(), "the program ran");
 }
 
 #[test]
@@ -355,6 +370,55 @@ fn a_bad_selection_is_one_line_and_a_usage_error() {
         err.contains("\"files\"") && err.lines().count() <= 2,
         "{err}"
     );
+}
+
+#[test]
+fn task_probes_that_delimit_nothing_are_refused_as_a_bad_selection_is() {
+    for (args, want) in [
+        (
+            vec![
+                "--syscalls",
+                "--task-begin",
+                "nosuch",
+                "--task-end",
+                "close",
+            ],
+            "neither a system call nor a function timed with -F",
+        ),
+        (
+            vec![
+                "--syscalls=openat",
+                "--task-begin",
+                "accept4",
+                "--task-end",
+                "close",
+            ],
+            "not among those traced (--syscalls=openat)",
+        ),
+        (
+            vec![
+                "--syscalls",
+                "--task-begin",
+                "openat",
+                "--task-end",
+                "nosuch_fn",
+            ],
+            "--task-end \"nosuch_fn\"",
+        ),
+    ] {
+        let out = arum()
+            .args(&args)
+            .args(["--", "sh", "-c", "echo ran"])
+            .output()
+            .expect("arum runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(want) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "the program ran: {args:?}");
+    }
 }
 
 #[test]

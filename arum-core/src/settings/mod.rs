@@ -74,7 +74,8 @@ impl Settings {
         let mut warnings = Warnings::new(echo_warnings);
         let planned = events::plan(&r.events, r.strict)?;
         let functions = function_settings(r, &program)?;
-        let syscalls = syscall_settings(r, functions.is_some())?;
+        let syscalls = syscall_settings(r, functions.as_ref())?;
+        check_event_tables(r)?;
         warn_of_unused_options(r, planned.is_some(), functions.is_some(), &mut warnings);
         let counters = match planned {
             Some(planned) => Some(counter_settings(r, planned, &mut warnings)?),
@@ -178,20 +179,25 @@ fn counter_settings(
 }
 
 /// `--syscalls` and the task probes.
-/// `functions`: whether functions are timed (their return probes make calls of arum's own).
+/// `functions`: the functions timed (their return probes make calls of arum's own, and they may
+/// delimit tasks).
 fn syscall_settings(
     r: &RunRequest,
-    functions: bool,
+    functions: Option<&functions::Settings>,
 ) -> Result<Option<syscalls::Settings>, ArumError> {
     let Some(spec) = &r.syscalls.syscalls else {
         return Ok(None);
     };
     let selection = syscalls::Selection::parse(spec).map_err(ArumError::Usage)?;
     let tasks = match (&r.syscalls.task_begin, &r.syscalls.task_end) {
-        (Some(begin), Some(end)) => Some(views::TaskProbes {
-            begin: begin.clone(),
-            end: end.clone(),
-        }),
+        (Some(begin), Some(end)) => {
+            check_task_probe("--task-begin", begin, &selection, functions)?;
+            check_task_probe("--task-end", end, &selection, functions)?;
+            Some(views::TaskProbes {
+                begin: begin.clone(),
+                end: end.clone(),
+            })
+        }
         _ => None,
     };
     Ok(Some(syscalls::Settings {
@@ -199,8 +205,51 @@ fn syscall_settings(
         views: r.syscalls.views || tasks.is_some(),
         tasks,
         engine: r.probe_engine,
-        uretprobes: functions,
+        uretprobes: functions.is_some(),
     }))
+}
+
+/// A task probe names a system call the run traces or a function it times: any other name
+/// would delimit no task, and the report would say 0 tasks without saying why.
+fn check_task_probe(
+    option: &str,
+    name: &str,
+    selection: &syscalls::Selection,
+    functions: Option<&functions::Settings>,
+) -> Result<(), ArumError> {
+    if let Ok(call) = name.parse::<::syscalls::Sysno>() {
+        let traced = selection
+            .numbers
+            .as_ref()
+            .is_none_or(|n| n.contains(&(call.id() as u64)));
+        return match traced {
+            true => Ok(()),
+            false => Err(ArumError::Usage(format!(
+                "{option} {name}: the call is not among those traced (--syscalls={}); add it to the list",
+                selection.asked.join(",")
+            ))),
+        };
+    }
+    if functions.is_some_and(|f| f.targets.iter().any(|t| t.name == name)) {
+        return Ok(());
+    }
+    Err(ArumError::Usage(format!(
+        "{option} {name:?}: neither a system call nor a function timed with -F; give a call (accept4, openat, ...) or add -F {name}"
+    )))
+}
+
+/// `--event-tables` names a readable directory, checked whether or not the events asked for
+/// need a table (a generic event reads none, and the mistake would pass unseen).
+fn check_event_tables(r: &RunRequest) -> Result<(), ArumError> {
+    let Some(dir) = &r.events.cpu.event_tables else {
+        return Ok(());
+    };
+    std::fs::read_dir(dir).map(drop).map_err(|e| {
+        ArumError::Usage(format!(
+            "--event-tables {}: not a readable directory ({e}); give the directory of the event-table TOML files",
+            dir.display()
+        ))
+    })
 }
 
 /// The options given that only matter when events are counted.

@@ -233,7 +233,7 @@ impl Facility for Syscalls<'_> {
                 self.cost = cost;
             }
             Err(why) if self.settings.engine == ProbeEngine::Bpf => {
-                return Err(ArumError::Usage(format!(
+                return Err(ArumError::Engine(format!(
                     "--probe-engine bpf: the in-kernel engine cannot run here: {why}; use --probe-engine auto to fall back to perf records"
                 )));
             }
