@@ -165,17 +165,24 @@ fn counts_bytes_and_errno_match_the_helper_and_strace() {
 const STORM: (u64, u64) = (8, 20_000);
 
 /// `arum` run as root but without CAP_BPF and CAP_SYS_ADMIN (CAP_PERFMON kept): the perf path's
-/// rights. None where setpriv cannot drop them (not root, no setpriv).
+/// rights.
+fn arum_without_bpf() -> Command {
+    let mut cmd = Command::new("setpriv");
+    cmd.args([
+        "--inh-caps=-bpf,-sys_admin",
+        "--bounding-set=-bpf,-sys_admin",
+        "--",
+    ])
+    .arg(common::arum_path());
+    cmd
+}
+
+/// `arum_without_bpf` with `args` and a JSON report. None where setpriv cannot drop the
+/// capabilities (not root, no setpriv).
 fn without_bpf(args: &[&str]) -> Option<(std::process::Output, Value)> {
     let dir = temp_dir();
     let report = dir.path().join("r.json");
-    let out = Command::new("setpriv")
-        .args([
-            "--inh-caps=-bpf,-sys_admin",
-            "--bounding-set=-bpf,-sys_admin",
-            "--",
-        ])
-        .arg(common::arum_path())
+    let out = arum_without_bpf()
         .args(["--format", "json", "-o"])
         .arg(&report)
         .args(args)
@@ -264,13 +271,7 @@ fn without_cap_bpf_the_records_count_and_the_report_says_why() {
     assert!(note.contains("CAP_BPF"), "{s}");
     assert_eq!(u64_at(call(&json, "write"), "/calls"), 100);
     // Asking for the kernel engine where it cannot run is refused before the program runs.
-    let out = Command::new("setpriv")
-        .args([
-            "--inh-caps=-bpf,-sys_admin",
-            "--bounding-set=-bpf,-sys_admin",
-            "--",
-        ])
-        .arg(common::arum_path())
+    let out = arum_without_bpf()
         .args([
             "--syscalls",
             "--probe-engine",

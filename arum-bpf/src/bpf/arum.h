@@ -93,6 +93,29 @@ static __always_inline void drop(enum arum_drop kind)
 		__sync_fetch_and_add(n, 1);
 }
 
+/* The value of `key` in hash map `map`, created from `zero` when absent (another CPU may create
+ * it first: the lookup after the update finds either). */
+static __always_inline void *lookup_or_init(void *map, void *key, void *zero)
+{
+	void *v = bpf_map_lookup_elem(map, key);
+
+	if (v)
+		return v;
+	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
+	return bpf_map_lookup_elem(map, key);
+}
+
+static __always_inline void count_u64(void *map, void *key, enum arum_drop full)
+{
+	__u64 zero = 0;
+	__u64 *n = lookup_or_init(map, key, &zero);
+
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		drop(full);
+}
+
 /* The launched tree: tgid -> TREE_HELD until the program's exec, then TREE_RUNNING. A process
  * forked by a running one joins as running. Calls are counted only while running, so the held
  * child's own set-up (arum's code between fork and exec) is left out, as perf's enable_on_exec

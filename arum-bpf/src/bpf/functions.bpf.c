@@ -127,34 +127,16 @@ struct {
 static __always_inline void bin(__u32 func, __u16 kind, __u64 ns)
 {
 	struct hist_key k = { .func = func, .kind = kind, .bucket = hist_bucket(ns) };
-	__u64 *n = bpf_map_lookup_elem(&hist, &k);
 
-	if (n) {
-		__sync_fetch_and_add(n, 1);
-		return;
-	}
-	__u64 one = 1;
-
-	if (bpf_map_update_elem(&hist, &k, &one, BPF_NOEXIST)) {
-		n = bpf_map_lookup_elem(&hist, &k);
-		if (n)
-			__sync_fetch_and_add(n, 1);
-		else
-			drop(DROP_HIST_FULL);
-	}
+	count_u64(&hist, &k, DROP_HIST_FULL);
 }
 
 static __always_inline struct thread_stats *thread_of(__u32 func, __u32 tid, __u32 pid)
 {
 	struct thread_key k = { .func = func, .tid = tid };
-	struct thread_stats *t = bpf_map_lookup_elem(&threads, &k);
-
-	if (t)
-		return t;
 	struct thread_stats fresh = { .pid = pid };
+	struct thread_stats *t = lookup_or_init(&threads, &k, &fresh);
 
-	bpf_map_update_elem(&threads, &k, &fresh, BPF_NOEXIST);
-	t = bpf_map_lookup_elem(&threads, &k);
 	if (!t)
 		drop(DROP_STATS_FULL);
 	return t;

@@ -119,27 +119,6 @@ static __always_inline int returns(long nr)
 	return 1;
 }
 
-static __always_inline void *lookup_or_init(void *map, void *key, void *zero)
-{
-	void *v = bpf_map_lookup_elem(map, key);
-
-	if (v)
-		return v;
-	bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
-	return bpf_map_lookup_elem(map, key);
-}
-
-static __always_inline void count_u64(void *map, void *key, enum arum_drop full)
-{
-	__u64 zero = 0;
-	__u64 *n = lookup_or_init(map, key, &zero);
-
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else
-		drop(full);
-}
-
 /* timed: whether `ns` is a measured duration. */
 static __always_inline void record(__u32 tgid, __u32 nr, __u64 ns, int timed, long ret)
 {
