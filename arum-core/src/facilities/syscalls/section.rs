@@ -36,10 +36,28 @@ fn stats(name: String, category: &str, c: &CallStats, bytes: bool) -> SyscallSta
     }
 }
 
-/// `ENOENT` for 2; the number where this system has no name for it.
+/// The kernel's own codes above the C library's errnos (include/linux/errno.h): a traced call
+/// can return them where a signal interrupted it (the C library restarts it or turns them into
+/// EINTR, so the program never sees them).
+const KERNEL_ERRNOS: &[(i32, &str)] = &[
+    (512, "ERESTARTSYS"),
+    (513, "ERESTARTNOINTR"),
+    (514, "ERESTARTNOHAND"),
+    (515, "ENOIOCTLCMD"),
+    (516, "ERESTART_RESTARTBLOCK"),
+    (517, "EPROBE_DEFER"),
+    (518, "EOPENSTALE"),
+    (519, "ENOPARAM"),
+];
+
+/// `ENOENT` for 2, `ERESTARTSYS` for 512; the number where neither the C library nor the
+/// kernel has a name for it.
 pub fn errno_name(e: i32) -> String {
     match Errno::from_raw(e) {
-        Errno::UnknownErrno => format!("errno {e}"),
+        Errno::UnknownErrno => KERNEL_ERRNOS
+            .iter()
+            .find(|(n, _)| *n == e)
+            .map_or_else(|| format!("errno {e}"), |(_, name)| (*name).to_string()),
         known => format!("{known:?}"),
     }
 }
@@ -117,5 +135,9 @@ mod tests {
         assert_eq!(errno_name(2), "ENOENT");
         assert_eq!(errno_name(11), "EAGAIN");
         assert_eq!(errno_name(4000), "errno 4000");
+        // The kernel's restart codes, seen when a signal interrupts a traced call.
+        assert_eq!(errno_name(512), "ERESTARTSYS");
+        assert_eq!(errno_name(516), "ERESTART_RESTARTBLOCK");
+        assert_eq!(errno_name(520), "errno 520");
     }
 }
