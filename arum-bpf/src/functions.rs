@@ -3,25 +3,42 @@
 //! (one registration and one unregistration each, however many functions), entry and return
 //! paired in the program. Per function the calls, the timed calls, inclusive and exclusive
 //! totals, maxima and histograms; per function and thread the calls and times.
+//!
+//! While the program runs, a function can be counted only (no return probe) or taken out of
+//! its file's link (no probe at all): the file is re-linked without it, the new link attached
+//! before the old one is detached, and a generation in the cookies tells the program which of
+//! the two counts (see the program's header).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use libbpf_rs::{MapCore, MapFlags};
+use libbpf_rs::{Link, MapCore, MapFlags};
 
-use crate::load::{Loaded, Unavailable, TREE_HELD};
+use crate::load::{Loaded, Unavailable, TREE_HELD, TREE_RUNNING};
 use crate::percpu::{entries, sum_fields, u32_at, u64_at};
 
 static OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/functions.bpf.o"));
 
 /// The most functions one run probes (`MAX_FUNCS` in the program).
 pub const MAX_FUNCTIONS: usize = 4096;
+/// Nested timed calls per thread (`MAX_DEPTH`): deeper ones are counted, not timed.
+pub const MAX_DEPTH: usize = 32;
 
 /// Where a function is: its file and the file offset of its first instruction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Site {
     pub path: PathBuf,
     pub offset: u64,
+}
+
+/// The probe time the program takes out of a function's durations, in nanoseconds: its own
+/// hits' part inside its interval, the rest of its hits (inside its caller's), and the hit of a
+/// call counted only (all inside its caller's).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Corrections {
+    pub inside_ns: u32,
+    pub outside_ns: u32,
+    pub entry_ns: u32,
 }
 
 /// One function's figures.
@@ -37,6 +54,8 @@ pub struct FunctionTotals {
     pub unwound: u64,
     /// Calls nested deeper than the program's stack: counted, not timed.
     pub too_deep: u64,
+    /// Calls entered and not returned from when the maps were read.
+    pub unfinished: u64,
     /// (bucket, calls) of the inclusive and the exclusive times (see [`crate::hist`]).
     pub inclusive_hist: Vec<(u32, u64)>,
     pub exclusive_hist: Vec<(u32, u64)>,
@@ -64,14 +83,63 @@ pub struct Totals {
     pub unbinned: u64,
 }
 
+/// (function, kind) → its histogram's (bucket, calls), sorted; kind 0 inclusive, 1 exclusive.
+type Histograms = BTreeMap<(u32, u16), Vec<(u32, u64)>>;
+
+/// A function's calls so far, read while the program runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub calls: u64,
+    pub timed: u64,
+    pub inclusive_ns: u64,
+}
+
+/// `struct control` of the program.
+#[derive(Debug, Clone, Copy, Default)]
+struct Control {
+    counted_only: bool,
+    generation: u32,
+    corrections: Corrections,
+}
+
+impl Control {
+    fn bytes(&self) -> [u8; 24] {
+        let mut b = [0u8; 24];
+        let words = [
+            u32::from(self.counted_only),
+            self.generation,
+            self.corrections.inside_ns,
+            self.corrections.outside_ns,
+            self.corrections.entry_ns,
+            0,
+        ];
+        for (chunk, w) in b.chunks_exact_mut(4).zip(words) {
+            chunk.copy_from_slice(&w.to_ne_bytes());
+        }
+        b
+    }
+}
+
+/// One file's functions and the link that probes them.
+struct FileLink {
+    path: PathBuf,
+    /// (function index, offset) still probed.
+    functions: Vec<(u32, u64)>,
+    link: Option<Link>,
+}
+
 /// The loaded, attached program.
 pub struct FunctionCounter {
     loaded: Loaded,
-    functions: usize,
+    controls: Vec<Control>,
+    files: Vec<FileLink>,
+    /// The generation of the newest link (every link has its own).
+    generation: u32,
 }
 
 impl FunctionCounter {
-    /// Loads the program and probes every site (index = its cookie), one link per file.
+    /// Loads the program and probes every site (index = its place in `sites`), one link per
+    /// file.
     pub fn start(sites: &[Site]) -> Result<FunctionCounter, Unavailable> {
         if sites.len() > MAX_FUNCTIONS {
             return Err(Unavailable(format!(
@@ -82,19 +150,71 @@ impl FunctionCounter {
         let mut loaded = Loaded::new(OBJECT, "function", &[])?;
         // The tree's programs (fork, exec); the session program goes on each file below.
         loaded.attach_where(|name| name.starts_with("tree_"))?;
-        let mut by_file: BTreeMap<&PathBuf, (Vec<usize>, Vec<u64>)> = BTreeMap::new();
+        let mut by_file: BTreeMap<&PathBuf, Vec<(u32, u64)>> = BTreeMap::new();
         for (i, site) in sites.iter().enumerate() {
-            let (offsets, cookies) = by_file.entry(&site.path).or_default();
-            offsets.push(site.offset as usize);
-            cookies.push(i as u64);
+            by_file
+                .entry(&site.path)
+                .or_default()
+                .push((i as u32, site.offset));
         }
-        for (path, (offsets, cookies)) in by_file {
-            loaded.attach_sessions("function_session", path, offsets, cookies)?;
-        }
-        Ok(FunctionCounter {
+        let mut counter = FunctionCounter {
             loaded,
-            functions: sites.len(),
-        })
+            controls: vec![Control::default(); sites.len()],
+            files: by_file
+                .into_iter()
+                .map(|(path, functions)| FileLink {
+                    path: path.clone(),
+                    functions,
+                    link: None,
+                })
+                .collect(),
+            generation: 0,
+        };
+        for f in 0..counter.files.len() {
+            counter.link(f)?;
+        }
+        Ok(counter)
+    }
+
+    /// Links file `f`'s functions under a new generation, then drops its old link: from the
+    /// switch on the new link counts, and no call is counted under both.
+    fn link(&mut self, f: usize) -> Result<(), Unavailable> {
+        self.generation += 1;
+        let generation = self.generation;
+        let file = &self.files[f];
+        let new = if file.functions.is_empty() {
+            None
+        } else {
+            let (offsets, cookies) = file
+                .functions
+                .iter()
+                .map(|&(i, offset)| (offset as usize, u64::from(i) | u64::from(generation) << 32))
+                .unzip();
+            let path = file.path.clone();
+            Some(
+                self.loaded
+                    .attach_sessions("function_session", &path, offsets, cookies)?,
+            )
+        };
+        let indices: Vec<u32> = self.files[f].functions.iter().map(|&(i, _)| i).collect();
+        for i in indices {
+            self.controls[i as usize].generation = generation;
+            self.write_control(i)?;
+        }
+        // Dropping the old link unregisters its probes (one grace period for the file).
+        self.files[f].link = new;
+        Ok(())
+    }
+
+    fn write_control(&self, index: u32) -> Result<(), Unavailable> {
+        self.loaded
+            .map("control")?
+            .update(
+                &index.to_ne_bytes(),
+                &self.controls[index as usize].bytes(),
+                MapFlags::ANY,
+            )
+            .map_err(|e| Unavailable(format!("setting a function's control: {e}")))
     }
 
     /// Counts the calls of `pid` (held before its exec) and of every process it forks, from its
@@ -103,36 +223,117 @@ impl FunctionCounter {
         self.loaded.follow(pid, TREE_HELD)
     }
 
+    /// Counts the calls of `pid` from now on (arum's own, to calibrate).
+    pub fn follow_running(&self, pid: u32) -> Result<(), Unavailable> {
+        self.loaded.follow(pid, TREE_RUNNING)
+    }
+
+    pub fn unfollow(&self, pid: u32) -> Result<(), Unavailable> {
+        self.loaded.unfollow(pid)
+    }
+
+    /// The probe time taken out of function `index`'s durations, and of its callers'.
+    pub fn correct(&mut self, index: u32, corrections: Corrections) -> Result<(), Unavailable> {
+        self.controls[index as usize].corrections = corrections;
+        self.write_control(index)
+    }
+
     /// From now on, function `index`'s calls are only counted (no return probe, no time), or
     /// timed again.
-    pub fn count_only(&self, index: u32, only: bool) -> Result<(), Unavailable> {
-        self.loaded
-            .map("modes")?
-            .update(
-                &index.to_ne_bytes(),
-                &u32::from(only).to_ne_bytes(),
-                MapFlags::ANY,
-            )
-            .map_err(|e| Unavailable(format!("setting a function's mode: {e}")))
+    pub fn count_only(&mut self, index: u32, only: bool) -> Result<(), Unavailable> {
+        self.controls[index as usize].counted_only = only;
+        self.write_control(index)
+    }
+
+    /// Stops counting function `index`'s calls without unprobing it: its hits still cost an
+    /// entry each (for functions nothing will call again, such as the calibration's).
+    pub fn ignore(&mut self, index: u32) -> Result<(), Unavailable> {
+        self.controls[index as usize].generation = 0;
+        self.write_control(index)
+    }
+
+    /// Unprobes function `index`: its file is re-linked without it (one unregistration, tens of
+    /// milliseconds, on this thread). Its counts so far stay.
+    pub fn remove(&mut self, index: u32) -> Result<(), Unavailable> {
+        let Some(f) = self
+            .files
+            .iter()
+            .position(|file| file.functions.iter().any(|&(i, _)| i == index))
+        else {
+            return Ok(());
+        };
+        self.ignore(index)?;
+        self.files[f].functions.retain(|&(i, _)| i != index);
+        self.link(f)
     }
 
     /// Detaches the program: one unregistration per file.
     pub fn stop(&mut self) {
+        for file in &mut self.files {
+            file.link = None;
+        }
         self.loaded.detach();
     }
 
-    /// Reads the maps (after [`stop`](Self::stop)).
-    pub fn totals(&self) -> Result<Totals, Unavailable> {
-        let read = |e: String| Unavailable(e);
-        let funcs = self.loaded.map("funcs")?;
-        let mut functions = Vec::with_capacity(self.functions);
-        for i in 0..self.functions as u32 {
-            let copies = funcs
-                .lookup_percpu(&i.to_ne_bytes(), MapFlags::ANY)
-                .map_err(|e| Unavailable(format!("reading the function statistics: {e}")))?
-                .unwrap_or_default();
-            let f = sum_fields(&copies, 8, &[4, 5]);
-            functions.push(FunctionTotals {
+    /// Function `index`'s calls so far.
+    pub fn progress(&self, index: u32) -> Result<Progress, Unavailable> {
+        let f = self.function_fields(index)?;
+        Ok(Progress {
+            calls: f[0],
+            timed: f[1],
+            inclusive_ns: f[2],
+        })
+    }
+
+    fn function_fields(&self, index: u32) -> Result<Vec<u64>, Unavailable> {
+        let copies = self
+            .loaded
+            .map("funcs")?
+            .lookup_percpu(&index.to_ne_bytes(), MapFlags::ANY)
+            .map_err(|e| Unavailable(format!("reading the function statistics: {e}")))?
+            .unwrap_or_default();
+        // struct func_stats: 8 u64, the maxima at 4 and 5.
+        Ok(sum_fields(&copies, 8, &[4, 5]))
+    }
+
+    /// Function `index`'s inclusive-time histogram so far: (bucket, calls).
+    pub fn inclusive_histogram(&self, index: u32) -> Result<Vec<(u32, u64)>, Unavailable> {
+        Ok(self.histograms()?.remove(&(index, 0)).unwrap_or_default())
+    }
+
+    fn histograms(&self) -> Result<Histograms, Unavailable> {
+        let mut out = Histograms::new();
+        for (key, copies) in entries(&self.loaded.map("hist")?).map_err(Unavailable)? {
+            // struct hist_key { u32 func; u16 kind; u16 pad; u32 bucket; }
+            let kind = u16::from_ne_bytes([key[4], key[5]]);
+            out.entry((u32_at(&key, 0), kind))
+                .or_default()
+                .push((u32_at(&key, 2), sum_fields(&copies, 1, &[])[0]));
+        }
+        for h in out.values_mut() {
+            h.sort_unstable();
+        }
+        Ok(out)
+    }
+
+    /// The processes whose threads have called a probed function so far.
+    pub fn thread_pids(&self) -> Result<std::collections::BTreeSet<u32>, Unavailable> {
+        let threads = self.loaded.map("threads")?;
+        Ok(threads
+            .keys()
+            .filter_map(|k| threads.lookup(&k, MapFlags::ANY).ok().flatten())
+            .map(|v| u32_at(&v, 0))
+            .collect())
+    }
+
+    /// Reads the maps: the functions `0..functions` (after [`stop`](Self::stop) for final
+    /// figures).
+    pub fn totals(&self, functions: usize) -> Result<Totals, Unavailable> {
+        let mut hists = self.histograms()?;
+        let mut out = Vec::with_capacity(functions);
+        for i in 0..functions as u32 {
+            let f = self.function_fields(i)?;
+            out.push(FunctionTotals {
                 calls: f[0],
                 timed: f[1],
                 inclusive_ns: f[2],
@@ -141,30 +342,12 @@ impl FunctionCounter {
                 exclusive_max_ns: f[5],
                 unwound: f[6],
                 too_deep: f[7],
-                ..FunctionTotals::default()
+                unfinished: 0,
+                inclusive_hist: hists.remove(&(i, 0)).unwrap_or_default(),
+                exclusive_hist: hists.remove(&(i, 1)).unwrap_or_default(),
             });
         }
-        for (key, copies) in entries(&self.loaded.map("hist")?).map_err(read)? {
-            // struct hist_key { u32 func; u16 kind; u16 pad; u32 bucket; }
-            let (func, kind, bucket) = (
-                u32_at(&key, 0) as usize,
-                u16::from_ne_bytes([key[4], key[5]]),
-                u32_at(&key, 2),
-            );
-            let n = sum_fields(&copies, 1, &[])[0];
-            if let Some(f) = functions.get_mut(func) {
-                let h = if kind == 0 {
-                    &mut f.inclusive_hist
-                } else {
-                    &mut f.exclusive_hist
-                };
-                h.push((bucket, n));
-            }
-        }
-        for f in &mut functions {
-            f.inclusive_hist.sort_unstable();
-            f.exclusive_hist.sort_unstable();
-        }
+        self.count_unfinished(&mut out)?;
         let threads_map = self.loaded.map("threads")?;
         let mut threads = BTreeMap::new();
         for key in threads_map.keys() {
@@ -184,10 +367,30 @@ impl FunctionCounter {
         }
         let drops = self.loaded.drops()?;
         Ok(Totals {
-            functions,
+            functions: out,
             threads,
             unrecorded: drops[0] + drops[2],
             unbinned: drops[1],
         })
+    }
+
+    /// The frames still on the threads' stacks: calls whose return had not come.
+    fn count_unfinished(&self, functions: &mut [FunctionTotals]) -> Result<(), Unavailable> {
+        let stacks = self.loaded.map("stacks")?;
+        for key in stacks.keys() {
+            let Ok(Some(v)) = stacks.lookup(&key, MapFlags::ANY) else {
+                continue;
+            };
+            // struct stack { u32 depth; u32 pad; struct frame { u64 start, children, probe;
+            // u32 func, pad; } frames[MAX_DEPTH]; }: a frame is 4 u64 words from word 1.
+            let depth = (u32_at(&v, 0) as usize).min(MAX_DEPTH);
+            for d in 0..depth {
+                let func = u32_at(&v, 2 + d * 8 + 6) as usize;
+                if let Some(f) = functions.get_mut(func) {
+                    f.unfinished += 1;
+                }
+            }
+        }
+        Ok(())
     }
 }

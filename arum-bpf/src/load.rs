@@ -176,14 +176,15 @@ impl Loaded {
     }
 
     /// Attaches program `prog` as a uprobe session on the functions of `path` at `offsets`
-    /// (file offsets), each with its cookie: one uprobe_multi link, one registration.
+    /// (file offsets), each with its cookie: one uprobe_multi link, one registration. The link
+    /// is the caller's: dropping it detaches the functions in one unregistration.
     pub fn attach_sessions(
         &mut self,
         prog: &str,
         path: &Path,
         offsets: Vec<usize>,
         cookies: Vec<u64>,
-    ) -> Result<(), Unavailable> {
+    ) -> Result<Link, Unavailable> {
         let program = self
             .object
             .progs_mut()
@@ -197,11 +198,9 @@ impl Loaded {
         };
         // Every process: the tree's are told apart in the program (a process the tree forks
         // later maps the file too).
-        let link = program
+        program
             .attach_uprobe_multi_with_opts(-1, path, "", opts)
-            .map_err(|e| refused(&e, &format!("probing the functions of {}", path.display())))?;
-        self.links.push(link);
-        Ok(())
+            .map_err(|e| refused(&e, &format!("probing the functions of {}", path.display())))
     }
 
     /// Detaches every program: nothing more is counted.

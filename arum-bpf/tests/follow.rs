@@ -159,7 +159,7 @@ fn nested_functions_are_paired_in_the_kernel_with_their_own_times() {
         counter.follow(pid).expect("following the child")
     });
     counter.stop();
-    let t = counter.totals().expect("the maps are read");
+    let t = counter.totals(2).expect("the maps are read");
     let (outer, inner) = (&t.functions[0], &t.functions[1]);
     assert_eq!((outer.calls, outer.timed), (N, N), "{outer:?}");
     assert_eq!((inner.calls, inner.timed), (3 * N, 3 * N), "{inner:?}");

@@ -54,6 +54,16 @@ NOINLINE unsigned tiny(unsigned x) {
     }
 STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9)
 
+/* Spins for `ns` of wall time and adds how long it took by its own clock to `spun_ns`: a
+ * function that knows its own length. */
+static double spun_ns;
+NOINLINE void spin_for(long ns) {
+    double t = now(), d;
+    while ((d = now() - t) * 1e9 < ns) {
+    }
+    spun_ns += d * 1e9;
+}
+
 NOINLINE long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
 
 NOINLINE unsigned work(unsigned x) { return tiny(x) ^ 0x5a5a; }
@@ -95,6 +105,16 @@ int main(int argc, char **argv) {
             total += now() - t;
         }
         printf("calls %ld\nmean_ns %.0f\n", n, total / n * 1e9);
+    } else if (!strcmp(mode, "spin")) {
+        /* n calls of spin_for(ns), ns from the third argument; each call spaced by as long. */
+        long ns = argc > 3 ? atol(argv[3]) : 2000;
+        for (long i = 0; i < n; i++) {
+            spin_for(ns);
+            double t = now();
+            while ((now() - t) * 1e9 < ns) {
+            }
+        }
+        printf("calls %ld\nmean_ns %.1f\n", n, spun_ns / n);
     } else if (!strcmp(mode, "fib")) {
         long reps = argc > 3 ? atol(argv[3]) : 1, r = 0;
         for (long i = 0; i < reps; i++) r += fib((int)n);

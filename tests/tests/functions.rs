@@ -176,8 +176,19 @@ fn recursive_fib_is_counted_exactly_and_nests_consistently() {
 
 #[test]
 fn recursive_fib_is_throttled_without_no_throttle() {
-    // fib(20) 30 times: long enough for sampling windows after the throttling.
-    let args = ["-F", "fib", "--", &native("fcalls"), "fib", "20", "30"];
+    // fib(20) 30 times: long enough for sampling windows after the throttling (the records'
+    // path: the in-kernel engine has no windows).
+    let args = [
+        "--probe-engine",
+        "perf",
+        "-F",
+        "fib",
+        "--",
+        &native("fcalls"),
+        "fib",
+        "20",
+        "30",
+    ];
     let Some((_, json)) = probed(&args) else {
         return;
     };
@@ -347,7 +358,16 @@ fn pie_non_pie_stripped_cpp_and_rust_names() {
 
 #[test]
 fn ten_million_calls_of_a_20ns_function_are_throttled() {
-    let args = ["-F", "tiny", "--", &native("fcalls"), "tiny", "10000000"];
+    let args = [
+        "--probe-engine",
+        "perf",
+        "-F",
+        "tiny",
+        "--",
+        &native("fcalls"),
+        "tiny",
+        "10000000",
+    ];
     let Some((_, json)) = probed(&args) else {
         return;
     };
@@ -413,10 +433,19 @@ fn exact_counts_and_no_throttle_count_every_call_and_state_the_cost() {
     }
 }
 
-/// The calibrated CPU time of one entry-probe hit here (ns), from a short probed run; None where
-/// probes cannot be opened.
+/// The records' path's calibrated CPU time of one entry-probe hit (ns; the sampling windows are
+/// that path's), from a short probed run; None where probes cannot be opened.
 fn entry_probe_cost_ns() -> Option<f64> {
-    let args = ["-F", "tiny", "--", &native("fcalls"), "tiny", "10"];
+    let args = [
+        "--probe-engine",
+        "perf",
+        "-F",
+        "tiny",
+        "--",
+        &native("fcalls"),
+        "tiny",
+        "10",
+    ];
     let (_, json) = probed(&args)?;
     json["functions"]["probe_cost"]["entry_ns"].as_f64()
 }
@@ -434,6 +463,8 @@ fn sparse_calls_of_a_short_function_are_estimated_from_windows() {
     let n = 1_000_000 / gap_us;
     let (gap, calls) = (gap_us.to_string(), n.to_string());
     let args = [
+        "--probe-engine",
+        "perf",
         "-F",
         "tiny",
         "--",
@@ -475,6 +506,8 @@ fn ten_throttled_functions_are_each_estimated_from_windows() {
     // ten 10-28%: where functions share a window, each one's rate rests on the others' hits
     // being taken out of the window's time as well as its own.
     let args = [
+        "--probe-engine",
+        "perf",
         "-F",
         "step*",
         "--",
@@ -597,8 +630,13 @@ fn a_shell_line_probes_every_process_that_runs_the_program() {
 
 #[test]
 fn without_the_privilege_the_program_runs_with_a_warning_and_strict_fails() {
-    // Drop CAP_SYS_ADMIN from arum with setpriv (util-linux), as a user without it would run.
-    let setpriv = ["--inh-caps=-sys_admin", "--bounding-set=-sys_admin", "--"];
+    // Drop CAP_SYS_ADMIN (uprobe PMU) and CAP_BPF, CAP_PERFMON (in-kernel engine) from arum with
+    // setpriv (util-linux), as a user without them would run.
+    let setpriv = [
+        "--inh-caps=-sys_admin,-bpf,-perfmon",
+        "--bounding-set=-sys_admin,-bpf,-perfmon",
+        "--",
+    ];
     let probe = Command::new("setpriv").args(setpriv).arg("true").status();
     if !probe.is_ok_and(|s| s.success()) {
         eprintln!("setpriv cannot drop CAP_SYS_ADMIN here: the privilege fallback is checked only where arum lacks it");
@@ -821,7 +859,16 @@ fn back_to_back_probe_records_agree_with_the_calibrated_cost() {
     // ALMT's probe-cost test: calls probed back to back, the time between consecutive entry
     // records. It is measured on record timestamps, the calibrated pair cost on CPU time: two
     // views of one cost that must agree.
-    let args = ["-F", "tiny", "--", &native("fcalls"), "tiny", "10"];
+    let args = [
+        "--probe-engine",
+        "perf",
+        "-F",
+        "tiny",
+        "--",
+        &native("fcalls"),
+        "tiny",
+        "10",
+    ];
     let Some((_, json)) = probed(&args) else {
         return;
     };

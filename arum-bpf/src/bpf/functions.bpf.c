@@ -8,8 +8,19 @@
  * timed calls, totals, maxima and log-linear histograms of both times; per function and thread:
  * calls and times. Nothing is paired in user space.
  *
- * A function counted only (the mode user space sets for it in `modes`) returns 1 at entry: the
+ * A function counted only (the mode user space sets for it in `control`) returns 1 at entry: the
  * kernel then sets no return probe for that call, and only the entry's hit is paid.
+ *
+ * Probe time is taken out in the kernel: a call's own hits leave `inside_ns` inside its
+ * interval, and the hits of probed calls it makes add their `outside_ns` (or a counted call's
+ * `entry_ns`) to it; user space calibrates the three per function (by the class of its first
+ * instruction) and sets them in `control`. A frame sums its children's probe time, so a parent's
+ * inclusive time loses its whole subtree's probes.
+ *
+ * A link's cookie holds the function's index and the link's generation; a call counts only
+ * under the generation `control` names. User space re-links a file without a function by
+ * attaching the new link, switching the generation, then detaching the old link: no call is
+ * counted twice, none is missed.
  *
  * longjmp and exceptions leave frames whose returns never come: the session cookie holds the
  * depth of its own frame, so a return finds the frames above its own stale and counts them as
@@ -27,13 +38,17 @@ extern __u64 *bpf_session_cookie(void) __ksym;
 #define MAX_DEPTH 32
 #define BPF_F_NO_PREALLOC 1
 
-/* What user space wants of a function (`modes`, by index). */
+/* What user space wants of a function (`control`, by index). */
 #define MODE_TIMED 0
 #define MODE_COUNTED 1
 
 struct frame {
 	__u64 start;
+	/* The children's inclusive times, and the probe time inside this frame's interval. */
 	__u64 children_ns;
+	__u64 probe_ns;
+	__u32 func;
+	__u32 pad;
 };
 
 struct stack {
@@ -58,12 +73,22 @@ struct {
 	__type(value, struct stack);
 } empty_stack SEC(".maps");
 
+struct control {
+	__u32 mode;
+	/* The generation of the link that counts this function's calls; 0: none. */
+	__u32 generation;
+	__u32 inside_ns;
+	__u32 outside_ns;
+	__u32 entry_ns;
+	__u32 pad;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, MAX_FUNCS);
 	__type(key, __u32);
-	__type(value, __u32);
-} modes SEC(".maps");
+	__type(value, struct control);
+} control SEC(".maps");
 
 struct func_stats {
 	__u64 calls;
@@ -160,12 +185,28 @@ static __always_inline struct stack *stack_of(__u32 tid)
 	return s;
 }
 
+/* The innermost open frame of a thread's stack, or 0. */
+static __always_inline struct frame *top_of(struct stack *s)
+{
+	__u32 d;
+
+	if (!s)
+		return 0;
+	d = s->depth;
+	if (d == 0 || d > MAX_DEPTH)
+		return 0;
+	d -= 1;
+	barrier_var(d);
+	return &s->frames[d & (MAX_DEPTH - 1)];
+}
+
 /* Entry: 0 to have the return run the program too, 1 for none. */
-static __always_inline int on_entry(__u32 func, __u32 tid, __u32 pid, __u64 *cookie)
+static __always_inline int on_entry(__u32 func, struct control *c, __u32 tid, __u32 pid,
+				    __u64 *cookie)
 {
 	struct func_stats *f = bpf_map_lookup_elem(&funcs, &func);
-	__u32 *mode = bpf_map_lookup_elem(&modes, &func);
 	struct thread_stats *t = thread_of(func, tid, pid);
+	struct frame *top;
 	struct stack *s;
 	__u32 d;
 
@@ -174,8 +215,12 @@ static __always_inline int on_entry(__u32 func, __u32 tid, __u32 pid, __u64 *coo
 	__sync_fetch_and_add(&f->calls, 1);
 	if (t)
 		__sync_fetch_and_add(&t->calls, 1);
-	if (mode && *mode == MODE_COUNTED)
+	if (c->mode == MODE_COUNTED) {
+		top = top_of(bpf_map_lookup_elem(&stacks, &tid));
+		if (top)
+			top->probe_ns += c->entry_ns;
 		return 1;
+	}
 	s = stack_of(tid);
 	if (!s)
 		return 1;
@@ -184,29 +229,45 @@ static __always_inline int on_entry(__u32 func, __u32 tid, __u32 pid, __u64 *coo
 		__sync_fetch_and_add(&f->too_deep, 1);
 		return 1;
 	}
-	s->frames[d].start = bpf_ktime_get_ns();
 	s->frames[d].children_ns = 0;
+	s->frames[d].probe_ns = 0;
+	s->frames[d].func = func;
 	s->depth = d + 1;
 	/* The frame's depth + 1 (0 would be no cookie). */
 	*cookie = d + 1;
+	/* Last: the probe's own work above is outside the interval. */
+	s->frames[d].start = bpf_ktime_get_ns();
 	return 0;
 }
 
-static __always_inline void on_return(__u32 func, __u32 tid, __u64 *cookie)
+static __always_inline void on_return(__u32 func, struct control *c, __u32 tid, __u64 *cookie)
 {
 	__u64 now = bpf_ktime_get_ns();
 	struct func_stats *f = bpf_map_lookup_elem(&funcs, &func);
 	struct stack *s = bpf_map_lookup_elem(&stacks, &tid);
 	struct thread_key k = { .func = func, .tid = tid };
 	struct thread_stats *t;
-	__u64 incl, excl;
+	__u64 raw, incl, excl, probes;
 	__u32 d = (__u32)*cookie;
 
 	if (!f || !s || d == 0 || d > MAX_DEPTH || d > s->depth)
 		return;
 	d -= 1;
-	/* Frames above this call's own were left by a longjmp: their returns never come. */
-	__sync_fetch_and_add(&f->unwound, s->depth - (d + 1));
+	/* Frames above this call's own were left by a longjmp: their returns never come. Each
+	 * counts against its own function. */
+	for (__u32 j = 0; j < MAX_DEPTH; j++) {
+		struct func_stats *g;
+		__u32 left;
+
+		if (j <= d)
+			continue;
+		if (j >= s->depth)
+			break;
+		left = s->frames[j & (MAX_DEPTH - 1)].func;
+		g = bpf_map_lookup_elem(&funcs, &left);
+		if (g)
+			__sync_fetch_and_add(&g->unwound, 1);
+	}
 	s->depth = d;
 	/* The masks keep the indices provably inside the stack for the verifier; the compiler,
 	 * knowing d < MAX_DEPTH, would drop them without the barrier. */
@@ -216,12 +277,17 @@ static __always_inline void on_return(__u32 func, __u32 tid, __u64 *cookie)
 	barrier_var(parent);
 	idx &= MAX_DEPTH - 1;
 	parent &= MAX_DEPTH - 1;
-	incl = now - s->frames[idx].start;
+	raw = now - s->frames[idx].start;
+	probes = s->frames[idx].probe_ns + c->inside_ns;
+	incl = raw > probes ? raw - probes : 0;
 	excl = incl - s->frames[idx].children_ns;
 	if (excl > incl)
 		excl = 0;
-	if (d > 0)
+	if (d > 0) {
 		s->frames[parent].children_ns += incl;
+		/* All of this call's probe time fell inside its caller's interval. */
+		s->frames[parent].probe_ns += probes + c->outside_ns;
+	}
 	__sync_fetch_and_add(&f->timed, 1);
 	__sync_fetch_and_add(&f->inclusive_ns, incl);
 	__sync_fetch_and_add(&f->exclusive_ns, excl);
@@ -244,16 +310,21 @@ int function_session(void *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id;
-	__u32 func = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 link_cookie = bpf_get_attach_cookie(ctx);
+	__u32 func = (__u32)link_cookie;
 	__u64 *cookie = bpf_session_cookie();
+	struct control *c = bpf_map_lookup_elem(&control, &func);
 
-	if (tree_state(pid) != TREE_RUNNING || !cookie)
+	if (tree_state(pid) != TREE_RUNNING || !cookie || !c)
 		return 1;
+	/* A return belongs to the link whose entry asked for it, whatever the generation now. */
 	if (bpf_session_is_return()) {
-		on_return(func, tid, cookie);
+		on_return(func, c, tid, cookie);
 		return 0;
 	}
-	return on_entry(func, tid, pid, cookie);
+	if ((__u32)(link_cookie >> 32) != c->generation)
+		return 1;
+	return on_entry(func, c, tid, pid, cookie);
 }
 
 char LICENSE[] SEC("license") = "GPL";

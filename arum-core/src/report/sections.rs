@@ -54,7 +54,12 @@ pub struct Shared {
 impl Shared {
     pub fn of(settings: &Settings) -> Shared {
         Shared {
-            journal: settings.syscalls.as_ref().map(|_| SharedJournal::default()),
+            // Functions add their timed calls to it for the views only.
+            journal: settings
+                .syscalls
+                .as_ref()
+                .filter(|s| s.views)
+                .map(|_| SharedJournal::default()),
         }
     }
 }

@@ -117,6 +117,10 @@ mod tests {
             interval_ms: None,
             intervals: Vec::new(),
             estimate_axis: Default::default(),
+            engine: None,
+            engine_note: None,
+            classes: Vec::new(),
+            unrecorded: 0,
         });
         r.noise = Some(arum_hourglass::NoiseReport {
             gap_ns: 1000.0,

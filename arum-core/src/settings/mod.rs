@@ -310,6 +310,7 @@ fn function_settings(
         policy,
         r.events.interval_ms,
         r.strict,
+        r.probe_engine,
     )
 }
 

@@ -21,8 +21,8 @@ use crate::perf::sys;
 use super::uprobe::{self, Probe, Site, Target, UprobePmu};
 
 /// Calls per timed round, and rounds per configuration.
-const CALLS: usize = 100;
-const ROUNDS: usize = 7;
+pub(super) const CALLS: usize = 100;
+pub(super) const ROUNDS: usize = 7;
 
 /// The function the probes are calibrated on: small, never inlined, kept by name.
 #[no_mangle]
@@ -225,7 +225,7 @@ fn probe_cost(
 
 /// This thread's CPU time: probe hits are handled on the thread that hits them, and unlike wall
 /// time it does not count the moments another task had the CPU (the machine may be busy).
-fn thread_cpu_ns() -> u64 {
+pub(super) fn thread_cpu_ns() -> u64 {
     let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
         .expect("CLOCK_THREAD_CPUTIME_ID is always available on Linux");
     ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
@@ -285,7 +285,7 @@ fn rounds(clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
 /// The file and offset of the code at `address` in this process, from /proc/self/maps. The path
 /// given to the kernel is /proc/self/exe when the code is arum's own, which names the file even if
 /// it was replaced on disk since arum started.
-fn own_site(address: usize) -> Option<(CString, u64)> {
+pub(super) fn own_site(address: usize) -> Option<(CString, u64)> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
     let exe = std::fs::read_link("/proc/self/exe").ok();
     for line in maps.lines() {

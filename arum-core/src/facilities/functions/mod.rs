@@ -16,10 +16,18 @@
 //! `targets` turns `-F` names into probe sites (via arum-symbols), `uprobe` and `probes` open the
 //! events, `calibrate` measures the cost. The records layer under it (`records`) is shared with
 //! other probing facilities.
+//!
+//! Where BPF may be loaded, the in-kernel engine (`kernel`) replaces all of the above: counts and
+//! times in BPF maps, attaches and detaches each file's functions at once, and calibrates the
+//! probe cost per class of first instruction (`classes`). The records' path remains for the
+//! ALMT views (which need every call in order) and where BPF cannot run; the report names the
+//! engine and why.
 
 mod calibrate;
+mod classes;
 mod estimate;
 pub mod html;
+mod kernel;
 mod live;
 pub mod model;
 mod probes;
@@ -40,9 +48,12 @@ use crate::launch::Reaped;
 use crate::perf::records::event::{Journal, SharedJournal};
 use crate::perf::sys::{self, Attr};
 use crate::periodic::{Cadence, FirstTick, Sampler};
+use crate::request::ProbeEngine;
 use crate::system::perms::Permissions;
 
 pub use calibrate::ProbeCost;
+use kernel::live::KernelLive;
+use kernel::Kernel;
 use live::Live;
 pub use settings::{Policy, Settings};
 use uprobe::UprobePmu;
@@ -68,6 +79,12 @@ pub struct Functions<'s> {
     program_cpu_ns: Option<u64>,
     /// Where the timed calls go for the views (`--syscalls`), if anywhere.
     journal: Option<SharedJournal>,
+    /// The in-kernel engine, when it runs; else why not.
+    kernel: Option<Kernel>,
+    kernel_reader: Option<Sampler<KernelLive>>,
+    kernel_live: Option<KernelLive>,
+    kernel_totals: Option<arum_bpf::functions::Totals>,
+    not_kernel: Option<String>,
 }
 
 impl<'s> Functions<'s> {
@@ -82,7 +99,26 @@ impl<'s> Functions<'s> {
             reader: None,
             calibration: Vec::new(),
             program_cpu_ns: None,
+            kernel: None,
+            kernel_reader: None,
+            kernel_live: None,
+            kernel_totals: None,
+            not_kernel: None,
         }
+    }
+
+    /// The in-kernel engine for this run, or why not.
+    fn kernel_engine(&self, perms: &Permissions) -> Result<Kernel, String> {
+        if self.settings.engine == ProbeEngine::Perf {
+            return Err("--probe-engine perf was given".into());
+        }
+        if self.journal.is_some() {
+            return Err("the views need every call's record in order".into());
+        }
+        if !perms.bpf_allowed() {
+            return Err("loading BPF needs CAP_BPF and CAP_PERFMON (or root)".into());
+        }
+        Kernel::start(&self.settings.targets).map_err(|e| e.0)
     }
 
     /// Function timing is off for this run: an error with --strict, else a warning.
@@ -140,7 +176,20 @@ impl Facility for Functions<'_> {
     }
 
     fn prepare(&mut self) -> Result<(), ArumError> {
-        if let Some(why) = permission_problem(&Permissions::current()) {
+        let perms = Permissions::current();
+        match self.kernel_engine(&perms) {
+            Ok(kernel) => {
+                self.kernel = Some(kernel);
+                return Ok(());
+            }
+            Err(why) if self.settings.engine == ProbeEngine::Bpf => {
+                return Err(ArumError::Engine(format!(
+                    "--probe-engine bpf: the in-kernel engine cannot time functions here: {why}; use --probe-engine auto to fall back to probe records"
+                )));
+            }
+            Err(why) => self.not_kernel = Some(format!("the in-kernel engine is off: {why}")),
+        }
+        if let Some(why) = permission_problem(&perms) {
             return self.turn_off(why);
         }
         let pmu = match UprobePmu::detect() {
@@ -164,6 +213,9 @@ impl Facility for Functions<'_> {
         if let Some(why) = &self.off {
             run.warnings.add(why.clone());
             return Ok(());
+        }
+        if let Some(kernel) = self.kernel.take() {
+            return self.arm_kernel(kernel, run);
         }
         let Some(cost) = self.cost else {
             return Ok(());
@@ -241,6 +293,24 @@ impl Facility for Functions<'_> {
     }
 
     fn stop(&mut self, run: &mut Stopped<'_>) {
+        if let Some(reader) = self.kernel_reader.take() {
+            self.kernel_live = reader.finish();
+        }
+        if let Some(live) = &mut self.kernel_live {
+            live.tick();
+            self.program_cpu_ns = Some(live.cpu_ns).filter(|&ns| ns > 0);
+            live.kernel.counter.stop();
+            match live.kernel.counter.totals(self.settings.targets.len()) {
+                Ok(t) => self.kernel_totals = Some(t),
+                Err(e) => run.warnings.add(format!(
+                    "function timing: cannot read the in-kernel engine's maps: {e}"
+                )),
+            }
+            if let Some(why) = &live.trouble {
+                run.warnings.add(format!("function timing: {why}"));
+            }
+            return;
+        }
         if let Some(reader) = self.reader.take() {
             self.live = reader.finish();
         }
@@ -262,17 +332,64 @@ impl Facility for Functions<'_> {
     }
 
     fn finish(self, reaped: &Reaped) -> FunctionsReport {
+        let program_cpu_ns = self
+            .program_cpu_ns
+            .unwrap_or_else(|| rusage_cpu_ns(&reaped.rusage));
+        if let (Some(live), Some(totals)) = (&self.kernel_live, &self.kernel_totals) {
+            return kernel::section::build(self.settings, live, totals, program_cpu_ns);
+        }
         let outcome = match (&self.live, &self.off) {
             (Some(live), _) => section::Outcome::Timed(live),
             (None, off) => section::Outcome::Off(off.as_deref().unwrap_or("no probe was opened")),
         };
-        section::build(
-            self.settings,
-            outcome,
-            self.cost,
-            self.program_cpu_ns
-                .unwrap_or_else(|| rusage_cpu_ns(&reaped.rusage)),
-        )
+        let mut report = section::build(self.settings, outcome, self.cost, program_cpu_ns);
+        report.engine_note = self.not_kernel;
+        report
+    }
+}
+
+impl Functions<'_> {
+    /// Follows the held child with the in-kernel engine and starts its reader.
+    fn arm_kernel(&mut self, kernel: Kernel, run: &mut Armed<'_>) -> Result<(), ArumError> {
+        let pid = run.pid.as_raw();
+        if let Err(e) = kernel.counter.follow(pid as u32) {
+            let why = format!("the in-kernel engine cannot follow the program: {e}");
+            if self.settings.strict {
+                return Err(ArumError::Functions(format!("{why} (--strict)")));
+            }
+            run.warnings.add(format!("function timing is off: {why}"));
+            self.off = Some(why);
+            return Ok(());
+        }
+        let live = KernelLive::new(
+            kernel,
+            self.settings.policy,
+            open_task_clock(pid),
+            self.settings.interval_ms.map(|ms| ms * 1_000_000),
+        );
+        self.kernel_reader = Sampler::spawn(
+            "arum-functions",
+            (
+                Cadence::Fixed {
+                    period: kernel::live::TICK,
+                    at_start: false,
+                },
+                FirstTick::Thread,
+                false,
+            ),
+            live,
+            |live, _| {
+                live.tick();
+                Duration::ZERO
+            },
+            |live| live,
+        );
+        if self.kernel_reader.is_none() {
+            return Err(ArumError::Functions(
+                "cannot start the function-timing reader thread; check the process limits (ulimit -u)".into(),
+            ));
+        }
+        Ok(())
     }
 }
 

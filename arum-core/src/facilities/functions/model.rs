@@ -13,6 +13,8 @@ pub const FIELDS: &[Field] = &[
     group("probe_cost", PROBE_COST),
     group("policy", POLICY),
     each("functions", FUNCTION_TIMING),
+    each("classes", CLASS_COST),
+    measured("unrecorded", Unit::Count, Lower),
     group("records", RECORD_STATS),
     group("perturbation", PERTURBATION),
     setting("interval_ms", Unit::Milliseconds),
@@ -41,6 +43,15 @@ const PROBE_COST: &[Field] = &[
     setting("calibration_rounds", Unit::Count),
 ];
 
+/// The probe cost of a class of first instructions (the in-kernel engine's calibration).
+const CLASS_COST: &[Field] = &[
+    label("class"),
+    measured("pair_ns", Unit::Nanoseconds, Lower),
+    measured("entry_ns", Unit::Nanoseconds, Lower),
+    measured("inside_ns", Unit::Nanoseconds, Lower),
+    measured("spread_ns", Unit::Nanoseconds, Neither),
+];
+
 const POLICY: &[Field] = &[
     setting("judge_after_calls", Unit::Count),
     setting("short_factor", Unit::Ratio),
@@ -63,9 +74,19 @@ const FUNCTION_TIMING: &[Field] = &[
             instant("at_ns", Unit::Nanoseconds),
             measured("timed_calls", Unit::Count, Neither),
             measured("mean_ns", Unit::Nanoseconds, Lower),
+            // A prediction, not what this run paid.
+            measured("exact_counts_cost_ns", Unit::Nanoseconds, Neither),
         ],
     ),
     group("estimate", CALL_ESTIMATE),
+    group(
+        "probe",
+        &[
+            label("class"),
+            measured("pair_ns", Unit::Nanoseconds, Lower),
+            measured("entry_ns", Unit::Nanoseconds, Lower),
+        ],
+    ),
     measured("unfinished", Unit::Count, Neither),
     measured("unwound", Unit::Count, Neither),
     measured("orphan_returns", Unit::Count, Neither),
@@ -144,6 +165,38 @@ pub struct FunctionsReport {
     /// What sampling windows measure the program's own time in (see `EstimateAxis`).
     #[serde(default)]
     pub estimate_axis: EstimateAxis,
+    /// `bpf` (counted in the kernel) or `perf` (probe records read by arum).
+    #[serde(default)]
+    pub engine: Option<String>,
+    /// Why the in-kernel engine was not used, when it was not.
+    #[serde(default)]
+    pub engine_note: Option<String>,
+    /// The in-kernel engine's probe cost per class of first instruction.
+    #[serde(default)]
+    pub classes: Vec<ClassCostInfo>,
+    /// Calls the in-kernel engine counted but could not time or record (a map was full).
+    #[serde(default)]
+    pub unrecorded: u64,
+}
+
+/// What a probe costs on functions whose first instruction is of one class, calibrated on a
+/// function of arum's own that starts the same way.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassCostInfo {
+    /// `push`, `nop`, `branch` (emulated by the kernel), `endbr64`, `stepped` (out of line).
+    pub class: String,
+    pub pair_ns: f64,
+    pub entry_ns: f64,
+    pub inside_ns: f64,
+    pub spread_ns: f64,
+}
+
+/// The probe cost used for one function (its class's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetProbe {
+    pub class: String,
+    pub pair_ns: f64,
+    pub entry_ns: f64,
 }
 
 /// The clock the estimates of throttled functions run on. Inside a window every call costs a
@@ -247,6 +300,15 @@ pub struct Throttled {
     pub timed_calls: u64,
     /// Their mean inclusive duration.
     pub mean_ns: f64,
+    /// The in-kernel engine removed its probe: calls after that were not counted.
+    #[serde(default)]
+    pub unprobed: bool,
+    /// For an unprobed function: the predicted cost of counting every call (--exact-counts),
+    /// and whether it is only a lower bound (the calls came as fast as the probe's hits).
+    #[serde(default)]
+    pub exact_counts_cost_ns: Option<u64>,
+    #[serde(default)]
+    pub exact_counts_cost_at_least: bool,
 }
 
 /// The calls of a throttled function after its probes were removed, from sampling windows.
@@ -310,6 +372,9 @@ pub struct FunctionTiming {
     pub overhead_ns: u64,
     pub threads: Vec<ThreadTiming>,
     pub processes: Vec<ProcessHits>,
+    /// The probe cost used for this function (in-kernel engine: its class's).
+    #[serde(default)]
+    pub probe: Option<TargetProbe>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -66,6 +66,10 @@ pub fn build(
         interval_ms: live.interval_ns.map(|iv| iv / 1_000_000),
         intervals: intervals.unwrap_or_default(),
         estimate_axis: live.axis_kind(),
+        engine: Some("perf".into()),
+        engine_note: None,
+        classes: Vec::new(),
+        unrecorded: 0,
     }
 }
 
@@ -97,6 +101,10 @@ fn not_timed(settings: &Settings, why: &str, probe_cost: ProbeCostInfo) -> Funct
         interval_ms: None,
         intervals: Vec::new(),
         estimate_axis: EstimateAxis::default(),
+        engine: None,
+        engine_note: None,
+        classes: Vec::new(),
+        unrecorded: 0,
     }
 }
 
@@ -155,6 +163,9 @@ fn timing(
             at_ns: t.at_ns.saturating_sub(live.base_ns),
             timed_calls: t.timed,
             mean_ns: t.mean_ns,
+            unprobed: false,
+            exact_counts_cost_ns: None,
+            exact_counts_cost_at_least: false,
         }),
         estimate,
         unfinished: 0,
@@ -184,6 +195,7 @@ fn timing(
                 calls: n,
             })
             .collect(),
+        probe: None,
     }
 }
 
@@ -261,7 +273,7 @@ fn intervals(live: &Live, iv: u64) -> Vec<FunctionInterval> {
 }
 
 /// The order of the report: largest total inclusive time first, then most calls.
-fn by_total_time(functions: &[FunctionTiming]) -> Vec<usize> {
+pub(super) fn by_total_time(functions: &[FunctionTiming]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..functions.len()).collect();
     order.sort_by(|&a, &b| {
         functions[b]
@@ -274,7 +286,7 @@ fn by_total_time(functions: &[FunctionTiming]) -> Vec<usize> {
 }
 
 /// An interval's columns in `order`.
-fn reordered(iv: &FunctionInterval, order: &[usize]) -> FunctionInterval {
+pub(super) fn reordered(iv: &FunctionInterval, order: &[usize]) -> FunctionInterval {
     FunctionInterval {
         t_end_ns: iv.t_end_ns,
         calls: order.iter().map(|&i| iv.calls[i]).collect(),
@@ -283,7 +295,7 @@ fn reordered(iv: &FunctionInterval, order: &[usize]) -> FunctionInterval {
 }
 
 /// The probes' hits and cost against the program's CPU time (at most 100%).
-fn perturbation(probe_hits: u64, overhead_ns: f64, program_cpu_ns: u64) -> Perturbation {
+pub(super) fn perturbation(probe_hits: u64, overhead_ns: f64, program_cpu_ns: u64) -> Perturbation {
     let cpu = (program_cpu_ns as f64).max(1.0);
     Perturbation {
         probe_hits,

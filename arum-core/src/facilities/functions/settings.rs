@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::model::ThrottlePolicy;
 use super::targets::{self, Target};
 use crate::error::ArumError;
+use crate::request::ProbeEngine;
 
 /// When functions stop being probed, and how their further calls are counted (the report states
 /// the same policy).
@@ -18,6 +19,8 @@ pub struct Settings {
     pub interval_ms: Option<u64>,
     /// `--strict`: missing privileges are an error, not a warning.
     pub strict: bool,
+    /// `--probe-engine`: in the kernel (BPF), by probe records (perf), or the first that runs.
+    pub engine: ProbeEngine,
     /// What the resolution found questionable (a library the program does not load), for the
     /// run's warnings.
     pub notes: Vec<String>,
@@ -32,6 +35,7 @@ impl Settings {
         policy: Policy,
         interval_ms: Option<u64>,
         strict: bool,
+        engine: ProbeEngine,
     ) -> Result<Option<Settings>, ArumError> {
         let specs = targets::specs(lists, file.map(PathBuf::as_path))?;
         if specs.is_empty() {
@@ -48,6 +52,7 @@ impl Settings {
             policy,
             interval_ms,
             strict,
+            engine,
             notes,
         }))
     }

@@ -14,14 +14,27 @@ use arum_grid::Grid;
 /// Function timing: one row per function, largest total first, then what needs saying.
 pub fn render(out: &mut String, f: &FunctionsReport) {
     let c = &f.probe_cost;
-    let _ = writeln!(
-        out,
-        "\nFunctions (uprobes; a probed call costs {} here, an entry hit {}; calibrated on {}×{} calls)",
-        duration::format_ns(c.pair_ns),
-        duration::format_ns(c.entry_ns),
-        c.calibration_rounds,
-        c.calibration_calls
-    );
+    if f.classes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nFunctions (uprobes; a probed call costs {} here, an entry hit {}; calibrated on {}×{} calls)",
+            duration::format_ns(c.pair_ns),
+            duration::format_ns(c.entry_ns),
+            c.calibration_rounds,
+            c.calibration_calls
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\nFunctions (uprobes counted in the kernel (BPF); probe cost by first instruction, a timed call / an entry hit:{}; calibrated on {}×{} calls each)",
+            class_costs(f),
+            c.calibration_rounds,
+            c.calibration_calls
+        );
+    }
+    if let Some(note) = &f.engine_note {
+        let _ = writeln!(out, " {note}; probe records were read instead");
+    }
     if let Some(why) = &f.off_reason {
         let _ = writeln!(out, " not timed: {why}");
         return;
@@ -39,6 +52,27 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
             intervals_table(out, f, ms);
         }
     }
+}
+
+/// The in-kernel engine's calibration: per class, a timed call's and an entry hit's cost.
+fn class_costs(f: &FunctionsReport) -> String {
+    f.classes
+        .iter()
+        .map(|c| {
+            format!(
+                " {} {} / {}",
+                c.class,
+                duration::format_ns(c.pair_ns),
+                duration::format_ns(c.entry_ns)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The probe cost of a timed call of `t`: its class's, or the one calibration's.
+fn pair_cost(t: &FunctionTiming, f: &FunctionsReport) -> f64 {
+    t.probe.as_ref().map_or(f.probe_cost.pair_ns, |p| p.pair_ns)
 }
 
 /// What the calibration found beyond a probed call's cost: back-to-back calls, and the cycles
@@ -119,6 +153,16 @@ fn footer(out: &mut String, f: &FunctionsReport) {
             ThrottleMode::NoThrottle => "; --no-throttle: not applied",
         }
     );
+    if f.engine.as_deref() == Some("bpf") {
+        if f.unrecorded > 0 {
+            let _ = writeln!(
+                out,
+                " {} calls counted but not timed: a map of the in-kernel engine was full",
+                grouped(f.unrecorded)
+            );
+        }
+        return;
+    }
     let r = &f.records;
     let _ = writeln!(
         out,
@@ -162,7 +206,7 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
     if let Some(th) = &t.throttled {
         notes.push(format!(
             "{}; timed the first {} calls; {}",
-            throttled_because(th, f),
+            throttled_because(th, t, f),
             grouped(th.timed_calls),
             calls_after_throttling(t, f)
         ));
@@ -170,7 +214,7 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
         notes.push(format!(
             "too short to time reliably: mean {}, probe cost {} (timed anyway: not throttled)",
             duration::format_ns(t.inclusive.mean_ns),
-            duration::format_ns(f.probe_cost.pair_ns)
+            duration::format_ns(pair_cost(t, f))
         ));
     }
     notes.extend(where_called(t));
@@ -196,8 +240,8 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
 }
 
 /// Why a function's probes were removed.
-fn throttled_because(th: &Throttled, f: &FunctionsReport) -> String {
-    let cost = duration::format_ns(f.probe_cost.pair_ns);
+fn throttled_because(th: &Throttled, t: &FunctionTiming, f: &FunctionsReport) -> String {
+    let cost = duration::format_ns(pair_cost(t, f));
     match th.reason {
         ThrottleReason::TooShort => format!(
             "too short to time reliably: mean {}, probe cost {cost}",
@@ -214,11 +258,33 @@ fn throttled_because(th: &Throttled, f: &FunctionsReport) -> String {
 /// How a throttled function's calls were counted once its probes were removed: exactly by the
 /// entry probe, or estimated from sampling windows (an interval, or a lower bound).
 fn calls_after_throttling(t: &FunctionTiming, f: &FunctionsReport) -> String {
+    let entry_ns = t
+        .probe
+        .as_ref()
+        .map_or(f.probe_cost.entry_ns, |p| p.entry_ns);
+    if let Some(th) = t.throttled.as_ref().filter(|th| th.unprobed) {
+        let predicted = match th.exact_counts_cost_ns {
+            Some(ns) => format!(
+                "; counting them all (--exact-counts) would cost {}{} of probe time",
+                if th.exact_counts_cost_at_least {
+                    "at least "
+                } else {
+                    "about "
+                },
+                duration::format_ns(ns as f64)
+            ),
+            None => String::new(),
+        };
+        return format!(
+            "then counted until its probe was removed: at least {} calls in all{predicted}",
+            grouped(t.calls)
+        );
+    }
     let Some(e) = &t.estimate else {
         return format!(
             "{} calls in all, counted exactly by the entry probe (about {} a call)",
             grouped(t.calls),
-            duration::format_ns(f.probe_cost.entry_ns)
+            duration::format_ns(entry_ns)
         );
     };
     match (e.calls, e.high) {
@@ -280,8 +346,8 @@ fn where_called(t: &FunctionTiming) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::facilities::functions::model::{
-        CallEstimate, DurationSummary, FunctionInterval, Perturbation, ProbeCostInfo, ProcessHits,
-        RecordStats, ThreadTiming, ThrottlePolicy,
+        CallEstimate, ClassCostInfo, DurationSummary, FunctionInterval, Perturbation,
+        ProbeCostInfo, ProcessHits, RecordStats, TargetProbe, ThreadTiming, ThrottlePolicy,
     };
     use crate::render::testing::{has_line, line, line_number};
 
@@ -318,6 +384,7 @@ mod tests {
             overhead_ns: 0,
             threads: Vec::new(),
             processes: Vec::new(),
+            probe: None,
         }
     }
 
@@ -348,6 +415,10 @@ mod tests {
             interval_ms: None,
             intervals: Vec::new(),
             estimate_axis: EstimateAxis::CpuTime,
+            engine: Some("perf".into()),
+            engine_note: None,
+            classes: Vec::new(),
+            unrecorded: 0,
         }
     }
 
@@ -365,6 +436,9 @@ mod tests {
             at_ns: 1_000_000,
             timed_calls: 100,
             mean_ns: 50.0,
+            unprobed: false,
+            exact_counts_cost_ns: None,
+            exact_counts_cost_at_least: false,
         });
         t.estimate = estimate;
         t
@@ -552,5 +626,44 @@ mod tests {
         );
         assert_eq!(line(&out, "t (s)"), "t (s) a b");
         assert_eq!(line(&out, "0.100"), "0.100 10 ~1,500");
+    }
+
+    #[test]
+    fn the_kernel_engine_names_its_class_costs_and_an_unprobed_function_is_a_lower_bound() {
+        let mut t = throttled(ThrottleReason::Budget, None);
+        t.calls = 5000;
+        t.calls_exact = false;
+        t.probe = Some(TargetProbe {
+            class: "stepped".into(),
+            pair_ns: 11_000.0,
+            entry_ns: 9_000.0,
+        });
+        if let Some(th) = &mut t.throttled {
+            th.unprobed = true;
+            th.exact_counts_cost_ns = Some(90_000_000);
+        }
+        let mut f = report(vec![t]);
+        f.engine = Some("bpf".into());
+        f.classes = vec![ClassCostInfo {
+            class: "stepped".into(),
+            pair_ns: 11_000.0,
+            entry_ns: 9_000.0,
+            inside_ns: 500.0,
+            spread_ns: 100.0,
+        }];
+        let out = text(&f);
+        assert!(
+            out.contains("an entry hit: stepped 11 µs / 9 µs;"),
+            "the class's costs in the title: {out}"
+        );
+        assert!(line(&out, "compute").starts_with("compute ≥5,000"), "{out}");
+        assert!(
+            out.contains("probe cost 11 µs")
+                && out.contains("at least 5,000 calls in all")
+                && out.contains("would cost about 90 ms"),
+            "{out}"
+        );
+        // No ring buffers: the records line is the records' path's alone.
+        assert!(!out.contains("ring buffers"), "{out}");
     }
 }

@@ -1,0 +1,164 @@
+//! The in-kernel engine of `-F` (arum-bpf): every call of the probed functions counted, timed
+//! and paired in BPF maps. One uprobe_multi link per file: attaching or detaching a hundred
+//! functions is one operation each. Nothing passes through a ring buffer, so no call is lost at
+//! any rate; the counts are exact for as long as a function is probed.
+//!
+//! ```text
+//!  start      each target's class (its first instruction); per class, arum's own function of
+//!             that class timed bare, probed and counted: its costs; every target's corrections
+//!             set in the program (durations lose their own probes' time in the kernel)
+//!  live       the reader (`live`): judges functions too short or over the budget: counted only
+//!             (one hit a call), then unprobed (none); calls per -I interval
+//!  section    the report from the maps (`section`)
+//! ```
+
+pub mod live;
+pub mod section;
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+use std::path::PathBuf;
+
+use arum_bpf::functions::{Corrections, FunctionCounter, Site};
+use arum_bpf::{hist, Unavailable};
+
+use super::calibrate::{own_site, thread_cpu_ns, CALLS, ROUNDS};
+use super::classes::Class;
+use super::targets::Target;
+
+/// What a probe costs on a function of one class, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClassCost {
+    pub class: Class,
+    /// A call timed (entry and return), over the same call without probes.
+    pub pair_ns: f64,
+    /// A call counted only (entry).
+    pub entry_ns: f64,
+    /// The part of a timed call's probes inside its own measured interval.
+    pub inside_ns: f64,
+    /// Half the range of the per-round pair costs.
+    pub spread_ns: f64,
+}
+
+impl ClassCost {
+    fn corrections(&self) -> Corrections {
+        let ns = |v: f64| v.max(0.0).round() as u32;
+        Corrections {
+            inside_ns: ns(self.inside_ns),
+            outside_ns: ns(self.pair_ns - self.inside_ns),
+            entry_ns: ns(self.entry_ns),
+        }
+    }
+}
+
+/// The loaded engine with its probes attached, following nothing yet.
+pub struct Kernel {
+    pub counter: FunctionCounter,
+    /// Per target: its class's cost.
+    pub costs: Vec<ClassCost>,
+    /// The classes calibrated, in class order.
+    pub classes: Vec<ClassCost>,
+}
+
+impl Kernel {
+    /// Probes `targets` and calibrates the classes they are of.
+    pub fn start(targets: &[Target]) -> Result<Kernel, Unavailable> {
+        let class_of: Vec<Class> = targets
+            .iter()
+            .map(|t| Class::of_file(&t.file, t.offset))
+            .collect();
+        let mut wanted = class_of.clone();
+        wanted.sort_unstable();
+        wanted.dedup();
+        let mut sites: Vec<Site> = targets
+            .iter()
+            .map(|t| Site {
+                path: PathBuf::from(OsString::from_vec(t.path.as_bytes().to_vec())),
+                offset: t.offset,
+            })
+            .collect();
+        for class in &wanted {
+            let (path, offset) = own_site(class.address()).ok_or_else(|| {
+                Unavailable("cannot find arum's own code in /proc/self/maps".into())
+            })?;
+            sites.push(Site {
+                path: PathBuf::from(OsString::from_vec(path.into_bytes())),
+                offset,
+            });
+        }
+        // Without probes first: once attached, every call of the targets traps.
+        let bare: Vec<Vec<f64>> = wanted.iter().map(|&c| rounds(c)).collect();
+        let mut counter = FunctionCounter::start(&sites)?;
+        let classes = calibrate(&mut counter, targets.len(), &wanted, &bare)?;
+        let cost_of: BTreeMap<Class, ClassCost> = classes.iter().map(|c| (c.class, *c)).collect();
+        let costs: Vec<ClassCost> = class_of.iter().map(|c| cost_of[c]).collect();
+        for (i, cost) in costs.iter().enumerate() {
+            counter.correct(i as u32, cost.corrections())?;
+        }
+        Ok(Kernel {
+            counter,
+            costs,
+            classes,
+        })
+    }
+}
+
+/// The costs of each class in `wanted` (calibration functions at `first..`), from the rounds'
+/// CPU time per call without probes (`bare`), timed, and counted only; the inside part is the
+/// median of what the program measured of the nearly empty calls.
+fn calibrate(
+    counter: &mut FunctionCounter,
+    first: usize,
+    wanted: &[Class],
+    bare: &[Vec<f64>],
+) -> Result<Vec<ClassCost>, Unavailable> {
+    let me = std::process::id();
+    counter.follow_running(me)?;
+    let timed: Vec<Vec<f64>> = wanted.iter().map(|&c| rounds(c)).collect();
+    for k in 0..wanted.len() {
+        counter.count_only((first + k) as u32, true)?;
+    }
+    let counted: Vec<Vec<f64>> = wanted.iter().map(|&c| rounds(c)).collect();
+    counter.unfollow(me)?;
+    let mut out = Vec::new();
+    for (k, &class) in wanted.iter().enumerate() {
+        let index = (first + k) as u32;
+        let buckets = counter.inclusive_histogram(index)?;
+        let inside = arum_stats::quantile_of_buckets(
+            buckets.iter().map(|&(b, n)| (hist::middle(b) as f64, n)),
+            0.5,
+        )
+        .unwrap_or(0.0);
+        counter.ignore(index)?;
+        let base = arum_stats::median(&bare[k]).unwrap_or(0.0);
+        let pair: Vec<f64> = timed[k].iter().map(|t| t - base).collect();
+        let (lo, hi) = pair
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let pair_ns = arum_stats::median(&pair).unwrap_or(0.0).max(0.0);
+        out.push(ClassCost {
+            class,
+            pair_ns,
+            entry_ns: (arum_stats::median(&counted[k]).unwrap_or(0.0) - base).max(0.0),
+            inside_ns: inside.min(pair_ns),
+            spread_ns: ((hi - lo) / 2.0).max(0.0),
+        });
+    }
+    Ok(out)
+}
+
+/// Per round, the CPU time per call of `class`'s own function over CALLS calls.
+fn rounds(class: Class) -> Vec<f64> {
+    (0..ROUNDS)
+        .map(|_| {
+            let t = thread_cpu_ns();
+            let mut x = 0u64;
+            for _ in 0..CALLS {
+                x = class.call(std::hint::black_box(x));
+            }
+            std::hint::black_box(x);
+            thread_cpu_ns().saturating_sub(t) as f64 / CALLS as f64
+        })
+        .collect()
+}

@@ -1,0 +1,180 @@
+//! Function timing by the in-kernel engine (BPF): the default wherever BPF may be loaded. Each
+//! helper of known behaviour runs once under arum; counts must equal the helper's own, and
+//! durations its own measurement of itself in the same run. Where BPF cannot be loaded, each
+//! test checks that the records' path ran instead and the report says why.
+
+mod common;
+
+use std::collections::HashMap;
+
+use common::{run_json, u64_at};
+use serde_json::Value;
+
+fn native(name: &str) -> String {
+    format!("{}/{name}", env!("ARUM_NATIVE_HELPERS"))
+}
+
+/// One probed run at a time: probe costs are calibrated on this machine, and another probed
+/// program competing for its CPUs would shift them.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn said(stdout: &[u8]) -> HashMap<String, String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+fn function<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["functions"]["functions"]
+        .as_array()
+        .and_then(|fs| fs.iter().find(|f| f["name"] == name))
+        .unwrap_or_else(|| panic!("no function {name} in {}", json["functions"]))
+}
+
+/// Runs arum with `args`; Some when the in-kernel engine timed the functions. Otherwise checks
+/// that the report names the engine used and why, and gives None.
+fn in_kernel(args: &[&str]) -> Option<(HashMap<String, String>, Value)> {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (out, json) = run_json(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let f = &json["functions"];
+    if f["engine"] == "bpf" {
+        return Some((said(&out.stdout), json));
+    }
+    let why = f["engine_note"]
+        .as_str()
+        .or(f["off_reason"].as_str())
+        .unwrap_or_else(|| panic!("neither the engine nor why: {f}"));
+    eprintln!("the in-kernel engine did not run here ({why}): only the records' path is checked");
+    None
+}
+
+#[test]
+fn a_short_function_called_sparsely_is_counted_exactly_at_its_class_cost() {
+    // A function too short to time, 1000 calls each followed by 1 ms of CPU time: an entry hit
+    // (1-12 µs on our VMs, by class) stays within the budget, so every call is counted.
+    let args = [
+        "-F",
+        "tiny",
+        "--",
+        &native("fcalls"),
+        "sparse",
+        "1000",
+        "1000",
+    ];
+    let Some((own, json)) = in_kernel(&args) else {
+        return;
+    };
+    let f = function(&json, "tiny");
+    assert_eq!(u64_at(f, "/calls").to_string(), own["calls"], "{f}");
+    assert_eq!(f["calls_exact"], true, "{f}");
+    assert_eq!(f["too_short"], true, "{f}");
+    assert_eq!(f["throttled"]["unprobed"], false, "{f}");
+    let class = f["probe"]["class"].as_str().unwrap();
+    let classes = json["functions"]["classes"].as_array().unwrap();
+    let c = classes
+        .iter()
+        .find(|c| c["class"] == class)
+        .unwrap_or_else(|| panic!("class {class} not calibrated: {classes:?}"));
+    assert_eq!(c["pair_ns"], f["probe"]["pair_ns"]);
+    assert!(
+        c["entry_ns"].as_f64().unwrap() <= c["pair_ns"].as_f64().unwrap(),
+        "{c}"
+    );
+}
+
+#[test]
+fn a_function_whose_counting_exceeds_the_budget_is_unprobed_and_shown_as_a_lower_bound() {
+    const N: u64 = 10_000_000;
+    let args = [
+        "-F",
+        "tiny",
+        "--",
+        &native("fcalls"),
+        "tiny",
+        &N.to_string(),
+    ];
+    let Some((_, json)) = in_kernel(&args) else {
+        return;
+    };
+    let f = function(&json, "tiny");
+    assert_eq!(f["calls_exact"], false, "{f}");
+    assert!(u64_at(f, "/calls") < N, "{f}");
+    let th = &f["throttled"];
+    assert_eq!(th["unprobed"], true, "{f}");
+    // The predicted cost of counting all: at least what the calls counted cost.
+    let predicted = th["exact_counts_cost_ns"].as_f64().unwrap();
+    assert!(predicted >= u64_at(f, "/overhead_ns") as f64, "{f}");
+    // The program ran unprobed after that: far fewer hits than calls.
+    let hits = u64_at(&json["functions"]["perturbation"], "/probe_hits");
+    assert!(hits < N / 2, "{hits} hits for {N} calls");
+}
+
+#[test]
+fn durations_of_functions_that_know_their_own_length() {
+    // spin_for(ns) measures itself by the same clock. A 2 µs and a 20 µs function: within 10%;
+    // a 200 ns one: within 50%, or marked below what the probes can resolve.
+    for (ns, calls, tolerance) in [
+        (20_000, 2_000, 0.10),
+        (2_000, 5_000, 0.10),
+        (200, 5_000, 0.5),
+    ] {
+        let args = [
+            "--no-throttle",
+            "-F",
+            "spin_for",
+            "--",
+            &native("fcalls"),
+            "spin",
+            &calls.to_string(),
+            &ns.to_string(),
+        ];
+        let Some((own, json)) = in_kernel(&args) else {
+            return;
+        };
+        let f = function(&json, "spin_for");
+        assert_eq!(u64_at(f, "/timed_calls"), calls, "{f}");
+        let truth: f64 = own["mean_ns"].parse().unwrap();
+        let mean = f["inclusive"]["mean_ns"].as_f64().unwrap();
+        let error = (mean - truth).abs() / truth;
+        eprintln!("spin_for({ns}): arum {mean:.0} ns, its own clock {truth:.0} ns");
+        assert!(
+            error <= tolerance || (ns < 1000 && f["too_short"] == true),
+            "spin_for({ns}): arum's mean {mean:.0} ns, its own {truth:.0} ns ({f})"
+        );
+    }
+}
+
+#[test]
+fn the_records_path_is_used_when_asked_for_and_says_so() {
+    let args = [
+        "--probe-engine",
+        "perf",
+        "-F",
+        "tiny",
+        "--",
+        &native("fcalls"),
+        "tiny",
+        "1000",
+    ];
+    let (out, json) = run_json(&args);
+    assert!(out.status.success());
+    let f = &json["functions"];
+    if f["off_reason"].is_string() {
+        eprintln!("no uprobes here at all: {}", f["off_reason"]);
+        return;
+    }
+    assert_eq!(f["engine"], "perf", "{f}");
+    assert!(
+        f["engine_note"]
+            .as_str()
+            .is_some_and(|n| n.contains("--probe-engine perf")),
+        "{f}"
+    );
+}
