@@ -3,11 +3,15 @@
 # bpftrace, on the same helper function in the same run, and what throttling saves.
 #
 # 1. Per-hit cost: the helper calls a ~20 ns function N times and times its own loop; each tool
-#    probes its entry and return (arum with --no-throttle, so every call is timed). The cost of a
-#    hit is (loop time probed - loop time bare) / 2N. Tools take turns in rounds; medians.
-#    Target: arum's cost at most perf's (ratio <= 1).
+#    probes its entry and return (arum with --no-throttle, so every call is timed; `arum` is the
+#    in-kernel engine, `arum-perf` probe records). The cost of a hit is (loop time probed - loop
+#    time bare) / 2N. Tools take turns in rounds; medians. Target: arum's cost at most perf's and
+#    bpftrace's (ratios <= 1).
 # 2. Throttling: 10 million calls of the same function with arum's default policy against the
 #    bare loop (target: at most 5% slower), and the count arum reports.
+# 3. Exact counts on a real program: PyObject_Malloc in python3 (a loop of small allocations),
+#    counted by arum --exact-counts, bpftrace and perf probe + perf stat; the CPU time python
+#    reports for its own loop under each, over its bare time.
 #
 # Usage: benchmarks/functions.sh [N] [ROUNDS]   (ARUM=path/to/arum to pick a build; default release)
 # Needs root (uprobes), perf (linux-perf, from scripts/deps.sh) and bpftrace (installed here from
@@ -46,6 +50,7 @@ loop() {
   case $1 in
     bare) out=$("$exe" tiny "$2") ;;
     arum) out=$("$arum" -o /dev/null --no-throttle -F tiny -- "$exe" tiny "$2") ;;
+    arum-perf) out=$("$arum" -o /dev/null --probe-engine perf --no-throttle -F tiny -- "$exe" tiny "$2") ;;
     perf) out=$(perf record -q -o "$tmp/perf.data" -e "$group:entry" -e "$group:ret__return" -- "$exe" tiny "$2" 2>/dev/null) ;;
     bpftrace) out=$(bpftrace -q -e "uprobe:$exe:tiny { @entries = count(); } uretprobe:$exe:tiny { @returns = count(); }" -c "$exe tiny $2" 2>/dev/null) ;;
     throttled) out=$("$arum" -o "$tmp/throttled.txt" -F tiny -- "$exe" tiny "$2") ;;
@@ -54,7 +59,7 @@ loop() {
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-tools=(bare arum perf bpftrace)
+tools=(bare arum arum-perf perf bpftrace)
 declare -A times
 for ((r = 0; r < rounds; r++)); do
   for t in "${tools[@]}"; do times[$t]+="$(loop "$t" "$n") "; done
@@ -69,7 +74,7 @@ for t in "${tools[@]}"; do
 done
 awk -v a="${hit[arum]}" -v p="${hit[perf]}" -v b="${hit[bpftrace]}" 'BEGIN {
   printf "  ratio arum / perf probe + perf record: %.2f (target <= 1)\n", a / p
-  printf "  ratio arum / bpftrace:                 %.2f\n", a / b }'
+  printf "  ratio arum / bpftrace:                 %.2f (target <= 1)\n", a / b }'
 
 big=10000000
 declare -a bare_t thr_t
@@ -82,3 +87,39 @@ t=$(printf '%s\n' "${thr_t[@]}" | median)
 echo "Throttling: $big calls of the same function, arum's default policy, median of 3:"
 awk -v b="$b" -v t="$t" 'BEGIN { printf "  bare loop %.4f s, under arum -F tiny %.4f s: ratio %.3f (target <= 1.05)\n", b, t, t / b }'
 grep -E "^ tiny:|perturbation" "$tmp/throttled.txt" | sed 's/^/  /'
+
+# 3. PyObject_Malloc in python3: counts and the loop's own CPU time under each tool.
+py=$(readlink -f "$(command -v python3)")
+cat >"$tmp/loop.py" <<'PY'
+import time
+t = time.process_time()
+for i in range(200000):
+    x = [i, i]
+print("cpu", time.process_time() - t)
+PY
+perf probe -q -x "$py" -a "$group:pymalloc=PyObject_Malloc"
+pyrun() {
+  case $1 in
+    bare) "$py" "$tmp/loop.py" ;;
+    arum) "$arum" --exact-counts -F PyObject_Malloc --format json -o "$tmp/py.json" -- "$py" "$tmp/loop.py"
+      python3 -c "import json; f = json.load(open('$tmp/py.json'))['functions']['functions'][0]; print('calls', f['calls'])" ;;
+    bpftrace) bpftrace -q -e "uprobe:$py:PyObject_Malloc /pid == cpid/ { @calls = count(); } END { print(@calls); clear(@calls); }" -c "$py $tmp/loop.py" 2>/dev/null |
+      sed -n 's/^@calls: /calls /p; s/^cpu /cpu /p' ;;
+    perf) perf stat -x, -e "$group:pymalloc" -- "$py" "$tmp/loop.py" 2>"$tmp/pstat"
+      awk -F, '{ print "calls", $1 }' "$tmp/pstat" ;;
+  esac
+}
+echo "PyObject_Malloc in $py: calls and the loop's CPU time, median of $rounds rounds:"
+declare -A pcpu pcalls
+for ((r = 0; r < rounds; r++)); do
+  for t in bare arum bpftrace perf; do
+    out=$(pyrun "$t")
+    pcpu[$t]+="$(awk '$1 == "cpu" { print $2 }' <<<"$out") "
+    pcalls[$t]=$(awk '$1 == "calls" { print $2 }' <<<"$out")
+  done
+done
+pb=$(tr ' ' '\n' <<<"${pcpu[bare]}" | grep . | median)
+for t in bare arum bpftrace perf; do
+  c=$(tr ' ' '\n' <<<"${pcpu[$t]}" | grep . | median)
+  printf "  %-9s calls %-8s cpu %.4f s  (%.2f x bare)\n" "$t" "${pcalls[$t]:--}" "$c" "$(awk -v c="$c" -v b="$pb" 'BEGIN { print c / b }')"
+done

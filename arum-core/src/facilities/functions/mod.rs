@@ -182,7 +182,8 @@ impl Facility for Functions<'_> {
                 self.kernel = Some(kernel);
                 return Ok(());
             }
-            Err(why) if self.settings.engine == ProbeEngine::Bpf => {
+            // The views' records are the records' path's whatever the engine asked for.
+            Err(why) if self.settings.engine == ProbeEngine::Bpf && self.journal.is_none() => {
                 return Err(ArumError::Engine(format!(
                     "--probe-engine bpf: the in-kernel engine cannot time functions here: {why}; use --probe-engine auto to fall back to probe records"
                 )));
@@ -297,6 +298,7 @@ impl Facility for Functions<'_> {
             self.kernel_live = reader.finish();
         }
         if let Some(live) = &mut self.kernel_live {
+            // The last read: the calls counted to the end, for -I's last interval.
             live.tick();
             self.program_cpu_ns = Some(live.cpu_ns).filter(|&ns| ns > 0);
             live.kernel.counter.stop();
@@ -378,10 +380,7 @@ impl Functions<'_> {
                 false,
             ),
             live,
-            |live, _| {
-                live.tick();
-                Duration::ZERO
-            },
+            |live, _| live.tick(),
             |live| live,
         );
         if self.kernel_reader.is_none() {

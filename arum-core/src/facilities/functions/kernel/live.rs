@@ -4,13 +4,13 @@
 //! last judgement's span is above the budget, the costliest functions step down, timed to
 //! counted only, counted only to unprobed (without --exact-counts), until the rest fits.
 //!
-//! The budget is judged against the larger of the program's CPU time and the elapsed time over
-//! the span: the threads of a program that mostly waits are not slowed by a probe cost that is
+//! The budget is judged every 50 ms, and probes that took over half of a 2 ms span at once;
+//! each against the larger of the program's CPU time and the elapsed time over its span: the threads of a program that mostly waits are not slowed by a probe cost that is
 //! small beside its waits, those of one that computes are by any.
 
 use std::collections::HashMap;
 use std::os::fd::{AsFd, OwnedFd};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use arum_bpf::functions::Progress;
 use arum_bpf::Unavailable;
@@ -20,13 +20,25 @@ use crate::facilities::functions::model::{ThrottleMode, ThrottleReason};
 use crate::facilities::functions::settings::Policy;
 use crate::perf::sys;
 
-/// How often the maps are read: a function too short to time is judged within this of its
-/// first calls (a hundred calls at 2 µs take 0.2 ms).
-pub const TICK: std::time::Duration = std::time::Duration::from_millis(5);
+/// How often the maps are read: every millisecond while the program starts (a function called
+/// back to back pays a hit per call until it is judged: a hundred calls at 10 µs take 1 ms), then
+/// every 5 ms (a read costs a system call per function).
+pub const TICK: Duration = Duration::from_millis(1);
+const EARLY_TICKS: u64 = 50;
+const LATER_TICK: Duration = Duration::from_millis(5);
 
 /// A span of the program shorter than this is not judged against the budget: the rate of calls
 /// in a start-up burst does not say what counting them all will cost.
 const JUDGE_SPAN_NS: u64 = 50_000_000;
+/// Probes that took more than this share of a shorter span are judged at once: the program
+/// spent more time in them than in itself, which no burst of a start-up excuses.
+const FAST_SPAN_NS: u64 = 2_000_000;
+const FAST_SHARE: f64 = 0.5;
+
+/// The two judgements: against the budget over `JUDGE_SPAN_NS`, against `FAST_SHARE` over
+/// `FAST_SPAN_NS`; each keeps where its span started.
+const BUDGET: usize = 0;
+const FAST: usize = 1;
 
 /// Where a function stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,8 +77,8 @@ pub struct Function {
     pub phase: Phase,
     pub cost: ClassCost,
     pub progress: Progress,
-    /// The progress at the last judgement.
-    judged: Progress,
+    /// The progress at the start of each judgement's span.
+    judged: [Progress; 2],
     pub step_down: Option<StepDown>,
     pub unprobed: Option<Unprobing>,
     /// Cumulative calls at each `-I` interval's end.
@@ -87,8 +99,8 @@ pub struct KernelLive {
     policy: Policy,
     task_clock: Option<OwnedFd>,
     started: Instant,
-    /// At the last judgement: wall and CPU ns since the start.
-    judged_at: (u64, u64),
+    /// Where each judgement's span started: wall and CPU ns since the start.
+    judged_at: [(u64, u64); 2],
     pub interval_ns: Option<u64>,
     /// The first failure to read or change the maps (the run goes on with what was counted).
     pub trouble: Option<String>,
@@ -112,7 +124,7 @@ impl KernelLive {
                 phase: Phase::Timed,
                 cost,
                 progress: Progress::default(),
-                judged: Progress::default(),
+                judged: [Progress::default(); 2],
                 step_down: None,
                 unprobed: None,
                 intervals: Vec::new(),
@@ -124,7 +136,7 @@ impl KernelLive {
             policy,
             task_clock,
             started: Instant::now(),
-            judged_at: (0, 0),
+            judged_at: [(0, 0); 2],
             interval_ns,
             trouble: None,
             names: HashMap::new(),
@@ -141,8 +153,18 @@ impl KernelLive {
             .map_or(0, |r| r.value)
     }
 
-    /// One tick: read, note intervals, judge.
-    pub fn tick(&mut self) {
+    /// One tick: read, note intervals, judge. Gives how much longer than `TICK` the next can
+    /// wait.
+    pub fn tick(&mut self) -> Duration {
+        self.judge();
+        if self.ticks <= EARLY_TICKS {
+            Duration::ZERO
+        } else {
+            LATER_TICK - TICK
+        }
+    }
+
+    fn judge(&mut self) {
         let wall = self.started.elapsed().as_nanos() as u64;
         self.cpu_ns = self.program_cpu_ns().max(self.cpu_ns);
         if let Err(e) = self.read() {
@@ -164,22 +186,30 @@ impl KernelLive {
             self.read_names();
         }
         if self.policy.mode == ThrottleMode::NoThrottle {
-            if wall.saturating_sub(self.judged_at.0) >= JUDGE_SPAN_NS {
-                self.judged_at = (wall, self.cpu_ns);
+            if wall.saturating_sub(self.judged_at[BUDGET].0) >= JUDGE_SPAN_NS {
+                self.judged_at[BUDGET] = (wall, self.cpu_ns);
                 self.read_names();
             }
             return;
         }
         self.judge_short(wall);
-        if wall.saturating_sub(self.judged_at.0) >= JUDGE_SPAN_NS {
-            if let Err(e) = self.judge_budget(wall) {
+        for (which, span, share) in [
+            (FAST, FAST_SPAN_NS, FAST_SHARE),
+            (BUDGET, JUDGE_SPAN_NS, self.policy.budget_percent / 100.0),
+        ] {
+            if wall.saturating_sub(self.judged_at[which].0) < span {
+                continue;
+            }
+            if let Err(e) = self.judge_budget(wall, which, share) {
                 self.trouble.get_or_insert(e.0);
             }
-            self.judged_at = (wall, self.cpu_ns);
+            self.judged_at[which] = (wall, self.cpu_ns);
             for f in &mut self.functions {
-                f.judged = f.progress;
+                f.judged[which] = f.progress;
             }
-            self.read_names();
+            if which == BUDGET {
+                self.read_names();
+            }
         }
     }
 
@@ -208,17 +238,17 @@ impl KernelLive {
         }
     }
 
-    /// Over the span since the last judgement: while the probes' cost is above the budget, the
+    /// Over judgement `which`'s span: while the probes' cost is above `share` of it, the
     /// function that cost most steps down.
-    fn judge_budget(&mut self, wall: u64) -> Result<(), Unavailable> {
-        let span = wall.saturating_sub(self.judged_at.0);
-        let cpu_span = self.cpu_ns.saturating_sub(self.judged_at.1);
-        let allowed = self.policy.budget_percent / 100.0 * span.max(cpu_span) as f64;
+    fn judge_budget(&mut self, wall: u64, which: usize, share: f64) -> Result<(), Unavailable> {
+        let span = wall.saturating_sub(self.judged_at[which].0);
+        let cpu_span = self.cpu_ns.saturating_sub(self.judged_at[which].1);
+        let allowed = share * span.max(cpu_span) as f64;
         // Each function's cost over the span, as it would be in its phase from now on.
         let mut costs: Vec<f64> = self
             .functions
             .iter()
-            .map(|f| span_cost(f, f.phase))
+            .map(|f| span_cost(f, f.phase, which))
             .collect();
         while costs.iter().sum::<f64>() > allowed {
             let Some((i, _)) = costs
@@ -232,7 +262,7 @@ impl KernelLive {
             self.step_down(i, ThrottleReason::Budget, wall);
             if self.functions[i].phase == Phase::Unprobed {
                 let f = &self.functions[i];
-                let span_calls = f.progress.calls - f.judged.calls;
+                let span_calls = f.progress.calls - f.judged[which].calls;
                 self.functions[i].unprobed = Some(Unprobing {
                     cpu_ns: self.cpu_ns,
                     span_calls,
@@ -240,7 +270,7 @@ impl KernelLive {
                 });
                 self.kernel.counter.remove(i as u32)?;
             }
-            costs[i] = span_cost(&self.functions[i], self.functions[i].phase);
+            costs[i] = span_cost(&self.functions[i], self.functions[i].phase, which);
         }
         Ok(())
     }
@@ -295,9 +325,9 @@ impl KernelLive {
     }
 }
 
-/// What function `f`'s calls over the last span would cost in `phase`.
-fn span_cost(f: &Function, phase: Phase) -> f64 {
-    let calls = f.progress.calls.saturating_sub(f.judged.calls) as f64;
+/// What function `f`'s calls over judgement `which`'s span would cost in `phase`.
+fn span_cost(f: &Function, phase: Phase, which: usize) -> f64 {
+    let calls = f.progress.calls.saturating_sub(f.judged[which].calls) as f64;
     match phase {
         Phase::Timed => calls * f.cost.pair_ns,
         Phase::Counted => calls * f.cost.entry_ns,
@@ -307,9 +337,9 @@ fn span_cost(f: &Function, phase: Phase) -> f64 {
 
 /// The predicted cost of counting every call of an unprobed function, from its rate while
 /// counted: its calls per CPU second of the program's own time (the probes' time taken out)
-/// carried over the CPU time it ran unprobed. When the hits took most of the span, the
-/// program's own time is too small a difference to carry: the rate with the hits is then a
-/// lower bound (`true`).
+/// carried over the CPU time it ran unprobed. When the hits took half the span or more, the
+/// program's own time is a difference too small beside the hits' calibration error to carry:
+/// the rate with the hits, slower than without, then gives a lower bound (`true`).
 pub fn exact_counting_cost(f: &Function, final_cpu_ns: u64) -> Option<(f64, bool)> {
     let u = f.unprobed?;
     if u.span_calls == 0 || u.span_cpu_ns == 0 {
@@ -319,7 +349,7 @@ pub fn exact_counting_cost(f: &Function, final_cpu_ns: u64) -> Option<(f64, bool
     let own = u.span_cpu_ns as f64 - hits;
     let after = final_cpu_ns.saturating_sub(u.cpu_ns) as f64;
     let so_far = f.overhead_ns(f.progress);
-    if own < 0.1 * u.span_cpu_ns as f64 {
+    if own < 0.5 * u.span_cpu_ns as f64 {
         let at_least = after * u.span_calls as f64 / u.span_cpu_ns as f64;
         return Some((so_far + at_least * f.cost.entry_ns, true));
     }
