@@ -9,6 +9,7 @@
 # (scripts/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benchmarks/nginx-conf.sh
 rounds=${1:-2}
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
 [ -x "$arum" ] || cargo build --release -q -p arum
@@ -16,23 +17,7 @@ command -v /usr/sbin/nginx >/dev/null || { echo "nginx is missing: run scripts/d
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$dir/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path $dir/body;
-  proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fastcgi;
-  uwsgi_temp_path $dir/uwsgi;
-  scgi_temp_path $dir/scgi;
-  server { listen 127.0.0.1:$port; root $dir; }
-}
-CONF
+nginx_conf "$dir" "$port"
 nginx=(/usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log")
 
 for engine in bpf perf; do

@@ -10,6 +10,7 @@
 # and wrk (scripts/deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. benchmarks/nginx-conf.sh
 secs=${1:-3}
 rounds=${2:-3}
 shift $(($# < 2 ? $# : 2))
@@ -23,27 +24,10 @@ done
 dir=$(mktemp -d)
 server=""
 trap '[ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
-mkdir "$dir/www"
+mkdir -p "$dir/www"
 head -c 4096 /dev/zero | tr '\0' a >"$dir/www/index.html"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-cat >"$dir/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 256; }
-http {
-  access_log off;
-  sendfile on;
-  client_body_temp_path $dir/body;
-  proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fastcgi;
-  uwsgi_temp_path $dir/uwsgi;
-  scgi_temp_path $dir/scgi;
-  server { listen 127.0.0.1:$port; root $dir/www; }
-}
-CONF
+nginx_conf "$dir" "$port"
 nginx=(/usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log")
 
 # One run: starts the server (under arum when $1 is "arum"), loads it, stops it; prints req/s.

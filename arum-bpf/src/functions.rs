@@ -54,7 +54,8 @@ pub struct FunctionTotals {
     pub unwound: u64,
     /// Calls nested deeper than the program's stack: counted, not timed.
     pub too_deep: u64,
-    /// Calls entered and not returned from when the maps were read.
+    /// Calls entered and not returned from: their thread ended first, or they were still
+    /// running when the maps were read.
     pub unfinished: u64,
     /// (bucket, calls) of the inclusive and the exclusive times (see [`crate::hist`]).
     pub inclusive_hist: Vec<(u32, u64)>,
@@ -148,8 +149,9 @@ impl FunctionCounter {
             )));
         }
         let mut loaded = Loaded::new(OBJECT, "function", &[])?;
-        // The tree's programs (fork, exec); the session program goes on each file below.
-        loaded.attach_where(|name| name.starts_with("tree_"))?;
+        // The tree's programs (fork, exec) and the threads' exits; the session program goes on
+        // each file below.
+        loaded.attach_where(|name| name != "function_session")?;
         let mut by_file: BTreeMap<&PathBuf, Vec<(u32, u64)>> = BTreeMap::new();
         for (i, site) in sites.iter().enumerate() {
             by_file
@@ -292,8 +294,8 @@ impl FunctionCounter {
             .lookup_percpu(&index.to_ne_bytes(), MapFlags::ANY)
             .map_err(|e| Unavailable(format!("reading the function statistics: {e}")))?
             .unwrap_or_default();
-        // struct func_stats: 8 u64, the maxima at 4 and 5.
-        Ok(sum_fields(&copies, 8, &[4, 5]))
+        // struct func_stats: 9 u64, the maxima at 4 and 5.
+        Ok(sum_fields(&copies, 9, &[4, 5]))
     }
 
     /// Function `index`'s inclusive-time histogram so far: (bucket, calls).
@@ -342,7 +344,7 @@ impl FunctionCounter {
                 exclusive_max_ns: f[5],
                 unwound: f[6],
                 too_deep: f[7],
-                unfinished: 0,
+                unfinished: f[8],
                 inclusive_hist: hists.remove(&(i, 0)).unwrap_or_default(),
                 exclusive_hist: hists.remove(&(i, 1)).unwrap_or_default(),
             });
@@ -374,7 +376,8 @@ impl FunctionCounter {
         })
     }
 
-    /// The frames still on the threads' stacks: calls whose return had not come.
+    /// The frames still on the stacks of threads alive when the maps are read: calls whose
+    /// return had not come.
     fn count_unfinished(&self, functions: &mut [FunctionTotals]) -> Result<(), Unavailable> {
         let stacks = self.loaded.map("stacks")?;
         for key in stacks.keys() {

@@ -7,16 +7,10 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::process::Command;
 
-use common::{arum, helper, run_json, u64_at};
+use common::{arum, function, helper, native, run_json, said, u64_at};
 use serde_json::Value;
-
-/// A native helper built by build.rs (C, C++; PIE, non-PIE, stripped).
-fn native(name: &str) -> String {
-    format!("{}/{name}", env!("ARUM_NATIVE_HELPERS"))
-}
 
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -36,27 +30,6 @@ fn probes_allowed() -> bool {
         );
     }
     ok
-}
-
-/// The helper's own "key value" lines.
-fn said(stdout: &[u8]) -> HashMap<String, String> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .filter_map(|l| {
-            let (k, v) = l.split_once(' ')?;
-            Some((k.to_string(), v.to_string()))
-        })
-        .collect()
-}
-
-/// The report's entry for function `name`.
-fn function<'a>(json: &'a Value, name: &str) -> &'a Value {
-    json["functions"]["functions"]
-        .as_array()
-        .expect("a functions section")
-        .iter()
-        .find(|f| f["name"] == name)
-        .unwrap_or_else(|| panic!("no function {name} in {}", json["functions"]))
 }
 
 fn fallback_is_a_warning(args: &[&str]) {

@@ -7,31 +7,12 @@ mod common;
 
 use std::collections::HashMap;
 
-use common::{run_json, u64_at};
+use common::{function, native, run_json, said, u64_at};
 use serde_json::Value;
-
-fn native(name: &str) -> String {
-    format!("{}/{name}", env!("ARUM_NATIVE_HELPERS"))
-}
 
 /// One probed run at a time: probe costs are calibrated on this machine, and another probed
 /// program competing for its CPUs would shift them.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn said(stdout: &[u8]) -> HashMap<String, String> {
-    String::from_utf8_lossy(stdout)
-        .lines()
-        .filter_map(|l| l.split_once(' '))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
-}
-
-fn function<'a>(json: &'a Value, name: &str) -> &'a Value {
-    json["functions"]["functions"]
-        .as_array()
-        .and_then(|fs| fs.iter().find(|f| f["name"] == name))
-        .unwrap_or_else(|| panic!("no function {name} in {}", json["functions"]))
-}
 
 /// Runs arum with `args`; Some when the in-kernel engine timed the functions. Otherwise checks
 /// that the report names the engine used and why, and gives None.
@@ -177,4 +158,27 @@ fn the_records_path_is_used_when_asked_for_and_says_so() {
             .is_some_and(|n| n.contains("--probe-engine perf")),
         "{f}"
     );
+}
+
+#[test]
+fn a_call_its_thread_never_returns_from_is_unfinished() {
+    // `exit` mode: 1000 calls of work, then _exit inside leave_inside.
+    let args = [
+        "-F",
+        "work,leave_inside",
+        "--",
+        &native("fcalls"),
+        "exit",
+        "1000",
+    ];
+    let Some((own, json)) = in_kernel(&args) else {
+        return;
+    };
+    let work = function(&json, "work");
+    assert_eq!(u64_at(work, "/calls").to_string(), own["work"], "{work}");
+    assert_eq!(u64_at(work, "/unfinished"), 0, "{work}");
+    let leave = function(&json, "leave_inside");
+    assert_eq!(u64_at(leave, "/calls"), 1, "{leave}");
+    assert_eq!(u64_at(leave, "/timed_calls"), 0, "{leave}");
+    assert_eq!(u64_at(leave, "/unfinished"), 1, "{leave}");
 }

@@ -100,6 +100,8 @@ struct func_stats {
 	__u64 unwound;
 	/* Calls deeper than MAX_DEPTH on their thread: counted, not timed. */
 	__u64 too_deep;
+	/* Calls whose thread ended before they returned. */
+	__u64 unfinished;
 };
 
 /* Per CPU, but updated atomically: a program preempted on its CPU by another run of itself
@@ -303,6 +305,31 @@ static __always_inline void on_return(__u32 func, struct control *c, __u32 tid, 
 	}
 	bin(func, 0, incl);
 	bin(func, 1, excl);
+}
+
+/* A thread that ends takes its stack with it: the calls still on it never return (counted as
+ * unfinished), and the entry is freed for the threads to come. */
+SEC("tp_btf/sched_process_exit")
+int thread_exit(__u64 *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct stack *s = bpf_map_lookup_elem(&stacks, &tid);
+
+	if (!s)
+		return 0;
+	for (__u32 j = 0; j < MAX_DEPTH; j++) {
+		struct func_stats *f;
+		__u32 func;
+
+		if (j >= s->depth)
+			break;
+		func = s->frames[j].func;
+		f = bpf_map_lookup_elem(&funcs, &func);
+		if (f)
+			__sync_fetch_and_add(&f->unfinished, 1);
+	}
+	bpf_map_delete_elem(&stacks, &tid);
+	return 0;
 }
 
 SEC("uprobe.session")

@@ -1,6 +1,7 @@
 //! Running the built `arum` binary and the helper programs from integration tests.
 #![allow(dead_code)] // each test file uses a different subset
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -115,4 +116,30 @@ pub fn tracing_allowed() -> bool {
         return false;
     }
     true
+}
+
+/// A native helper built by build.rs (C, C++; PIE, non-PIE, stripped).
+pub fn native(name: &str) -> String {
+    format!("{}/{name}", env!("ARUM_NATIVE_HELPERS"))
+}
+
+/// A helper's own "key value" lines.
+pub fn said(stdout: &[u8]) -> HashMap<String, String> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            Some((k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
+/// The report's entry for function `name`.
+pub fn function<'a>(json: &'a Value, name: &str) -> &'a Value {
+    json["functions"]["functions"]
+        .as_array()
+        .expect("a functions section")
+        .iter()
+        .find(|f| f["name"] == name)
+        .unwrap_or_else(|| panic!("no function {name} in {}", json["functions"]))
 }

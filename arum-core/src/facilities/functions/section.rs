@@ -226,7 +226,7 @@ fn calls(live: &Live, st: &FunctionState) -> (u64, bool, Option<CallEstimate>) {
     )
 }
 
-fn summary(d: &Durations) -> DurationSummary {
+pub(super) fn summary(d: &Durations) -> DurationSummary {
     DurationSummary {
         total_ns: d.total_ns,
         mean_ns: d.mean_ns(),

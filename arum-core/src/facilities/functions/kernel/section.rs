@@ -12,7 +12,7 @@ use crate::facilities::functions::model::{
     ClassCostInfo, DurationSummary, EstimateAxis, FunctionInterval, FunctionTiming,
     FunctionsReport, ProbeCostInfo, ProcessHits, RecordStats, TargetProbe, ThreadTiming, Throttled,
 };
-use crate::facilities::functions::section::{by_total_time, perturbation, reordered};
+use crate::facilities::functions::section::{by_total_time, perturbation, reordered, summary};
 use crate::facilities::functions::settings::Settings;
 use crate::perf::records::stats::Durations;
 
@@ -44,8 +44,8 @@ pub fn build(
             calls: t.calls,
             calls_exact: f.phase != Phase::Unprobed,
             timed_calls: t.timed,
-            inclusive: summary(t, 0),
-            exclusive: summary(t, 1),
+            inclusive: durations(t, 0),
+            exclusive: durations(t, 1),
             too_short: t.timed > 0
                 && (t.inclusive_ns as f64 / t.timed as f64)
                     < settings.policy.short_factor * f.cost.pair_ns,
@@ -106,13 +106,13 @@ pub fn build(
 }
 
 /// Durations from the program's histogram (`kind` 0 inclusive, 1 exclusive).
-fn summary(t: &FunctionTotals, kind: u8) -> DurationSummary {
+fn durations(t: &FunctionTotals, kind: u8) -> DurationSummary {
     let (hist, total, max) = if kind == 0 {
         (&t.inclusive_hist, t.inclusive_ns, t.inclusive_max_ns)
     } else {
         (&t.exclusive_hist, t.exclusive_ns, t.exclusive_max_ns)
     };
-    let d = Durations::from_buckets(
+    summary(&Durations::from_buckets(
         hist.iter().map(|&(b, n)| {
             let (low, high) = hist::bounds(b);
             (low, high, n)
@@ -120,16 +120,7 @@ fn summary(t: &FunctionTotals, kind: u8) -> DurationSummary {
         t.timed,
         total,
         max,
-    );
-    DurationSummary {
-        total_ns: d.total_ns,
-        mean_ns: d.mean_ns(),
-        min_ns: d.min(),
-        max_ns: d.max_ns,
-        p50_ns: d.quantile_ns(0.5),
-        p90_ns: d.quantile_ns(0.9),
-        p99_ns: d.quantile_ns(0.99),
-    }
+    ))
 }
 
 fn throttled(f: &Function, program_cpu_ns: u64) -> Option<Throttled> {
