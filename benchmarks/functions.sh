@@ -4,14 +4,17 @@
 #
 # 1. Per-hit cost: the helper calls a ~20 ns function N times and times its own loop; each tool
 #    probes its entry and return (arum with --no-throttle, so every call is timed; `arum` is the
-#    in-kernel engine, `arum-perf` probe records). The cost of a hit is (loop time probed - loop
+#    in-kernel engine, `arum-perf` probe records; `bpftrace` times each call per thread into a
+#    histogram, as a user timing a function writes it, `bpftrace-count` only counts). The cost of a hit is (loop time probed - loop
 #    time bare) / 2N. Tools take turns in rounds; medians. Target: arum's cost at most perf's and
 #    bpftrace's (ratios <= 1).
 # 2. Throttling: 10 million calls of the same function with arum's default policy against the
 #    bare loop (target: at most 5% slower), and the count arum reports.
-# 3. Exact counts on a real program: PyObject_Malloc in python3 (a loop of small allocations),
-#    counted by arum --exact-counts, bpftrace and perf probe + perf stat; the CPU time python
-#    reports for its own loop under each, over its bare time.
+# 3. Exact counts on a real program: malloc in python3 (a loop of 200,000 buffers of 2 KB, each
+#    one malloc: Debian's python calls its own object allocator inline, so PyObject_Malloc is
+#    hardly ever called), counted by arum --exact-counts, bpftrace and perf probe + perf stat;
+#    the CPU time python reports for its own loop under each, over its bare time. Every run has
+#    the same descriptors (stderr /dev/null): python's start-up mallocs depend on them.
 #
 # Usage: benchmarks/functions.sh [N] [ROUNDS]   (ARUM=path/to/arum to pick a build; default release)
 # Needs root (uprobes), perf (linux-perf, from scripts/deps.sh) and bpftrace (installed here from
@@ -52,14 +55,15 @@ loop() {
     arum) out=$("$arum" -o /dev/null --no-throttle -F tiny -- "$exe" tiny "$2") ;;
     arum-perf) out=$("$arum" -o /dev/null --probe-engine perf --no-throttle -F tiny -- "$exe" tiny "$2") ;;
     perf) out=$(perf record -q -o "$tmp/perf.data" -e "$group:entry" -e "$group:ret__return" -- "$exe" tiny "$2" 2>/dev/null) ;;
-    bpftrace) out=$(bpftrace -q -e "uprobe:$exe:tiny { @entries = count(); } uretprobe:$exe:tiny { @returns = count(); }" -c "$exe tiny $2" 2>/dev/null) ;;
+    bpftrace) out=$(bpftrace -q -e "uprobe:$exe:tiny { @start[tid] = nsecs; } uretprobe:$exe:tiny /@start[tid]/ { @ns = hist(nsecs - @start[tid]); @calls[tid] = count(); delete(@start[tid]); }" -c "$exe tiny $2" 2>/dev/null) ;;
+    bpftrace-count) out=$(bpftrace -q -e "uprobe:$exe:tiny { @entries = count(); } uretprobe:$exe:tiny { @returns = count(); }" -c "$exe tiny $2" 2>/dev/null) ;;
     throttled) out=$("$arum" -o "$tmp/throttled.txt" -F tiny -- "$exe" tiny "$2") ;;
   esac
   awk '$1 == "seconds" { print $2 }' <<<"$out"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-tools=(bare arum arum-perf perf bpftrace)
+tools=(bare arum arum-perf perf bpftrace bpftrace-count)
 declare -A times
 for ((r = 0; r < rounds; r++)); do
   for t in "${tools[@]}"; do times[$t]+="$(loop "$t" "$n") "; done
@@ -88,28 +92,30 @@ echo "Throttling: $big calls of the same function, arum's default policy, median
 awk -v b="$b" -v t="$t" 'BEGIN { printf "  bare loop %.4f s, under arum -F tiny %.4f s: ratio %.3f (target <= 1.05)\n", b, t, t / b }'
 grep -E "^ tiny:|perturbation" "$tmp/throttled.txt" | sed 's/^/  /'
 
-# 3. PyObject_Malloc in python3: counts and the loop's own CPU time under each tool.
-py=$(readlink -f "$(command -v python3)")
+# 3. malloc in python3: counts and the loop's own CPU time under each tool.
+# Debian's interpreter (a python3 earlier on PATH may be a wrapper script).
+py=$(readlink -f /usr/bin/python3)
 cat >"$tmp/loop.py" <<'PY'
 import time
 t = time.process_time()
 for i in range(200000):
-    x = [i, i]
+    b = bytearray(2000)
 print("cpu", time.process_time() - t)
 PY
-perf probe -q -x "$py" -a "$group:pymalloc=PyObject_Malloc"
+libc=$(ldd "$py" | awk '/libc.so/ { print $3 }')
+perf probe -q -f -x "$libc" -a "$group:malloc=malloc"
 pyrun() {
   case $1 in
-    bare) "$py" "$tmp/loop.py" ;;
-    arum) "$arum" --exact-counts -F PyObject_Malloc --format json -o "$tmp/py.json" -- "$py" "$tmp/loop.py"
+    bare) "$py" "$tmp/loop.py" 2>/dev/null ;;
+    arum) "$arum" --exact-counts -F libc:malloc --format json -o "$tmp/py.json" -- "$py" "$tmp/loop.py" 2>/dev/null
       python3 -c "import json; f = json.load(open('$tmp/py.json'))['functions']['functions'][0]; print('calls', f['calls'])" ;;
-    bpftrace) bpftrace -q -e "uprobe:$py:PyObject_Malloc /pid == cpid/ { @calls = count(); } END { print(@calls); clear(@calls); }" -c "$py $tmp/loop.py" 2>/dev/null |
-      sed -n 's/^@calls: /calls /p; s/^cpu /cpu /p' ;;
-    perf) perf stat -x, -e "$group:pymalloc" -- "$py" "$tmp/loop.py" 2>"$tmp/pstat"
-      awk -F, '{ print "calls", $1 }' "$tmp/pstat" ;;
+    bpftrace) bpftrace -q -e "uprobe:$libc:malloc /pid == cpid/ { @calls = count(); } END { print(@calls); clear(@calls); }" -c "$py $tmp/loop.py" 2>/dev/null |
+      sed -n '/^@calls: 0$/d; s/^@calls: /calls /p; s/^cpu /cpu /p' ;;
+    perf) perf stat -x, -o "$tmp/pstat" -e "$group:malloc" -- "$py" "$tmp/loop.py" 2>/dev/null
+      awk -F, '/malloc/ { print "calls", $1 }' "$tmp/pstat" ;;
   esac
 }
-echo "PyObject_Malloc in $py: calls and the loop's CPU time, median of $rounds rounds:"
+echo "malloc in $py: calls and the loop's CPU time, median of $rounds rounds:"
 declare -A pcpu pcalls
 for ((r = 0; r < rounds; r++)); do
   for t in bare arum bpftrace perf; do

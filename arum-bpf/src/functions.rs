@@ -87,6 +87,21 @@ pub struct Totals {
 /// (function, kind) → its histogram's (bucket, calls), sorted; kind 0 inclusive, 1 exclusive.
 type Histograms = BTreeMap<(u32, u16), Vec<(u32, u64)>>;
 
+/// The exclusive-time histogram: every call's inclusive bin, less the inclusive bins of the
+/// calls that had probed children, plus those calls' exclusive bins (a leaf call is binned once,
+/// its exclusive time being its inclusive one).
+fn exclusive(all: &[(u32, u64)], parents: &[(u32, u64)], own: &[(u32, u64)]) -> Vec<(u32, u64)> {
+    let mut bins: BTreeMap<u32, u64> = all.iter().copied().collect();
+    for &(b, n) in parents {
+        let left = bins.entry(b).or_default();
+        *left = left.saturating_sub(n);
+    }
+    for &(b, n) in own {
+        *bins.entry(b).or_default() += n;
+    }
+    bins.into_iter().filter(|&(_, n)| n > 0).collect()
+}
+
 /// A function's calls so far, read while the program runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Progress {
@@ -208,7 +223,10 @@ impl FunctionCounter {
         Ok(())
     }
 
+    /// Writes function `index`'s control, and how many functions are timed now.
     fn write_control(&self, index: u32) -> Result<(), Unavailable> {
+        let failed =
+            |e: libbpf_rs::Error| Unavailable(format!("setting a function's control: {e}"));
         self.loaded
             .map("control")?
             .update(
@@ -216,7 +234,16 @@ impl FunctionCounter {
                 &self.controls[index as usize].bytes(),
                 MapFlags::ANY,
             )
-            .map_err(|e| Unavailable(format!("setting a function's control: {e}")))
+            .map_err(failed)?;
+        let timed = self
+            .controls
+            .iter()
+            .filter(|c| !c.counted_only && c.generation != 0)
+            .count() as u32;
+        self.loaded
+            .map("timed_functions")?
+            .update(&0u32.to_ne_bytes(), &timed.to_ne_bytes(), MapFlags::ANY)
+            .map_err(failed)
     }
 
     /// Counts the calls of `pid` (held before its exec) and of every process it forks, from its
@@ -345,8 +372,12 @@ impl FunctionCounter {
                 unwound: f[6],
                 too_deep: f[7],
                 unfinished: f[8],
+                exclusive_hist: exclusive(
+                    hists.get(&(i, 0)).map_or(&[], Vec::as_slice),
+                    hists.get(&(i, 2)).map_or(&[], Vec::as_slice),
+                    hists.get(&(i, 1)).map_or(&[], Vec::as_slice),
+                ),
                 inclusive_hist: hists.remove(&(i, 0)).unwrap_or_default(),
-                exclusive_hist: hists.remove(&(i, 1)).unwrap_or_default(),
             });
         }
         self.count_unfinished(&mut out)?;
@@ -395,5 +426,25 @@ impl FunctionCounter {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exclusive_bins_are_leaves_inclusive_plus_parents_own() {
+        // Five calls: three leaves (bins 3, 3, 9), two parents with inclusive bins 9 and 12 and
+        // exclusive bins 2 and 4.
+        let all = [(3, 2), (9, 2), (12, 1)];
+        let parents = [(9, 1), (12, 1)];
+        let own = [(2, 1), (4, 1)];
+        assert_eq!(
+            exclusive(&all, &parents, &own),
+            vec![(2, 1), (3, 2), (4, 1), (9, 1)]
+        );
+        // Leaves only: the inclusive histogram as it is.
+        assert_eq!(exclusive(&all, &[], &[]), all.to_vec());
     }
 }

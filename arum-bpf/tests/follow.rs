@@ -171,6 +171,10 @@ fn nested_functions_are_paired_in_the_kernel_with_their_own_times() {
     assert!(outer.inclusive_max_ns >= inner.inclusive_max_ns);
     let binned: u64 = outer.inclusive_hist.iter().map(|b| b.1).sum();
     assert_eq!(binned, N);
+    // Every call has an exclusive bin; a leaf's are its inclusive ones.
+    let binned: u64 = outer.exclusive_hist.iter().map(|b| b.1).sum();
+    assert_eq!(binned, N);
+    assert_eq!(inner.exclusive_hist, inner.inclusive_hist);
     // One thread, the child's.
     let tid = child.as_raw() as u32;
     assert_eq!(t.threads.len(), 2, "{:?}", t.threads);

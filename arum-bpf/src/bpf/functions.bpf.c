@@ -90,6 +90,15 @@ struct {
 	__type(value, struct control);
 } control SEC(".maps");
 
+/* How many functions are timed now (user space keeps it): with none, no thread has a frame,
+ * and a counted call need not look for its caller's. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} timed_functions SEC(".maps");
+
 struct func_stats {
 	__u64 calls;
 	__u64 timed;
@@ -137,7 +146,9 @@ struct {
 
 struct hist_key {
 	__u32 func;
-	/* 0: inclusive, 1: exclusive. */
+	/* 0: inclusive, of every timed call; 1: exclusive, and 2: inclusive, of the calls that had
+	 * probed children. A leaf call's exclusive time is its inclusive one: it is binned once,
+	 * and user space takes the exclusive histogram as 0 - 2 + 1. */
 	__u16 kind;
 	__u16 pad;
 	__u32 bucket;
@@ -218,6 +229,10 @@ static __always_inline int on_entry(__u32 func, struct control *c, __u32 tid, __
 	if (t)
 		__sync_fetch_and_add(&t->calls, 1);
 	if (c->mode == MODE_COUNTED) {
+		__u32 zero = 0, *timed = bpf_map_lookup_elem(&timed_functions, &zero);
+
+		if (timed && *timed == 0)
+			return 1;
 		top = top_of(bpf_map_lookup_elem(&stacks, &tid));
 		if (top)
 			top->probe_ns += c->entry_ns;
@@ -304,7 +319,10 @@ static __always_inline void on_return(__u32 func, struct control *c, __u32 tid, 
 		__sync_fetch_and_add(&t->exclusive_ns, excl);
 	}
 	bin(func, 0, incl);
-	bin(func, 1, excl);
+	if (probes != c->inside_ns || excl != incl) {
+		bin(func, 1, excl);
+		bin(func, 2, incl);
+	}
 }
 
 /* A thread that ends takes its stack with it: the calls still on it never return (counted as
@@ -342,13 +360,16 @@ int function_session(void *ctx)
 	__u64 *cookie = bpf_session_cookie();
 	struct control *c = bpf_map_lookup_elem(&control, &func);
 
-	if (tree_state(pid) != TREE_RUNNING || !cookie || !c)
+	if (!cookie || !c)
 		return 1;
-	/* A return belongs to the link whose entry asked for it, whatever the generation now. */
+	/* A return belongs to the link whose entry asked for it, whatever the generation now; its
+	 * entry was the tree's. */
 	if (bpf_session_is_return()) {
 		on_return(func, c, tid, cookie);
 		return 0;
 	}
+	if (tree_state(pid) != TREE_RUNNING)
+		return 1;
 	if ((__u32)(link_cookie >> 32) != c->generation)
 		return 1;
 	return on_entry(func, c, tid, pid, cookie);
