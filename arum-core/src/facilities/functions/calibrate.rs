@@ -1,6 +1,7 @@
-//! What a probe hit costs on this machine, measured at start-up on a function of arum itself: the
-//! same loop of calls timed without probes, with entry and return probes recording as in the run,
-//! and with the entry probe alone. The differences per call are the costs; the recorded durations
+//! What a probe hit costs on this machine, measured at start-up on a function of arum itself
+//! whose first instruction is of the targets' class (`classes`): the same loop of calls timed
+//! without probes, with entry and return probes recording as in the run, and with the entry
+//! probe alone. The differences per call are the costs; the recorded durations
 //! of the (nearly empty) function are the part of a hit that falls inside a measured call.
 //!
 //! Where the machine has a hardware cycle counter, the entry-probe rounds are also counted in
@@ -18,22 +19,18 @@ use crate::perf::records::parse::{parse, Record, SP_REGISTER};
 use crate::perf::records::ring::Ring;
 use crate::perf::sys;
 
+use super::classes::Class;
 use super::uprobe::{self, Probe, Site, Target, UprobePmu};
 
 /// Calls per timed round, and rounds per configuration.
 pub(super) const CALLS: usize = 100;
 pub(super) const ROUNDS: usize = 7;
 
-/// The function the probes are calibrated on: small, never inlined, kept by name.
-#[no_mangle]
-#[inline(never)]
-pub extern "C" fn arum_probe_calibration_target(x: u64) -> u64 {
-    std::hint::black_box(x).wrapping_add(1)
-}
-
 /// The calibrated costs, in nanoseconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ProbeCost {
+    /// The class of first instruction calibrated.
+    pub class: Class,
     /// A call with entry and return probes, over the same call without.
     pub pair_ns: f64,
     /// A call with only the entry probe.
@@ -97,18 +94,20 @@ impl ProbeCost {
 
 /// Measures the costs; the reason when probes cannot be opened here. Also returns the
 /// calibration's events, still open (disabled or never hit again): see the end of the function.
-pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
-    let (path, offset) = own_site(arum_probe_calibration_target as *const () as usize)
-        .ok_or("cannot find arum's own code in /proc/self/maps")?;
+pub fn calibrate(pmu: &UprobePmu, class: Class) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
+    let (path, offset) =
+        own_site(class.address()).ok_or("cannot find arum's own code in /proc/self/maps")?;
     let site = Site {
         path: &path,
         offset,
     };
     let target = Target::Task(0);
-    let bare = rounds(thread_cpu_ns, || ());
+    let bare = rounds(class, thread_cpu_ns, || ());
     let cycles = user_cycles_counter();
     let cycles_now = |fd: &OwnedFd| sys::read(fd.as_fd()).map_or(0, |r| r.value);
-    let bare_cycles = cycles.as_ref().map(|fd| rounds(|| cycles_now(fd), || ()));
+    let bare_cycles = cycles
+        .as_ref()
+        .map(|fd| rounds(class, || cycles_now(fd), || ()));
 
     let probe = |ret| Probe::Pmu { pmu, site, ret };
     let entry = uprobe::open_sampling(probe(false), target, -1)
@@ -123,7 +122,7 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
         .map_err(|e| format!("cannot share a ring buffer: {}", e.desc()))?;
     let mut recorded = Recorded::default();
     let mut buf = Vec::new();
-    let both = rounds(thread_cpu_ns, || {
+    let both = rounds(class, thread_cpu_ns, || {
         recorded.drain_round(&mut ring, &mut buf, &entry, &ret)
     });
     drop(ring);
@@ -131,14 +130,17 @@ pub fn calibrate(pmu: &UprobePmu) -> Result<(ProbeCost, Vec<OwnedFd>), String> {
     // grace periods (tens of milliseconds each), and this runs before the program starts. The
     // events are handed back, to be closed together once the program runs.
     let _ = sys::disable(ret.as_fd());
-    let entry_only = rounds(thread_cpu_ns, || ());
-    let entry_cycles = cycles.as_ref().map(|fd| rounds(|| cycles_now(fd), || ()));
+    let entry_only = rounds(class, thread_cpu_ns, || ());
+    let entry_cycles = cycles
+        .as_ref()
+        .map(|fd| rounds(class, || cycles_now(fd), || ()));
     let events: Vec<OwnedFd> = [Some(entry), Some(ret), counter]
         .into_iter()
         .flatten()
         .collect();
 
     let cost = probe_cost(
+        class,
         &bare,
         &both,
         &entry_only,
@@ -193,6 +195,7 @@ impl Recorded {
 /// The costs from the rounds' times per call: without probes (`bare`), with both probes
 /// (`both`) and with the entry probe alone; the user-mode cycles likewise, where counted.
 fn probe_cost(
+    class: Class,
     bare: &[f64],
     both: &[f64],
     entry_only: &[f64],
@@ -206,6 +209,7 @@ fn probe_cost(
         - pair.iter().cloned().fold(f64::MAX, f64::min))
         / 2.0;
     ProbeCost {
+        class,
         pair_ns: arum_stats::median(&pair).unwrap_or(0.0).max(0.0),
         entry_ns: (arum_stats::median(entry_only).unwrap_or(0.0) - base).max(0.0),
         inside_ns: if recorded.inside.is_empty() {
@@ -264,15 +268,15 @@ fn hit_cycles(bare: &[f64], entry: &[f64]) -> Option<HitCycles> {
     })
 }
 
-/// Per call, what `clock` advanced in each round of CALLS calls; `between` runs after each
-/// round, untimed.
-fn rounds(clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
+/// Per call of `class`'s function, what `clock` advanced in each round of CALLS calls;
+/// `between` runs after each round, untimed.
+fn rounds(class: Class, clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
     (0..ROUNDS)
         .map(|_| {
             let t = clock();
             let mut x = 0u64;
             for _ in 0..CALLS {
-                x = arum_probe_calibration_target(std::hint::black_box(x));
+                x = class.call(std::hint::black_box(x));
             }
             std::hint::black_box(x);
             let per_call = clock().saturating_sub(t) as f64 / CALLS as f64;
@@ -321,13 +325,13 @@ mod tests {
 
     #[test]
     fn own_code_is_found_at_the_offset_holding_its_bytes() {
-        let (path, offset) = own_site(arum_probe_calibration_target as *const () as usize).unwrap();
+        let address = Class::Stepped.address();
+        let (path, offset) = own_site(address).unwrap();
         assert_eq!(path.to_str().unwrap(), "/proc/self/exe");
         let file = std::fs::read("/proc/self/exe").unwrap();
         let at = offset as usize;
         // SAFETY: the function's code is mapped readable and at least 4 bytes long.
-        let mem =
-            unsafe { std::slice::from_raw_parts(arum_probe_calibration_target as *const u8, 4) };
+        let mem = unsafe { std::slice::from_raw_parts(address as *const u8, 4) };
         assert_eq!(&file[at..at + 4], mem);
     }
 

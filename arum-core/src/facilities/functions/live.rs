@@ -127,7 +127,10 @@ pub struct Live {
     pairing: Pairing<usize>,
     pub state: Vec<FunctionState>,
     pub policy: Policy,
+    /// The cost of the sampling windows' hits (the calibration of the targets' commonest class).
     pub cost: ProbeCost,
+    /// Per target: its class's cost.
+    pub costs: Vec<ProbeCost>,
     task_clock: Option<OwnedFd>,
     /// The program's user-mode cycles (hardware counter), where there is one: the estimate's axis.
     user_cycles: Option<OwnedFd>,
@@ -175,7 +178,7 @@ impl Live {
         opened: Probes,
         calibration: Vec<OwnedFd>,
         policy: Policy,
-        cost: ProbeCost,
+        (cost, costs): (ProbeCost, Vec<ProbeCost>),
         task_clock: Option<OwnedFd>,
         user_cycles: Option<OwnedFd>,
         tree: Arc<Tree>,
@@ -193,6 +196,7 @@ impl Live {
             state: (0..n).map(|_| FunctionState::new()).collect(),
             policy,
             cost,
+            costs,
             task_clock,
             user_cycles,
             pids,
@@ -282,7 +286,8 @@ impl Live {
                 }
                 let after = st.throttle.as_ref().is_some_and(|t| s.time > t.at_ns);
                 if !st.forgotten && !after {
-                    self.pairing.enter(s.tid, f, s.time, s.sp);
+                    let costs = self.costs[f].pairing_costs();
+                    self.pairing.enter_costing(s.tid, f, s.time, s.sp, costs);
                 }
             }
             Kind::Return => {
@@ -331,12 +336,11 @@ impl Live {
 
     /// Throttles functions too short to time, then the costliest while over the budget.
     fn judge(&mut self, now: u64) {
-        let threshold = self.policy.short_factor * self.cost.pair_ns;
         for f in 0..self.state.len() {
             let st = &self.state[f];
             if st.phase == Phase::Probed
                 && st.inclusive.count >= self.policy.judge_after_calls
-                && st.inclusive.mean_ns() < threshold
+                && st.inclusive.mean_ns() < self.policy.short_factor * self.costs[f].pair_ns
             {
                 self.throttle(f, ThrottleReason::TooShort, now);
             }
@@ -368,7 +372,7 @@ impl Live {
             .filter(|&f| self.state[f].phase == Phase::Probed)
             .map(|f| {
                 let hits = counts[f].saturating_sub(before[f]);
-                (hits as f64 * self.cost.pair_ns, f)
+                (hits as f64 * self.costs[f].pair_ns, f)
             })
             .collect();
         let budget = self.policy.budget_percent / 100.0 * cpu_delta;

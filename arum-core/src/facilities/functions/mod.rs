@@ -3,7 +3,8 @@
 //! from the records they write, and self-throttling so that measuring does not perturb the run.
 //!
 //! ```text
-//!  prepare   the uprobe PMU; the cost of a probe hit, calibrated on arum's own helper function
+//!  prepare   the uprobe PMU; the cost of a probe hit, calibrated per class of first instruction
+//!            on arum's own function of that class (`classes`)
 //!  arm       per CPU a ring buffer; per function entry + return probes on the held child
 //!            (inherited, enabled by exec) and an exact counting entry probe
 //!  released  the reader thread (`live`): drain → pair per thread → statistics; functions too
@@ -37,6 +38,7 @@ pub mod targets;
 pub mod text;
 mod uprobe;
 
+use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::time::Duration;
@@ -52,6 +54,7 @@ use crate::request::ProbeEngine;
 use crate::system::perms::Permissions;
 
 pub use calibrate::ProbeCost;
+use classes::Class;
 use kernel::live::KernelLive;
 use kernel::Kernel;
 use live::Live;
@@ -71,6 +74,8 @@ pub fn permission_problem(perms: &Permissions) -> Option<String> {
 pub struct Functions<'s> {
     settings: &'s Settings,
     cost: Option<ProbeCost>,
+    /// Per target: its class's calibrated cost (the records' path).
+    costs: Vec<ProbeCost>,
     off: Option<String>,
     live: Option<Live>,
     reader: Option<Sampler<Live>>,
@@ -94,6 +99,7 @@ impl<'s> Functions<'s> {
             journal,
             settings,
             cost: None,
+            costs: Vec::new(),
             off: None,
             live: None,
             reader: None,
@@ -197,14 +203,33 @@ impl Facility for Functions<'_> {
             Ok(p) => p,
             Err(why) => return self.turn_off(why),
         };
-        match calibrate::calibrate(&pmu) {
-            Ok((cost, events)) => {
-                self.cost = Some(cost);
-                self.calibration = events;
-                Ok(())
+        // Each class of first instruction among the targets calibrated on its own.
+        let class_of: Vec<Class> = self
+            .settings
+            .targets
+            .iter()
+            .map(|t| Class::of_file(&t.file, t.offset))
+            .collect();
+        let mut by_class: BTreeMap<Class, ProbeCost> = BTreeMap::new();
+        for &class in &class_of {
+            if by_class.contains_key(&class) {
+                continue;
             }
-            Err(why) => self.turn_off(format!("function timing is off: {why}")),
+            match calibrate::calibrate(&pmu, class) {
+                Ok((cost, events)) => {
+                    by_class.insert(class, cost);
+                    self.calibration.extend(events);
+                }
+                Err(why) => return self.turn_off(format!("function timing is off: {why}")),
+            }
         }
+        self.costs = class_of.iter().map(|c| by_class[c]).collect();
+        // The sampling windows' hits: the commonest class's.
+        self.cost = by_class
+            .keys()
+            .max_by_key(|c| class_of.iter().filter(|k| k == c).count())
+            .map(|c| by_class[c]);
+        Ok(())
     }
 
     fn arm(&mut self, run: &mut Armed<'_>) -> Result<(), ArumError> {
@@ -245,7 +270,7 @@ impl Facility for Functions<'_> {
             opened,
             std::mem::take(&mut self.calibration),
             self.settings.policy,
-            cost,
+            (cost, std::mem::take(&mut self.costs)),
             open_task_clock(pid),
             // Only where the calibration could count a hit in the same cycles.
             cost.entry_user_cycles.and_then(|_| open_user_cycles(pid)),

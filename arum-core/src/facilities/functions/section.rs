@@ -1,8 +1,9 @@
 //! The report section of the functions facility, from what the reader gathered.
 
 use crate::facilities::functions::model::{
-    CallEstimate, DurationSummary, EstimateAxis, FunctionInterval, FunctionTiming, FunctionsReport,
-    Perturbation, ProbeCostInfo, ProcessHits, RecordStats, ThreadTiming, Throttled,
+    CallEstimate, ClassCostInfo, DurationSummary, EstimateAxis, FunctionInterval, FunctionTiming,
+    FunctionsReport, Perturbation, ProbeCostInfo, ProcessHits, RecordStats, TargetProbe,
+    ThreadTiming, Throttled,
 };
 use crate::perf::records::stats::Durations;
 
@@ -10,7 +11,6 @@ use super::calibrate::ProbeCost;
 use super::estimate::estimate;
 use super::live::{FunctionState, Live, Phase};
 use super::settings::Settings;
-use super::targets::Target;
 
 /// How a run's function timing ended.
 pub enum Outcome<'a> {
@@ -36,12 +36,12 @@ pub fn build(
     let mut functions = Vec::new();
     let mut hits_total = 0u64;
     let mut overhead_total = 0f64;
-    for (i, (target, st)) in live.targets.iter().zip(&live.state).enumerate() {
+    for (i, st) in live.state.iter().enumerate() {
         let hits = Hits::of(st);
-        let overhead = hits.overhead_ns(&live.cost);
+        let overhead = hits.overhead_ns(&live.costs[i]);
         hits_total += hits.count();
         overhead_total += overhead;
-        let mut timing = timing(settings, live, target, st, hits, overhead);
+        let mut timing = timing(settings, live, i, st, hits, overhead);
         timing.unfinished = open.iter().filter(|(f, _, _)| *f == i).count() as u64;
         functions.push(timing);
     }
@@ -68,7 +68,7 @@ pub fn build(
         estimate_axis: live.axis_kind(),
         engine: Some("perf".into()),
         engine_note: None,
-        classes: Vec::new(),
+        classes: classes(&live.costs),
         unrecorded: 0,
     }
 }
@@ -87,6 +87,23 @@ fn probe_cost_info(c: ProbeCost) -> ProbeCostInfo {
         calibration_calls: c.calls as u64,
         calibration_rounds: c.rounds as u64,
     }
+}
+
+/// The classes calibrated, each once, in class order.
+fn classes(costs: &[ProbeCost]) -> Vec<ClassCostInfo> {
+    let mut by_class: Vec<&ProbeCost> = costs.iter().collect();
+    by_class.sort_by_key(|c| c.class);
+    by_class.dedup_by_key(|c| c.class);
+    by_class
+        .into_iter()
+        .map(|c| ClassCostInfo {
+            class: c.class.name().to_string(),
+            pair_ns: c.pair_ns,
+            entry_ns: c.entry_ns,
+            inside_ns: c.inside_ns,
+            spread_ns: c.spread_ns,
+        })
+        .collect()
 }
 
 /// The section of a run whose functions were not timed.
@@ -135,18 +152,20 @@ impl Hits {
     }
 }
 
-/// One function's timing (its unfinished calls left at 0 for the caller).
+/// Function `index`'s timing (its unfinished calls left at 0 for the caller).
 fn timing(
     settings: &Settings,
     live: &Live,
-    target: &Target,
+    index: usize,
     st: &FunctionState,
     hits: Hits,
     overhead_ns: f64,
 ) -> FunctionTiming {
+    let cost = &live.costs[index];
     let too_short = st.inclusive.count > 0
-        && st.inclusive.mean_ns() < settings.policy.short_factor * live.cost.pair_ns;
+        && st.inclusive.mean_ns() < settings.policy.short_factor * cost.pair_ns;
     let (calls, calls_exact, estimate) = calls(live, st);
+    let target = &live.targets[index];
     FunctionTiming {
         name: target.name.clone(),
         symbol: target.symbol.clone(),
@@ -195,7 +214,11 @@ fn timing(
                 calls: n,
             })
             .collect(),
-        probe: None,
+        probe: Some(TargetProbe {
+            class: cost.class.name().to_string(),
+            pair_ns: cost.pair_ns,
+            entry_ns: cost.entry_ns,
+        }),
     }
 }
 

@@ -302,14 +302,11 @@ mod tests {
     #[test]
     fn bare_names_are_looked_up_in_the_program_and_unknown_ones_get_suggestions() {
         let exe = std::env::current_exe().unwrap();
-        let (t, notes) = resolve(&[Spec::parse("arum_probe_calibration_target")], &exe).unwrap();
+        let (t, notes) = resolve(&[Spec::parse("arum_probe_class_push")], &exe).unwrap();
         assert_eq!(t.len(), 1);
         assert!(notes.is_empty(), "{notes:?}");
-        let e = resolve(&[Spec::parse("arum_probe_calibration_targt")], &exe).unwrap_err();
-        assert!(
-            e.to_string().contains("arum_probe_calibration_target"),
-            "{e}"
-        );
+        let e = resolve(&[Spec::parse("arum_probe_class_psh")], &exe).unwrap_err();
+        assert!(e.to_string().contains("arum_probe_class_push"), "{e}");
         assert_eq!(e.exit_code(), 125);
     }
 

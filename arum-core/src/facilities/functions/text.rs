@@ -26,7 +26,12 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
     } else {
         let _ = writeln!(
             out,
-            "\nFunctions (uprobes counted in the kernel (BPF); probe cost by first instruction, a timed call / an entry hit:{}; calibrated on {}×{} calls each)",
+            "\nFunctions ({}; probe cost by first instruction, a timed call / an entry hit:{}; calibrated on {}×{} calls each)",
+            if f.engine.as_deref() == Some("bpf") {
+                "uprobes counted in the kernel (BPF)"
+            } else {
+                "uprobes, probe records"
+            },
             class_costs(f),
             c.calibration_rounds,
             c.calibration_calls

@@ -30,6 +30,8 @@ struct Frame<K> {
     children: u64,
     /// Probe costs of everything nested in this one.
     nested_cost: u64,
+    /// The probes' costs of this call.
+    costs: Costs,
 }
 
 /// What pairing found.
@@ -68,12 +70,18 @@ impl<K: Copy + Eq> Pairing<K> {
     }
 
     pub fn enter(&mut self, tid: u32, key: K, time: u64, sp: u64) {
+        self.enter_costing(tid, key, time, sp, self.costs);
+    }
+
+    /// An entry whose probes cost `costs` (a function's own, where they differ by function).
+    pub fn enter_costing(&mut self, tid: u32, key: K, time: u64, sp: u64, costs: Costs) {
         self.threads.entry(tid).or_default().push(Frame {
             key,
             start: time,
             sp,
             children: 0,
             nested_cost: 0,
+            costs,
         });
     }
 
@@ -95,7 +103,7 @@ impl<K: Copy + Eq> Pairing<K> {
         let mut unwound_cost = 0;
         while stack.len() > at + 1 {
             let f = stack.pop().expect("len > at + 1");
-            unwound_cost += self.costs.pair + f.nested_cost;
+            unwound_cost += f.costs.pair + f.nested_cost;
             out(Paired::Unwound {
                 key: f.key,
                 tid,
@@ -105,11 +113,11 @@ impl<K: Copy + Eq> Pairing<K> {
         let f = stack.pop().expect("found at `at`");
         let measured = time.saturating_sub(f.start);
         let nested = f.nested_cost + unwound_cost;
-        let inclusive = measured.saturating_sub(self.costs.inside + nested);
+        let inclusive = measured.saturating_sub(f.costs.inside + nested);
         let exclusive = inclusive.saturating_sub(f.children);
         if let Some(parent) = stack.last_mut() {
             parent.children += inclusive;
-            parent.nested_cost += self.costs.pair + nested;
+            parent.nested_cost += f.costs.pair + nested;
         }
         out(Paired::Call {
             key,
