@@ -26,7 +26,7 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
         Ok(cli) => cli,
         Err(e) => {
             let args: Vec<String> = std::env::args().skip(1).collect();
-            match cli::hint_for_stray_program(&args) {
+            match cli::hint(&args) {
                 Some(hint) if e.kind() == clap::error::ErrorKind::UnknownArgument => {
                     eprintln!("arum: {hint}");
                     std::process::exit(2)
@@ -51,7 +51,7 @@ fn dispatch(cli: Cli, started: Instant) -> Result<i32, ArumError> {
         Some(Command::Compare(args)) => series::compare::run(&args.into()),
         Some(Command::Merge(args)) => series::merge::run(&args.into()),
         Some(Command::Completions(args)) => completions::completions(&args),
-        Some(Command::Man) => completions::man(),
+        Some(Command::Man(args)) => completions::man(&args),
         Some(Command::Html(args)) => series::saved::run(&args.into()),
         Some(Command::Suite(args)) => suite::run(
             &args.file,

@@ -65,6 +65,25 @@ fn a_program_named_without_double_dash_gets_the_fix() {
         err,
         "arum: put the program after `--`: arum -- xz --version\n"
     );
+    // After an option and its value too; a subcommand is not taken for a program.
+    let (code, err) = stderr_of(&["-o", "/dev/null", "sleep", "1"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "arum: put the program after `--`: arum -o /dev/null -- sleep 1\n"
+    );
+    let (code, err) = stderr_of(&["hourglass", "-d", "-1s"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("write -d=-1s") && !err.contains("arum --"),
+        "{err}"
+    );
+    // The usage says where the program goes.
+    let (_, err) = stderr_of(&["--bogus", "--", "true"]);
+    assert!(
+        err.contains("Usage: arum [OPTIONS] -- CMD [ARGS]..."),
+        "{err}"
+    );
     let (code, err) = stderr_of(&["--launch", "FOO=1 env"]);
     assert_eq!(code, Some(125));
     assert!(

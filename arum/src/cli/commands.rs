@@ -148,6 +148,14 @@ pub struct SuiteArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct ManArgs {
+    /// The subcommand whose page to print (arum-SUBCOMMAND(1), as arum's page refers to it);
+    /// arum's own page without one.
+    #[arg(value_name = "SUBCOMMAND")]
+    pub subcommand: Option<String>,
+}
+
+#[derive(Debug, Args)]
 pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]

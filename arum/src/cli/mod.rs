@@ -4,11 +4,13 @@
 mod calibrate;
 mod commands;
 mod convert;
+mod hints;
 mod hourglass;
 mod run;
 mod series;
 
 pub use commands::*;
+pub use hints::hint;
 pub use run::*;
 pub use series::SeriesArgs;
 
@@ -27,12 +29,19 @@ Exit status:
 The report goes to stderr (or to --output FILE); the program's stdin, stdout and
 stderr are passed through untouched.";
 
+/// How arum is called: the program after `--`, or as one string.
+const USAGE: &str = "arum [OPTIONS] -- CMD [ARGS]...
+       arum [OPTIONS] --launch \"CMD ARGS\"
+       arum <SUBCOMMAND>";
+
 #[derive(Debug, Parser)]
 #[command(
     name = "arum",
     version = arum_core::version::VERSION,
     about = "ARUM, the Application Resource Usage Monitor: run a program and report its resource usage",
     after_help = EXIT_CODES_HELP,
+    // clap would write the program as `<--launch <"CMD ARGS">|CMD ARGS>`, hiding the `--`.
+    override_usage = USAGE,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true
 )]
@@ -65,7 +74,7 @@ const SUBCOMMANDS: &[&str] = &[
 /// (`benchmarks/parse-cost.sh` counts both parsers' instructions). A command line that uses a
 /// series option (`--env` among them) is refused here and parsed by the full parser.
 #[derive(Debug, Parser)]
-#[command(name = "arum")]
+#[command(name = "arum", override_usage = USAGE)]
 struct RunOnly {
     #[command(flatten)]
     run: RunArgs<NoSeries>,
@@ -115,8 +124,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     Completions(CompletionsArgs),
-    /// Print the man page (roff) to stdout.
-    Man,
+    /// Print the man page (roff) of arum, or of one subcommand, to stdout.
+    Man(ManArgs),
     /// A synthetic real-time application: map when its threads run, infer scheduling behaviour.
     Hourglass(hourglass::HourglassArgs),
     /// Measure this machine's OS and hardware costs (timer, calls, system calls, tasks, memory, TCP, files).
@@ -146,74 +155,6 @@ pub fn suite_options(
         Ok(_) => Err("a subcommand is not an option of a run".into()),
         Err(e) => Err(e.to_string().lines().next().unwrap_or("").to_string()),
     }
-}
-
-/// The usual mistake behind an argument clap does not know: the program named without `--`
-/// before it (`arum xz --version`). `args` are arum's arguments, without its own name.
-pub fn hint_for_stray_program(args: &[String]) -> Option<String> {
-    let first = args
-        .iter()
-        .take_while(|a| *a != "--")
-        .position(|a| !a.starts_with('-'))?;
-    // Option values (`-o FILE`) also do not start with '-': only a word after an option that
-    // takes no value, or the very first word, is taken for the program.
-    let before = &args[..first];
-    let takes_value = before.last().is_some_and(|o| {
-        !o.contains('=')
-            && [
-                "-o",
-                "--output",
-                "-l",
-                "--launch",
-                "-e",
-                "--events",
-                "--events-file",
-                "--format",
-                "--html",
-                "--cpu",
-                "--event-tables",
-                "--scope",
-                "-C",
-                "--cpus",
-                "-I",
-                "--interval",
-                "--backend",
-                "-r",
-                "--runs",
-                "-w",
-                "--warmup",
-                "--min-runs",
-                "--max-runs",
-                "--prepare",
-                "--setup",
-                "--cleanup",
-                "-D",
-                "--parameter-step-size",
-                "--env",
-                "--confidence",
-                "--export-json",
-                "--export-csv",
-                "--export-markdown",
-                "-F",
-                "--functions",
-                "--functions-file",
-                "--probe-budget",
-                "--task-begin",
-                "--task-end",
-            ]
-            .contains(&o.as_str())
-    });
-    if takes_value {
-        return None;
-    }
-    let program = shell_words::join(&args[first..]);
-    Some(format!(
-        "put the program after `--`: arum {}-- {program}",
-        before
-            .iter()
-            .map(|a| format!("{} ", shell_words::quote(a)))
-            .collect::<String>()
-    ))
 }
 
 #[cfg(test)]
@@ -276,21 +217,6 @@ mod tests {
         assert!(Cli::try_parse_from(["arum"]).is_err());
         assert!(Cli::try_parse_from(["arum", "info"]).is_ok());
         assert!(Cli::try_parse_from(["arum", "--launch", "x", "--", "y"]).is_err());
-    }
-
-    #[test]
-    fn a_program_without_double_dash_gets_a_hint() {
-        let words = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
-        assert_eq!(
-            hint_for_stray_program(&words("xz --version")).unwrap(),
-            "put the program after `--`: arum -- xz --version"
-        );
-        assert_eq!(
-            hint_for_stray_program(&words("--self-timing xz -9 f")).unwrap(),
-            "put the program after `--`: arum --self-timing -- xz -9 f"
-        );
-        assert_eq!(hint_for_stray_program(&words("-o out.json --bogus")), None);
-        assert_eq!(hint_for_stray_program(&words("--bogus -- xz")), None);
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! as a plot, and each function's threads and processes.
 
 use super::model::FunctionsReport;
-use crate::facilities::functions::model::{DurationSummary, FunctionTiming, ThrottleReason};
+use crate::facilities::functions::model::{
+    DurationSummary, FunctionTiming, ThrottleMode, ThrottleReason,
+};
 use crate::render::html::page::{facts, figure, item, para, section, table};
 use crate::render::html::plot::{self, Series};
 use arum_units::duration;
@@ -41,35 +43,66 @@ pub fn render(f: &FunctionsReport) -> String {
     section("functions", "Function timing (-F)", &body)
 }
 
-/// The probes' cost, the throttling, the records read and the overhead.
+/// The engine, the probes' cost, the throttling, the records read and the overhead.
 fn cost_facts(f: &FunctionsReport) -> String {
     let ns = |v: f64| duration::format_ns(v);
-    facts(&[
-        (
+    let mut rows = vec![(
+        "engine",
+        match f.engine.as_deref() {
+            Some("bpf") => "uprobes counted in the kernel (BPF)".to_string(),
+            _ => match &f.engine_note {
+                Some(note) => format!("probe records ({note})"),
+                None => "probe records".to_string(),
+            },
+        },
+    )];
+    if f.classes.is_empty() {
+        rows.push((
             "probe cost (entry and return)",
             format!(
                 "{} ± {}",
                 ns(f.probe_cost.pair_ns),
                 ns(f.probe_cost.spread_ns)
             ),
-        ),
-        ("throttling", format!("{:?}", f.policy.mode)),
-        (
+        ));
+    } else {
+        rows.push((
+            "probe cost by first instruction (timed call / entry hit)",
+            f.classes
+                .iter()
+                .map(|c| format!("{} {} / {}", c.class, ns(c.pair_ns), ns(c.entry_ns)))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ));
+    }
+    rows.push(("throttling", mode_words(f.policy.mode).to_string()));
+    if f.engine.as_deref() != Some("bpf") {
+        rows.push((
             "records",
             format!(
                 "{} ({} lost, {} ring buffers)",
                 f.records.records, f.records.lost, f.records.ring_buffers
             ),
+        ));
+    }
+    rows.push((
+        "probe overhead",
+        format!(
+            "{} ({:.2}% of the program's CPU time)",
+            ns(f.perturbation.overhead_ns as f64),
+            f.perturbation.percent_of_cpu
         ),
-        (
-            "probe overhead",
-            format!(
-                "{} ({:.2}% of the program's CPU time)",
-                ns(f.perturbation.overhead_ns as f64),
-                f.perturbation.percent_of_cpu
-            ),
-        ),
-    ])
+    ));
+    facts(&rows)
+}
+
+/// The throttling mode as the options that choose it.
+fn mode_words(mode: ThrottleMode) -> &'static str {
+    match mode {
+        ThrottleMode::Throttle => "functions too short or over the budget are throttled (default)",
+        ThrottleMode::ExactCounts => "every call counted (--exact-counts)",
+        ThrottleMode::NoThrottle => "every call timed (--no-throttle)",
+    }
 }
 
 /// The quantiles of each timed function's inclusive durations, one line each, on a log scale.
@@ -171,5 +204,52 @@ fn calls_note(x: &FunctionTiming) -> &'static str {
         (_, true) => "",
         (Some(e), false) if e.calls.is_some() => " (est.)",
         _ => " (at least)",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facilities::functions::model::{ClassCostInfo, ThrottlePolicy};
+
+    fn report(mode: ThrottleMode) -> FunctionsReport {
+        FunctionsReport {
+            off_reason: None,
+            probe_cost: Default::default(),
+            policy: ThrottlePolicy {
+                mode,
+                ..ThrottlePolicy::default()
+            },
+            functions: Vec::new(),
+            records: Default::default(),
+            perturbation: Default::default(),
+            interval_ms: None,
+            intervals: Vec::new(),
+            estimate_axis: Default::default(),
+            engine: Some("bpf".into()),
+            engine_note: None,
+            classes: vec![ClassCostInfo {
+                class: "push".into(),
+                pair_ns: 1900.0,
+                entry_ns: 850.0,
+                inside_ns: 700.0,
+                spread_ns: 50.0,
+            }],
+            unrecorded: 0,
+        }
+    }
+
+    #[test]
+    fn the_facts_speak_of_options_and_classes_not_of_rust_names() {
+        let html = cost_facts(&report(ThrottleMode::ExactCounts));
+        assert!(
+            html.contains("every call counted (--exact-counts)"),
+            "{html}"
+        );
+        assert!(!html.contains("ExactCounts"), "{html}");
+        assert!(html.contains("push 1.9 µs / 850 ns"), "{html}");
+        assert!(html.contains("in the kernel (BPF)"), "{html}");
+        // No ring buffers in the kernel engine.
+        assert!(!html.contains("ring buffers"), "{html}");
     }
 }
