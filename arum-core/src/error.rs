@@ -26,13 +26,13 @@ pub enum ArumError {
         source: nix::Error,
     },
 
-    #[error(
-        "cannot write the report to {path}: {source}; choose a writable path with -o/--output"
-    )]
+    #[error("cannot write {path}: {source}; choose a writable path with {option}")]
     Output {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+        /// The option that named the path, for the fix.
+        option: &'static str,
     },
 
     #[error("cannot read --events-file {path}: {source}; give a readable file with one event name per line")]

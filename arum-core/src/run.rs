@@ -4,7 +4,8 @@ use std::time::Instant;
 
 use crate::error::ArumError;
 use crate::measure::measure_once;
-use crate::report::{self, sink::Sink};
+use crate::report::sink::{self, Sink};
+use crate::report::{self};
 use crate::request::RunRequest;
 use crate::settings::Settings;
 
@@ -24,7 +25,7 @@ pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
     }
     if let Some(html) = html {
         if let Err(e) = html.write_report(&report::html::render(&report)) {
-            eprintln!("arum: {e}");
+            eprintln!("arum: {}", sink::failed("--html")(e));
         }
     }
     Ok(report.exit.status)
@@ -37,7 +38,7 @@ pub fn open_outputs(settings: &Settings) -> Result<(Sink, Option<Sink>), ArumErr
     let html = settings
         .html
         .as_deref()
-        .map(|p| Sink::open(Some(p)))
+        .map(|p| Sink::open(Some(p)).map_err(sink::failed("--html")))
         .transpose()?;
     Ok((sink, html))
 }

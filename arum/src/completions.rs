@@ -53,6 +53,7 @@ fn write_stdout(bytes: &[u8]) -> Result<i32, ArumError> {
         Err(e) => Err(ArumError::Output {
             path: "stdout".into(),
             source: e,
+            option: "a redirection of stdout",
         }),
     }
 }

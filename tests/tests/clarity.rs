@@ -145,3 +145,47 @@ fn info_json_has_plain_fields() {
     // Software events work wherever perf events do, as here.
     assert_eq!(v["backends"]["perf_software"]["usable"], true);
 }
+
+#[test]
+fn an_unwritable_path_is_named_with_the_option_that_gave_it() {
+    for (args, option) in [
+        (
+            vec!["-o", "/nonexistent/r.txt", "--", "true"],
+            "-o/--output",
+        ),
+        (
+            vec!["--html", "/nonexistent/r.html", "--", "true"],
+            "--html",
+        ),
+        (
+            vec![
+                "-r",
+                "2",
+                "--export-json",
+                "/nonexistent/r.json",
+                "--",
+                "true",
+            ],
+            "--export-json",
+        ),
+        (
+            vec![
+                "-r",
+                "2",
+                "--export-csv",
+                "/nonexistent/r.csv",
+                "--",
+                "true",
+            ],
+            "--export-csv",
+        ),
+    ] {
+        let (code, err) = stderr_of(&args);
+        assert_eq!(code, Some(125), "{args:?}: {err}");
+        assert!(
+            err.contains("/nonexistent/")
+                && err.ends_with(&format!("choose a writable path with {option}\n")),
+            "{args:?}: {err}"
+        );
+    }
+}

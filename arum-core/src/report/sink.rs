@@ -5,11 +5,17 @@ pub use arum_sink::{Sink, SinkError};
 
 use crate::error::ArumError;
 
+/// A file `option` named could not be written (the report's `-o/--output` unless said).
+pub fn failed(option: &'static str) -> impl Fn(SinkError) -> ArumError {
+    move |e| ArumError::Output {
+        path: e.path,
+        source: e.source,
+        option,
+    }
+}
+
 impl From<SinkError> for ArumError {
     fn from(e: SinkError) -> ArumError {
-        ArumError::Output {
-            path: e.path,
-            source: e.source,
-        }
+        failed("-o/--output")(e)
     }
 }

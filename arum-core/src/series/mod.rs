@@ -36,7 +36,7 @@ use crate::launch::Executable;
 use crate::measure::measure_once;
 use crate::report::metrics;
 use crate::report::model::Report;
-use crate::report::sink::Sink;
+use crate::report::sink::{self, Sink};
 use crate::request::Format;
 use crate::request::RunRequest;
 use crate::settings::{self as run_settings, Program, Settings};
@@ -154,7 +154,11 @@ pub fn run(run: &RunRequest, s: &SeriesSettings, started: Instant) -> Result<i32
     let export_sinks = s
         .exports
         .iter()
-        .map(|(p, f)| Sink::open(Some(p)).map(|sink| (sink, *f)))
+        .map(|(p, f)| {
+            Sink::open(Some(p))
+                .map(|sink| (sink, *f))
+                .map_err(sink::failed(f.option()))
+        })
         .collect::<Result<Vec<_>, _>>()?;
 
     if let Some(cmd) = &s.setup {
@@ -193,10 +197,12 @@ pub fn run(run: &RunRequest, s: &SeriesSettings, started: Instant) -> Result<i32
         eprintln!("arum: {e}");
     }
     for (sink, format) in export_sinks {
-        sink.write_report(&export::render(&set, format))?;
+        sink.write_report(&export::render(&set, format))
+            .map_err(sink::failed(format.option()))?;
     }
     if let Some(html) = html {
-        html.write_report(&crate::series::html::render(&set))?;
+        html.write_report(&crate::series::html::render(&set))
+            .map_err(sink::failed("--html"))?;
     }
     if let Some(Err(e)) = cleaned {
         return Err(e);

@@ -16,6 +16,17 @@ pub enum ExportFormat {
     Markdown,
 }
 
+impl ExportFormat {
+    /// The option that asks for an export in this format.
+    pub fn option(self) -> &'static str {
+        match self {
+            ExportFormat::Json => "--export-json",
+            ExportFormat::Csv => "--export-csv",
+            ExportFormat::Markdown => "--export-markdown",
+        }
+    }
+}
+
 pub fn render(set: &RunSet, format: ExportFormat) -> String {
     match format {
         ExportFormat::Json => json::render(set),
