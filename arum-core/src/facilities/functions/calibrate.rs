@@ -270,7 +270,7 @@ fn hit_cycles(bare: &[f64], entry: &[f64]) -> Option<HitCycles> {
 
 /// Per call of `class`'s function, what `clock` advanced in each round of CALLS calls;
 /// `between` runs after each round, untimed.
-fn rounds(class: Class, clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
+pub(super) fn rounds(class: Class, clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
     (0..ROUNDS)
         .map(|_| {
             let t = clock();

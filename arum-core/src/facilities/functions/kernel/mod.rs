@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use arum_bpf::functions::{Corrections, FunctionCounter, Site};
 use arum_bpf::{hist, Unavailable};
 
-use super::calibrate::{own_site, thread_cpu_ns, CALLS, ROUNDS};
+use super::calibrate::{self, own_site, thread_cpu_ns, CALLS};
 use super::classes::Class;
 use super::targets::Target;
 
@@ -157,15 +157,5 @@ fn rounds(class: Class) -> Vec<f64> {
         x = class.call(std::hint::black_box(x));
     }
     std::hint::black_box(x);
-    (0..ROUNDS)
-        .map(|_| {
-            let t = thread_cpu_ns();
-            let mut x = 0u64;
-            for _ in 0..CALLS {
-                x = class.call(std::hint::black_box(x));
-            }
-            std::hint::black_box(x);
-            thread_cpu_ns().saturating_sub(t) as f64 / CALLS as f64
-        })
-        .collect()
+    calibrate::rounds(class, thread_cpu_ns, || ())
 }
