@@ -8,10 +8,12 @@
 //! - `median_interval`: the distribution-free confidence interval of the median (binomial order
 //!   statistics);
 //! - `summary`: mean, median, sample standard deviation, min, max;
-//! - `confidence`: Student's t confidence interval of the mean at a chosen level;
+//! - `confidence`: the confidence interval of the mean at a chosen level (Student's t, or the
+//!   bootstrap where t would leave the values' support), and how each interval was computed;
 //! - `outliers`: modified z-scores on the median absolute deviation (Iglewicz and Hoaglin);
 //! - `welch`: Welch's unequal-variances t-test, the difference of two means and the ratio of
-//!   two means with their confidence intervals.
+//!   two means with their confidence intervals;
+//! - `fdr`: Benjamini-Hochberg adjusted p-values for a family of tests.
 //!
 //! The t distribution comes from `statrs`; nothing here hand-writes a special function.
 
@@ -19,6 +21,7 @@
 
 pub mod bucketed;
 pub mod confidence;
+pub mod fdr;
 pub mod median_interval;
 pub mod outliers;
 pub mod quantile;
@@ -26,7 +29,8 @@ pub mod summary;
 pub mod welch;
 
 pub use bucketed::{clamp_to_observed, histogram_quantile, quantile_of_buckets};
-pub use confidence::{mean_interval, Interval};
+pub use confidence::{mean_interval, Interval, Method};
+pub use fdr::benjamini_hochberg;
 pub use median_interval::{median_interval, median_interval_ranks, median_interval_sorted};
 pub use outliers::{modified_z_scores, outliers, OUTLIER_THRESHOLD};
 pub use quantile::{median, quantile, quantile_sorted};

@@ -51,6 +51,7 @@ pub fn median_interval_sorted(sorted: &[f64], level: f64) -> Option<Interval> {
         level,
         low: sorted[lo],
         high: sorted[hi],
+        method: crate::confidence::Method::OrderStatistics,
     })
 }
 

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::confidence::{t_critical, Interval};
+use crate::confidence::{t_critical, Interval, Method};
 use crate::summary::{mean, variance};
 
 /// Welch's t-test of `new` against `base`.
@@ -46,6 +46,7 @@ pub fn welch(base: &[f64], new: &[f64], level: f64) -> Option<Welch> {
                 level,
                 low: difference,
                 high: difference,
+                method: Method::StudentT,
             },
             t: if difference == 0.0 {
                 0.0
@@ -68,6 +69,7 @@ pub fn welch(base: &[f64], new: &[f64], level: f64) -> Option<Welch> {
             level,
             low: difference - half,
             high: difference + half,
+            method: Method::StudentT,
         },
         t,
         df,
@@ -82,9 +84,12 @@ pub struct Ratio {
     pub ci: Option<Interval>,
 }
 
-/// The ratio of the means. Its interval propagates both standard errors to first order (the
-/// delta method): se(r) = r * sqrt(se_new² / mean_new² + se_base² / mean_base²), with Welch's
-/// degrees of freedom. None when the base mean is 0.
+/// The ratio of the means, with Welch's degrees of freedom for its interval. Where both samples
+/// are ≥ 0 and both means > 0 (times, counts, sizes), the interval is on the log scale:
+/// se(ln r) = sqrt(se_new² / mean_new² + se_base² / mean_base²), and r·exp(±t·se) is positive as
+/// a ratio of such quantities is. Where a sample has negative values, the delta method on r
+/// itself: se(r) = |r|·se(ln r). When every new value is 0 (and none negative) the ratio is 0
+/// exactly. None when the base mean is 0.
 pub fn ratio_of_means(base: &[f64], new: &[f64], level: f64) -> Option<Ratio> {
     if base.is_empty() || new.is_empty() {
         return None;
@@ -94,29 +99,42 @@ pub fn ratio_of_means(base: &[f64], new: &[f64], level: f64) -> Option<Ratio> {
         return None;
     }
     let ratio = mn / mb;
+    let non_negative = base.iter().chain(new).all(|x| *x >= 0.0);
     let ci = welch(base, new, level).map(|w| {
         let (vb, vn) = (
             variance(base) / base.len() as f64,
             variance(new) / new.len() as f64,
         );
-        let rel = if mn == 0.0 {
-            // r = 0: only the new sample's spread is known, relative to the base.
-            (vn / (mb * mb)).sqrt()
-        } else {
-            ratio.abs() * (vn / (mn * mn) + vb / (mb * mb)).sqrt()
-        };
-        let half = if w.df.is_finite() && rel > 0.0 {
-            t_critical(level, w.df) * rel
-        } else {
-            0.0
-        };
-        Interval {
+        let interval = |low: f64, high: f64, method: Method| Interval {
             level,
-            low: ratio - half,
-            high: ratio + half,
+            low,
+            high,
+            method,
+        };
+        if mn == 0.0 {
+            // r = 0: only the new sample's spread is known, relative to the base.
+            let half = t_half(level, w.df, (vn / (mb * mb)).sqrt());
+            return interval(-half, half, Method::Delta);
+        }
+        let rel = (vn / (mn * mn) + vb / (mb * mb)).sqrt();
+        let half = t_half(level, w.df, rel);
+        if non_negative && mb > 0.0 && mn > 0.0 {
+            interval(ratio * (-half).exp(), ratio * half.exp(), Method::LogScale)
+        } else {
+            let half = ratio.abs() * half;
+            interval(ratio - half, ratio + half, Method::Delta)
         }
     });
     Some(Ratio { ratio, ci })
+}
+
+/// t·se, or 0 where the degrees of freedom are not finite (no spread at all) or se is 0.
+fn t_half(level: f64, df: f64, se: f64) -> f64 {
+    if df.is_finite() && se > 0.0 {
+        t_critical(level, df) * se
+    } else {
+        0.0
+    }
 }
 
 #[cfg(test)]
@@ -192,5 +210,38 @@ mod tests {
         let single = ratio_of_means(&[2.0], &[3.0], 0.9).unwrap();
         assert_eq!((single.ratio, single.ci), (1.5, None));
         assert!(ratio_of_means(&[0.0, 0.0], &[1.0, 1.0], 0.9).is_none());
+    }
+
+    // Two noisy samples of a count: the delta method on r gives a negative lower bound; the
+    // log-scale interval is positive, and ln of its ends is symmetric about ln r.
+    #[test]
+    fn a_noisy_ratio_of_counts_stays_positive() {
+        let base = [1.0, 3.0, 0.0, 2.0, 1.0];
+        let new = [0.0, 6.0, 1.0, 0.0, 5.0];
+        let r = ratio_of_means(&base, &new, 0.9).unwrap();
+        let ci = r.ci.unwrap();
+        assert_eq!(ci.method, Method::LogScale);
+        assert!(ci.low > 0.0 && ci.contains(r.ratio), "{ci:?}");
+        let (l, h, m) = (ci.low.ln(), ci.high.ln(), r.ratio.ln());
+        assert!(((m - l) - (h - m)).abs() < 1e-9);
+        // With a negative value the log scale does not apply.
+        let neg = ratio_of_means(&[-1.0, 3.0, 2.0], &[1.0, 2.0, 2.5], 0.9).unwrap();
+        assert_eq!(neg.ci.unwrap().method, Method::Delta);
+    }
+
+    proptest::proptest! {
+        // Any two samples of non-negative values with positive means: the ratio's interval is
+        // positive and covers the ratio.
+        #[test]
+        fn ratios_of_non_negative_samples_have_positive_bounds(
+            base in proptest::collection::vec(0.0f64..1e6, 2..30),
+            new in proptest::collection::vec(0.0f64..1e6, 2..30),
+        ) {
+            proptest::prop_assume!(mean(&base) > 0.0 && mean(&new) > 0.0);
+            let r = ratio_of_means(&base, &new, 0.9).unwrap();
+            let ci = r.ci.unwrap();
+            proptest::prop_assert!(ci.low > 0.0, "{:?}", ci);
+            proptest::prop_assert!(ci.low <= r.ratio * (1.0 + 1e-12) && r.ratio <= ci.high * (1.0 + 1e-12));
+        }
     }
 }

@@ -28,15 +28,17 @@ pub fn parse(text: &str) -> Result<f64, UnitError> {
 }
 
 /// Reads a confidence level as a fraction strictly between 0 and 1: `0.9`, or a percentage
-/// with its sign (`90%`, `95 %`). A bare number above 1 is refused rather than guessed at: the
-/// error suggests `90%` or `0.9`.
+/// with its sign (`90%`, `95 %`), or a bare percentage from 50 to below 100 (`99.9`): no level
+/// is a fraction above 1, and nobody asks for less than 50%. A bare number from 1 to 50 is
+/// refused rather than guessed at (`1.5` might mean 1.5% or 0.015): the error suggests both.
 pub fn parse_level(text: &str) -> Result<f64, UnitError> {
     let t = text.trim();
     let parts = number::split(t).map_err(|p| p.explain(t, "0.9 or 90%"))?;
     let v = parts.number.to_f64();
     let level = match parts.unit {
         "%" => parts.number.to_f64_shifted(-2),
-        "" if v > 1.0 && v < 100.0 => {
+        "" if (50.0..100.0).contains(&v) => parts.number.to_f64_shifted(-2),
+        "" if v > 1.0 && v < 50.0 => {
             let n = parts.number.text();
             return Err(UnitError::new(format!(
                 "{t:?} is not a level between 0 and 1: write {n}% or {} for {n} percent",
@@ -70,6 +72,20 @@ pub fn format_fraction(f: f64) -> String {
         "-".into()
     }
 }
+
+/// A confidence level for people, as precise as it was given: `0.9` → `90%`, `0.975` →
+/// `97.5%`, `0.999` → `99.9%` (never rounded up to `100%`).
+pub fn format_level(level: f64) -> String {
+    if level.is_finite() {
+        format!("{}%", significant_shifted(level, 2, LEVEL_DIGITS))
+    } else {
+        "-".into()
+    }
+}
+
+/// Digits of a level: enough for any level a person types (99.9999%), few enough that the
+/// binary fraction's tail (0.975 · 100 = 97.50000000000001) is not shown.
+const LEVEL_DIGITS: usize = 12;
 
 /// A percentage for people, four significant digits then `%`: `89.6%`, `2%`; NaN and
 /// infinities are `-`.
@@ -113,10 +129,13 @@ mod tests {
         assert_eq!(parse_level("90%"), Ok(0.9));
         assert_eq!(parse_level("95 %"), Ok(0.95));
         assert_eq!(parse_level(" 99.9% "), Ok(0.999));
+        assert_eq!(parse_level("90"), Ok(0.9));
+        assert_eq!(parse_level("99.9"), Ok(0.999));
+        assert_eq!(parse_level("50"), Ok(0.5));
         let err = |t: &str| parse_level(t).unwrap_err().message().to_owned();
         assert_eq!(
-            err("90"),
-            "\"90\" is not a level between 0 and 1: write 90% or 0.9 for 90 percent"
+            err("1.5"),
+            "\"1.5\" is not a level between 0 and 1: write 1.5% or 0.015 for 1.5 percent"
         );
         assert!(err("1").contains("strictly between 0 and 1"));
         assert!(err("0").contains("strictly between 0 and 1"));
@@ -135,6 +154,11 @@ mod tests {
         assert_eq!(format_fraction(-0.05), "-5%");
         assert_eq!(format_fraction(f64::NAN), "-");
         assert_eq!(format_fraction(f64::INFINITY), "-");
+        assert_eq!(format_level(0.9), "90%");
+        assert_eq!(format_level(0.975), "97.5%");
+        assert_eq!(format_level(0.999), "99.9%");
+        assert_eq!(format_level(0.9999), "99.99%");
+        assert_eq!(format_level(0.015), "1.5%");
         assert_eq!(format_percent(2.0), "2%");
         assert_eq!(format_percent(33.33333), "33.33%");
         assert_eq!(format_percent(1234.5), "1235%");

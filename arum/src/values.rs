@@ -99,7 +99,8 @@ mod tests {
         assert!(percent("0").is_err() && percent("101").is_err());
         assert_eq!(confidence_level("0.9"), Ok(0.9));
         assert_eq!(confidence_level("95%"), Ok(0.95));
-        assert!(confidence_level("99").unwrap_err().contains("99%"));
+        assert_eq!(confidence_level("99"), Ok(0.99));
+        assert!(confidence_level("1.5").unwrap_err().contains("1.5%"));
         assert!(confidence_level("100%").is_err());
         assert!(confidence_level("0").is_err());
         assert!(confidence_level("x").is_err());

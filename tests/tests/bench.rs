@@ -240,11 +240,14 @@ fn compare_flags_a_program_made_20_percent_slower_and_gates_on_it() {
 fn two_identical_configurations_are_not_flagged() {
     let dir = temp_dir();
     let json = dir.path().join("same.json");
+    let html = dir.path().join("same.html");
     let burn = helper("burn");
     // Interleaved (A B A B ...), so drift in the machine's load reaches both alike.
     let out = arum()
         .args(["-r", "8", "--compare", "-o", "/dev/null", "--export-json"])
         .arg(&json)
+        .arg("--html")
+        .arg(&html)
         .args(["--", &burn, "0.1", ":::", &burn, "0.1"])
         .output()
         .unwrap();
@@ -278,9 +281,55 @@ fn two_identical_configurations_are_not_flagged() {
         (0.95..1.05).contains(&ratio),
         "the same work: ratio {ratio}"
     );
-    // The series' own comparison is in the export too.
+    // The series' own comparison is in the export too, over the headline metrics, each with
+    // its p adjusted for the family; the HTML page gives each metric the verdict the text does.
     let set = read_runs(&json);
     assert_eq!(set.comparisons.len(), 1);
+    let page = std::fs::read_to_string(&html).unwrap();
+    let (_, compared) = page
+        .split_once("Comparisons with the first benchmark")
+        .expect("the page compares the two");
+    for m in &set.comparisons[0].metrics {
+        assert!(
+            arum_core::report::metrics::headline(&m.metric),
+            "{}",
+            m.metric
+        );
+        let (p, q) = (m.p_value.unwrap(), m.p_adjusted.unwrap());
+        assert!(q >= p && q <= 1.0, "{}: p {p}, adjusted {q}", m.metric);
+        assert_eq!(m.significant, Some(q < 0.1));
+        let row = compared
+            .split("<tr>")
+            .find(|r| r.contains(&format!(">{}<", m.metric)))
+            .unwrap_or_else(|| panic!("no HTML row for {}", m.metric));
+        let verdict = arum_core::series::compare::cells::verdict(m);
+        assert!(row.contains(&format!(">{verdict}<")), "{verdict} in {row}");
+    }
+}
+
+#[test]
+fn levels_are_read_as_given_and_printed_as_given() {
+    for (given, shown) in [
+        ("99.9", "99.9% CI"),
+        ("0.975", "97.5% CI"),
+        ("80%", "80% CI"),
+    ] {
+        let out = arum()
+            .args(["-r", "2", "--confidence", given, "--", "true"])
+            .output()
+            .unwrap();
+        ok(&out);
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert!(text.contains(shown), "{given}: {text}");
+    }
+    // 1.5 could be 1.5% or 0.015: refused with both spellings.
+    let out = arum()
+        .args(["-r", "2", "--confidence", "1.5", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("1.5%") && text.contains("0.015"), "{text}");
 }
 
 #[test]

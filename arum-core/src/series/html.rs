@@ -7,6 +7,7 @@ use arum_units::Unit;
 use crate::render::html::page::{self, esc, figure, item, list, para, section, table};
 use crate::render::html::plot::{self, Series};
 use crate::report::metrics;
+use crate::series::compare::cells;
 use crate::series::result::{Benchmark, RunSet};
 use crate::series::samples::Samples;
 
@@ -22,10 +23,10 @@ pub fn render(set: &RunSet) -> String {
     let runs: usize = set.benchmarks.iter().map(|b| b.runs.len()).sum();
     let lead = para(&format!(
         "{} benchmark(s), {runs} measured run(s) ({} warm-up run(s) each not recorded); \
-         intervals at {:.0}% confidence.{}",
+         intervals at {} confidence.{}",
         set.benchmarks.len(),
         set.warmup_runs,
-        set.confidence_level * 100.0,
+        arum_units::percent::format_level(set.confidence_level),
         set.stopped_early
             .as_ref()
             .map_or(String::new(), |s| format!(" Stopped early: {s}."))
@@ -58,9 +59,8 @@ fn benchmarks(set: &RunSet) -> Option<String> {
                     u.format(s.std_dev),
                     u.format(s.min),
                     u.format(s.max),
-                    s.ci.as_ref().map_or(String::new(), |ci| {
-                        format!("{} – {}", u.format(ci.low), u.format(ci.high))
-                    }),
+                    s.ci.as_ref()
+                        .map_or(String::new(), |ci| cells::interval(u, ci)),
                     m.outlier_runs.len().to_string(),
                 ]
             })
@@ -112,11 +112,9 @@ fn overview(set: &RunSet) -> String {
                         .iter()
                         .find(|m| m.metric == h)
                         .map_or(String::new(), |m| match &m.stats.ci {
-                            Some(ci) => format!(
-                                "{} ± {}",
-                                u.format(m.stats.mean),
-                                u.format((ci.high - ci.low) / 2.0)
-                            ),
+                            Some(ci) => {
+                                format!("{} [{}]", u.format(m.stats.mean), cells::interval(u, ci))
+                            }
                             None => u.format(m.stats.mean),
                         }),
                 );
@@ -307,7 +305,6 @@ fn comparisons(set: &RunSet) -> Option<String> {
         let rows: Vec<Vec<String>> = c
             .metrics
             .iter()
-            .filter(|m| metrics::shown(&m.metric, false))
             .map(|m| {
                 let u = metrics::unit_of(&m.metric);
                 vec![
@@ -315,11 +312,10 @@ fn comparisons(set: &RunSet) -> Option<String> {
                     u.format(m.base_mean),
                     u.format(m.new_mean),
                     m.percent().map_or(String::new(), |p| format!("{p:+.2}%")),
-                    m.ratio_ci.as_ref().map_or(String::new(), |ci| {
-                        format!("{:.4} – {:.4}", ci.low, ci.high)
-                    }),
-                    m.p_value.map_or(String::new(), |p| format!("{p:.4}")),
-                    format!("{:?}", m.change).to_lowercase(),
+                    cells::ratio(m),
+                    cells::p(m.p_value),
+                    cells::p(m.p_adjusted),
+                    cells::verdict(m),
                 ]
             })
             .collect();
@@ -330,9 +326,16 @@ fn comparisons(set: &RunSet) -> Option<String> {
             c.base,
             c.base_runs,
             if c.tested {
-                ", Welch's t-test"
+                let family = c.metrics.iter().filter(|m| m.p_value.is_some()).count();
+                format!(
+                    ". {}",
+                    cells::legend(
+                        &arum_units::percent::format_level(c.confidence_level),
+                        family
+                    )
+                )
             } else {
-                "; too few runs to test significance"
+                "; too few runs to test significance".into()
             }
         ));
         inner.push_str(&table(
@@ -341,8 +344,9 @@ fn comparisons(set: &RunSet) -> Option<String> {
                 "base mean",
                 "new mean",
                 "change",
-                "ratio interval",
+                "ratio [interval]",
                 "p",
+                "p adj.",
                 "verdict",
             ],
             &rows,
@@ -363,17 +367,16 @@ fn outliers(set: &RunSet) -> Option<String> {
         .flat_map(|b| {
             b.outliers.iter().map(move |o| {
                 format!(
-                    "{}: run {} stood out in {}; {}",
+                    "{}: run {} stood out in wall time; {}",
                     b.label,
                     o.run,
-                    o.metrics.join(", "),
                     o.notes.join("; ")
                 )
             })
         })
         .collect();
     let body = if lines.is_empty() {
-        para("No run stood out.")
+        para("No run stood out in wall time.")
     } else {
         list("notes warn", &lines)
     };

@@ -211,7 +211,7 @@ pub fn run(run: &RunRequest, s: &SeriesSettings, started: Instant) -> Result<i32
 }
 
 /// The series as plain data: every benchmark's runs and statistics, and each benchmark
-/// compared with the first.
+/// compared with the first on the headline metrics (`arum compare --all` compares the rest).
 pub fn run_set(
     planned: &[Planned],
     runs: Vec<Vec<result::Run>>,
@@ -246,7 +246,7 @@ pub fn run_set(
                 (&benchmarks[0].label, &samples[0]),
                 (&benchmarks[i].label, &samples[i]),
                 level,
-                &|name| metrics::shown(name, false),
+                &metrics::headline,
             )
         })
         .collect();

@@ -38,7 +38,8 @@ pub struct Benchmark {
     pub runs: Vec<Run>,
     /// Statistics of every metric over the runs, in the report's order.
     pub metrics: Vec<MetricSummary>,
-    /// Runs that stood out in some metric, with what the machine was doing then.
+    /// Runs that stood out in wall time, with what the machine was doing then (each metric's
+    /// outlier runs are in `metrics`).
     #[serde(default)]
     pub outliers: Vec<OutlierRun>,
 }
@@ -69,7 +70,7 @@ pub struct MetricSummary {
     pub outlier_runs: Vec<u64>,
 }
 
-/// A run that was an outlier in at least one metric.
+/// A run that was an outlier in wall time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OutlierRun {
     pub run: u64,

@@ -5,11 +5,10 @@ use std::fmt::Write;
 
 use arum_grid::Grid;
 
-use super::result::{Benchmark, RunSet};
+use super::result::{Benchmark, MetricSummary, RunSet};
+use super::summary::PRIMARY;
 use crate::report::metrics;
-
-/// Metric names listed in one outlier line before "and N more".
-const OUTLIER_METRICS_LISTED: usize = 4;
+use crate::series::compare::cells;
 
 pub fn render(set: &RunSet, self_timing: bool) -> String {
     let mut out = String::new();
@@ -55,12 +54,12 @@ fn heading(out: &mut String, set: &RunSet, i: usize, b: &Benchmark) {
 
 /// Every shown metric that was not always zero: its statistics and number of outlier runs.
 fn metrics_table(set: &RunSet, b: &Benchmark, self_timing: bool) -> Grid {
-    let pct = set.confidence_level * 100.0;
+    let pct = arum_units::percent::format_level(set.confidence_level);
     let mut t = Grid::new();
     t.push_record([
         "metric".to_string(),
         "mean ± σ".into(),
-        format!("{pct:.0}% CI of the mean"),
+        format!("{pct} CI of the mean"),
         "median".into(),
         "min … max".into(),
         "outliers".into(),
@@ -74,9 +73,7 @@ fn metrics_table(set: &RunSet, b: &Benchmark, self_timing: bool) -> Grid {
         t.push_record([
             m.metric.clone(),
             format!("{} ± {}", u.format(s.mean), u.format(s.std_dev)),
-            s.ci.map_or("-".into(), |c| {
-                format!("{} … {}", u.format(c.low), u.format(c.high))
-            }),
+            s.ci.map_or("-".into(), |c| cells::interval(u, &c)),
             u.format(s.median),
             format!("{} … {}", u.format(s.min), u.format(s.max)),
             if m.outlier_runs.is_empty() {
@@ -89,28 +86,38 @@ fn metrics_table(set: &RunSet, b: &Benchmark, self_timing: bool) -> Grid {
     t.align_right(1..6)
 }
 
-/// A line per outlier run: the metrics it is an outlier in, and what the machine was doing.
+/// A line per run that is an outlier in wall time, with what the machine was doing; one line for
+/// the outliers of the other metrics a person reads.
 fn outliers(out: &mut String, b: &Benchmark) {
     for o in &b.outliers {
-        let listed: Vec<&str> = o
-            .metrics
-            .iter()
-            .take(OUTLIER_METRICS_LISTED)
-            .map(String::as_str)
-            .collect();
-        let more = o.metrics.len().saturating_sub(OUTLIER_METRICS_LISTED);
         let _ = writeln!(
             out,
-            "  Warning: run {} is an outlier (modified z-score above {}) in {}{}: {}",
+            "  Warning: run {} is an outlier in wall time (modified z-score above {}): {}",
             o.run,
             arum_stats::OUTLIER_THRESHOLD,
-            listed.join(", "),
-            if more > 0 {
-                format!(" and {more} more")
-            } else {
-                String::new()
-            },
             o.notes.join("; ")
+        );
+    }
+    let others: Vec<&MetricSummary> = b
+        .metrics
+        .iter()
+        .filter(|m| m.metric != PRIMARY && metrics::shown(&m.metric, false))
+        .filter(|m| !m.outlier_runs.is_empty())
+        .collect();
+    if !others.is_empty() {
+        let mut runs: Vec<u64> = others.iter().flat_map(|m| m.outlier_runs.clone()).collect();
+        runs.sort_unstable();
+        runs.dedup();
+        let _ = writeln!(
+            out,
+            "  other metrics: {} of {} have outlier runs ({} run{} in all; the table's last column)",
+            others.len(),
+            b.metrics
+                .iter()
+                .filter(|m| metrics::shown(&m.metric, false))
+                .count(),
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" },
         );
     }
 }

@@ -56,7 +56,8 @@ pub struct CompareArgs {
     #[arg(short, long = "metric", value_name = "NAME")]
     pub metrics: Vec<String>,
 
-    /// Also compare per-CPU breakdowns and arum's own timing.
+    /// Compare every metric (faults, switches, per-CPU breakdowns, samplers, arum's own
+    /// timing), not only the headline ones: time, CPU, memory and what was asked for.
     #[arg(long)]
     pub all: bool,
 

@@ -43,6 +43,10 @@ struct Args {
     mib: usize,
     #[arg(long, default_value_t = 4_000_000)]
     steps: u64,
+    /// Seed of the order of configurations in each round (default: a random one, printed in
+    /// the tables so that a run can be repeated in the same order).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Write the Markdown here (default: stdout).
     #[arg(long)]
     out: Option<PathBuf>,
@@ -233,11 +237,20 @@ fn main() {
     let configs = configs();
     let load_before = loadavg();
 
-    // Tables 1 and 2: every configuration once per trial, interleaved; one warm-up round first.
+    // Every round runs each configuration once, in an order shuffled anew for each round: in a
+    // fixed order, a configuration would always follow the same one (warm caches, a page cache
+    // just filled) and drift within a round would fall on the same configurations.
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let mut rng = fastrand::Rng::with_seed(seed);
+
+    // Tables 1 and 2: one warm-up round first.
     let mut setup: Vec<Vec<SetupTrial>> = vec![Vec::new(); configs.len()];
-    for trial in 0..=args.setup_trials {
-        for (i, c) in configs.iter().enumerate() {
-            let t = setup_trial(&args, &ev, c, dir.path(), &stamp);
+    for (trial, order) in rounds(&mut rng, configs.len(), args.setup_trials + 1)
+        .into_iter()
+        .enumerate()
+    {
+        for i in order {
+            let t = setup_trial(&args, &ev, &configs[i], dir.path(), &stamp);
             if trial > 0 {
                 setup[i].push(t);
             }
@@ -252,9 +265,10 @@ fn main() {
         args.steps.to_string(),
     ];
     let mut chase: Vec<Vec<f64>> = vec![Vec::new(); configs.len()];
-    for _ in 0..args.trials {
-        for (i, c) in configs.iter().enumerate() {
-            let (_, out, _) = timed(command(&args, &ev, c, &dir.path().join("report"), &program));
+    for order in rounds(&mut rng, configs.len(), args.trials) {
+        for i in order {
+            let report = dir.path().join("report");
+            let (_, out, _) = timed(command(&args, &ev, &configs[i], &report, &program));
             let ns: f64 = out.trim().parse().expect("pchase prints its elapsed ns");
             chase[i].push(ns / 1e9);
         }
@@ -278,6 +292,7 @@ fn main() {
         trials: args.trials,
         setup_trials: args.setup_trials,
         level: args.confidence,
+        seed,
         pchase: format!(
             "{} threads, {} MiB each, {} loads each",
             args.threads, args.mib, args.steps
@@ -288,6 +303,17 @@ fn main() {
         Some(p) => std::fs::write(p, md).expect("writing the tables"),
         None => print!("{md}"),
     }
+}
+
+/// The order of `n` configurations in each of `count` rounds: each a permutation, shuffled anew.
+fn rounds(rng: &mut fastrand::Rng, n: usize, count: usize) -> Vec<Vec<usize>> {
+    (0..count)
+        .map(|_| {
+            let mut order: Vec<usize> = (0..n).collect();
+            rng.shuffle(&mut order);
+            order
+        })
+        .collect()
 }
 
 fn configs_view(c: &[Config]) -> Vec<(tables::Who, usize)> {
@@ -341,5 +367,26 @@ fn shell_quote(s: &str) -> String {
         s.to_string()
     } else {
         format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Every round runs each configuration once; the orders vary between rounds (15 rounds of 15
+    // configurations: all alike has probability (1/15!)^14), and a seed repeats them.
+    #[test]
+    fn each_round_is_a_permutation_in_its_own_order() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let r = rounds(&mut rng, 15, 15);
+        for order in &r {
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..15).collect::<Vec<_>>());
+        }
+        assert!(r.windows(2).any(|w| w[0] != w[1]));
+        assert!(r.iter().any(|o| o[0] != r[0][0]));
+        assert_eq!(rounds(&mut fastrand::Rng::with_seed(7), 15, 15), r);
     }
 }

@@ -20,6 +20,8 @@ pub struct Facts {
     pub trials: usize,
     pub setup_trials: usize,
     pub level: f64,
+    /// Seed of the shuffled order of each round.
+    pub seed: u64,
     pub pchase: String,
 }
 
@@ -51,10 +53,33 @@ fn mean_ci(xs: &[f64], level: f64, decimals: usize) -> String {
     match Summary::of(xs, level) {
         Some(s) => match s.ci {
             Some(ci) => format!(
-                "{:.*} [{:.*}, {:.*}]",
-                decimals, s.mean, decimals, ci.low, decimals, ci.high
+                "{:.*} [{:.*}, {:.*}]{}",
+                decimals,
+                s.mean,
+                decimals,
+                ci.low,
+                decimals,
+                ci.high,
+                if ci.method == arum_stats::Method::Bootstrap {
+                    " boot"
+                } else {
+                    ""
+                }
             ),
             None => format!("{:.*}", decimals, s.mean),
+        },
+        None => "-".into(),
+    }
+}
+
+/// A cost measured as a difference (a tool's time less a bare launch's): single differences may
+/// be negative, the cost itself is not, so the interval of its mean is cut at 0 — the true
+/// value lies in [0, ∞), and the cut set covers it at least as often as the whole interval.
+fn cost_ci(xs: &[f64], level: f64) -> String {
+    match Summary::of(xs, level) {
+        Some(s) => match s.ci {
+            Some(ci) if ci.low < 0.0 => format!("{:.0} [≥0, {:.0}]", s.mean, ci.high),
+            _ => mean_ci(xs, level, 0),
         },
         None => "-".into(),
     }
@@ -106,8 +131,11 @@ fn preamble(out: &mut String, f: &Facts) {
          - machine: {}, {} CPUs, Linux {}; load average {} before, {} after\n\
          - {}; {}\n\
          - events for 1-4 per CPU: arum `{}`, perf stat `{}`{}\n\
-         - every interval is the {pct:.0}% confidence interval of the mean (Student's t); tests are \
-         Welch's t-test at {pct:.0}%; trials of all configurations are interleaved\n",
+         - every interval is the {pct:.0}% confidence interval of the mean (Student's t; `boot`: \
+         the bootstrap, where t would reach below 0 for values that are all ≥ 0; a cost measured \
+         as a difference from a bare launch is ≥ 0, so its interval is cut at 0, marked `≥0`); tests are \
+         Welch's t-test at {pct:.0}%; each round runs every configuration once, in an order \
+         shuffled for each round (`--seed {}` repeats it)\n",
         f.command,
         f.cpu,
         f.cpus,
@@ -122,7 +150,8 @@ fn preamble(out: &mut String, f: &Facts) {
             ""
         } else {
             " (software events: this machine has no usable PMU, hardware events fail with ENOENT)"
-        }
+        },
+        f.seed
     );
 }
 
@@ -200,10 +229,10 @@ fn phase_table(
     });
     let arum_outside = format!("arum, seen from outside: {}, less a bare launch", t.outside);
     row(out, &arum_outside, |k| {
-        mean_ci(&outside(Who::Arum, k), f.level, 0)
+        cost_ci(&outside(Who::Arum, k), f.level)
     });
     row(out, "perf stat, seen from outside, the same way", |k| {
-        mean_ci(&outside(Who::Perf, k), f.level, 0)
+        cost_ci(&outside(Who::Perf, k), f.level)
     });
     row(out, "original ARUM (2008) phase 1", |k| {
         t.paper[0][k].into()

@@ -58,6 +58,39 @@ pub fn shown(name: &str, self_timing: bool) -> bool {
     !name.contains(".per_cpu[")
 }
 
+/// Whether a metric is one a user reads first and a comparison tests by default: the time, CPU
+/// and memory of the run, and what the user asked to measure (each counter's and derived
+/// metric's total, each probed function's calls and mean, each syscall's calls and mean, the ALMT
+/// views' task count and mean). The rest (faults, switches, breakdowns, samplers' facts, the
+/// ambient machine) is compared on request: each extra test is one more chance of a false
+/// finding.
+pub fn headline(name: &str) -> bool {
+    const EXACT: [&str; 7] = [
+        "usage.wall_ns",
+        "usage.user_ns",
+        "usage.system_ns",
+        "usage.peak_memory.peak_rss_bytes",
+        "tasks.totals.cpu_ns",
+        "views.tasks.tasks",
+        "views.tasks.duration.mean_ns",
+    ];
+    // (prefix of a per-item list, the item's field after its `[...]`)
+    const PER_ITEM: [(&str, &str); 6] = [
+        ("counters.events[", ".total_scaled"),
+        ("counters.metrics[", ".value"),
+        ("functions.functions[", ".calls"),
+        ("functions.functions[", ".inclusive.mean_ns"),
+        ("syscalls.calls[", ".calls"),
+        ("syscalls.calls[", ".mean_ns"),
+    ];
+    EXACT.contains(&name)
+        || PER_ITEM.iter().any(|(list, field)| {
+            name.strip_prefix(list)
+                .and_then(|rest| rest.rsplit_once(']'))
+                .is_some_and(|(item, tail)| !item.contains('[') && tail == *field)
+        })
+}
+
 /// The metric of `names` that `wanted` names: the full name, or a unique tail of it after a dot
 /// (`wall_ns` for `usage.wall_ns`), or the short names `wall`, `user`, `sys`, `memory`.
 pub fn resolve<'a>(wanted: &str, names: &[&'a str]) -> Result<&'a str, String> {
@@ -93,6 +126,46 @@ mod tests {
     fn fixture() -> Report {
         let text = include_str!("../../../tests/fixtures/report.json");
         serde_json::from_str(text).expect("the fixture parses")
+    }
+
+    // Every headline pattern names a declared metric: a renamed field must not silently leave
+    // the default comparison.
+    #[test]
+    fn headline_metrics_are_declared_and_few() {
+        let r: Report =
+            serde_json::from_str(include_str!("../../../tests/fixtures/full.json")).unwrap();
+        let all = of_report(&r);
+        let heads: Vec<&str> = all
+            .iter()
+            .map(|m| m.name.as_str())
+            .filter(|n| headline(n))
+            .collect();
+        for want in [
+            "usage.wall_ns",
+            "usage.user_ns",
+            "usage.peak_memory.peak_rss_bytes",
+        ] {
+            assert!(heads.contains(&want), "{want} in {heads:?}");
+        }
+        for prefix in [
+            "counters.events[",
+            "functions.functions[",
+            "syscalls.calls[",
+        ] {
+            assert!(heads.iter().any(|h| h.starts_with(prefix)), "{prefix}");
+        }
+        assert!(heads.iter().all(|h| kind_of(h).is_some()));
+        assert!(!heads
+            .iter()
+            .any(|h| h.contains("per_cpu[") || h.contains(".exclusive.")));
+        assert!(!headline("usage.involuntary_context_switches"));
+        assert!(!headline("views.overview.rate[3]"));
+        assert!(
+            heads.len() * 4 < all.len(),
+            "{} of {}",
+            heads.len(),
+            all.len()
+        );
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! Two sets of runs compared metric by metric: difference and ratio of the means with their
-//! confidence intervals, Welch's t-test, and which way the change goes.
+//! confidence intervals, Welch's t-test, and which way the change goes. The metrics of one
+//! comparison are one family of tests: their p-values are adjusted together (Benjamini-Hochberg),
+//! and a change is significant only by its adjusted p, so that comparing many metrics does not
+//! manufacture findings.
 
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +41,11 @@ pub struct MetricComparison {
     pub ratio_ci: Option<Interval>,
     /// Welch's two-sided p-value (none with fewer than two runs on a side).
     pub p_value: Option<f64>,
-    /// Significant at the confidence level (none when it could not be tested).
+    /// The p-value adjusted for the number of metrics compared (Benjamini-Hochberg); what
+    /// significance is judged by.
+    #[serde(default)]
+    pub p_adjusted: Option<f64>,
+    /// Significant at the confidence level by the adjusted p (none when it could not be tested).
     pub significant: Option<bool>,
     pub change: Change,
 }
@@ -61,9 +68,10 @@ impl MetricComparison {
         self.ratio.map(|r| (r - 1.0) * 100.0)
     }
 
-    /// `*` significant at the chosen level, `**` also at 99%, `***` also at 99.9%.
+    /// `*` significant at the chosen level, `**` also at 99%, `***` also at 99.9% (by the
+    /// adjusted p).
     pub fn marks(&self) -> &'static str {
-        match (self.significant, self.p_value) {
+        match (self.significant, self.p_adjusted.or(self.p_value)) {
             (Some(true), Some(p)) if p < 0.001 => "***",
             (Some(true), Some(p)) if p < 0.01 => "**",
             (Some(true), _) => "*",
@@ -73,7 +81,7 @@ impl MetricComparison {
 }
 
 /// Compares every metric both sides have and `wanted` accepts; metrics that are 0 on both sides
-/// are left out.
+/// are left out. The tested ones are one family for the adjustment of their p-values.
 pub fn compare(
     base: (&str, &Samples),
     new: (&str, &Samples),
@@ -116,10 +124,12 @@ pub fn compare(
             ratio: ratio.map(|r| r.ratio),
             ratio_ci: ratio.and_then(|r| r.ci),
             p_value: welch.map(|w| w.p_value),
-            significant: welch.map(|w| w.significant()),
+            p_adjusted: None,
+            significant: None,
             change,
         });
     }
+    adjust(&mut out, level);
     Comparison {
         base: base.0.to_string(),
         new: new.0.to_string(),
@@ -128,5 +138,63 @@ pub fn compare(
         confidence_level: level,
         tested: b.runs() >= 2 && n.runs() >= 2,
         metrics: out,
+    }
+}
+
+/// Adjusts the p-values of the tested metrics as one family and judges each by its adjusted p.
+fn adjust(metrics: &mut [MetricComparison], level: f64) {
+    let tested: Vec<usize> = (0..metrics.len())
+        .filter(|&i| metrics[i].p_value.is_some())
+        .collect();
+    let raw: Vec<f64> = tested.iter().filter_map(|&i| metrics[i].p_value).collect();
+    for (&i, q) in tested.iter().zip(arum_stats::benjamini_hochberg(&raw)) {
+        metrics[i].p_adjusted = Some(q);
+        metrics[i].significant = Some(q < 1.0 - level);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::Report;
+    use crate::report::testing::report;
+
+    fn samples(walls: &[u64], switches: &[u64]) -> Samples {
+        let reports: Vec<Report> = walls
+            .iter()
+            .zip(switches)
+            .map(|(&w, &s)| {
+                let mut r = report(w, 0);
+                r.usage.user_ns = w / 2;
+                r.usage.system_ns = w / 4;
+                r.usage.minor_faults = w / 10;
+                r.usage.involuntary_context_switches = s;
+                r
+            })
+            .collect();
+        Samples::of(reports.iter().enumerate().map(|(i, r)| (i as u64, r)))
+    }
+
+    // Five metrics, four unchanged: the switches' raw p (0.03) is below 0.1, but adjusted for
+    // the five tests (0.15) it is not, so no change is declared.
+    #[test]
+    fn a_lone_small_p_among_many_metrics_is_not_a_finding() {
+        let walls = [100, 102, 98, 101, 99];
+        let base = samples(&walls, &[0, 1, 0, 1, 0]);
+        let new = samples(&walls, &[1, 2, 1, 1, 2]);
+        let c = compare(("a", &base), ("b", &new), 0.9, &|_| true);
+        let sw = c
+            .metrics
+            .iter()
+            .find(|m| m.metric == "usage.involuntary_context_switches")
+            .unwrap();
+        let (p, q) = (sw.p_value.unwrap(), sw.p_adjusted.unwrap());
+        assert!(p < 0.1 && q >= 0.1, "p {p}, adjusted {q}");
+        assert_eq!(sw.significant, Some(false));
+        assert_eq!(c.metrics.iter().filter(|m| m.p_value.is_some()).count(), 5);
+        // Compared alone, the same change is significant.
+        let alone = compare(("a", &base), ("b", &new), 0.9, &|n| n.ends_with("switches"));
+        assert_eq!(alone.metrics[0].significant, Some(true));
+        assert_eq!(alone.metrics[0].p_adjusted, alone.metrics[0].p_value);
     }
 }

@@ -95,7 +95,8 @@ pub fn judge(gate: &Gate, c: &Comparison) -> GateResult {
         0.0
     };
     let beyond = worse_by > gate.percent;
-    match (m.significant, m.p_value) {
+    // Several gates are one family: each is judged by its adjusted p.
+    match (m.significant, m.p_adjusted.or(m.p_value)) {
         (Some(sig), Some(p)) => {
             let failed = beyond && sig;
             let why = if m.change != Change::Worse {
@@ -104,13 +105,13 @@ pub fn judge(gate: &Gate, c: &Comparison) -> GateResult {
                 format!("{worse_by:.2}% worse, within {}%", gate.percent)
             } else if !sig {
                 format!(
-                    "{worse_by:.2}% worse but not significant at {:.0}% (p = {p:.3})",
-                    c.confidence_level * 100.0
+                    "{worse_by:.2}% worse but not significant at {} (adjusted p = {p:.3})",
+                    arum_units::percent::format_level(c.confidence_level)
                 )
             } else {
                 format!(
-                    "{worse_by:.2}% worse, significant at {:.0}% (p = {p:.2e}), beyond {}%",
-                    c.confidence_level * 100.0,
+                    "{worse_by:.2}% worse, significant at {} (adjusted p = {p:.2e}), beyond {}%",
+                    arum_units::percent::format_level(c.confidence_level),
                     gate.percent
                 )
             };

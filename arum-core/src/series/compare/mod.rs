@@ -2,6 +2,7 @@
 //! Welch's t-test, and `--fail-if-worse` gates for CI.
 
 pub mod analysis;
+pub mod cells;
 pub mod gate;
 pub mod input;
 pub mod text;
@@ -31,7 +32,8 @@ pub struct CompareRequest {
     /// or wall, user, sys, memory); repeatable.
     pub metrics: Vec<String>,
 
-    /// Also compare per-CPU breakdowns and arum's own timing.
+    /// Compare every metric, not only the headline ones (time, CPU, memory and what was asked
+    /// to be measured).
     pub all: bool,
 
     /// Exit with status 1 when METRIC is significantly worse by more than PCT percent
@@ -95,7 +97,7 @@ pub fn run(args: &CompareRequest) -> Result<i32, ArumError> {
         .collect::<Result<_, _>>()?;
     let wanted = |name: &str| {
         if chosen.is_empty() {
-            args.all || metrics::shown(name, false)
+            args.all || metrics::headline(name)
         } else {
             chosen.iter().any(|c| c == name)
         }

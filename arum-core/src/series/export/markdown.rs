@@ -7,17 +7,18 @@ use arum_units::Unit;
 
 use crate::report::metrics;
 use crate::series::compare::analysis::Comparison;
+use crate::series::compare::cells;
 use crate::series::result::{Benchmark, MetricSummary, RunSet};
 
 pub fn render(set: &RunSet) -> String {
     let mut out = String::new();
-    let pct = set.confidence_level * 100.0;
-    wall_times(&mut out, set, pct);
+    let pct = arum_units::percent::format_level(set.confidence_level);
+    wall_times(&mut out, set, &pct);
     for b in &set.benchmarks {
-        metrics_table(&mut out, b, pct);
+        metrics_table(&mut out, b, &pct);
     }
     for c in &set.comparisons {
-        comparison_table(&mut out, c, pct);
+        comparison_table(&mut out, c, &pct);
     }
     out
 }
@@ -28,7 +29,7 @@ fn wall(b: &Benchmark) -> Option<&MetricSummary> {
 }
 
 /// Every command's wall time, and its mean relative to the fastest command's (hyperfine's table).
-fn wall_times(out: &mut String, set: &RunSet, pct: f64) {
+fn wall_times(out: &mut String, set: &RunSet, pct: &str) {
     let fastest = set
         .benchmarks
         .iter()
@@ -36,7 +37,7 @@ fn wall_times(out: &mut String, set: &RunSet, pct: f64) {
         .fold(f64::INFINITY, f64::min);
     let _ = writeln!(
         out,
-        "| Command | Runs | Wall mean ± σ | {pct:.0}% CI | Min | Max | Relative |\n|:---|---:|---:|---:|---:|---:|---:|"
+        "| Command | Runs | Wall mean ± σ | {pct} CI | Min | Max | Relative |\n|:---|---:|---:|---:|---:|---:|---:|"
     );
     for b in &set.benchmarks {
         let Some(w) = wall(b) else { continue };
@@ -49,11 +50,7 @@ fn wall_times(out: &mut String, set: &RunSet, pct: f64) {
             s.n,
             t.format(s.mean),
             t.format(s.std_dev),
-            s.ci.map_or("-".into(), |c| format!(
-                "{} … {}",
-                t.format(c.low),
-                t.format(c.high)
-            )),
+            s.ci.map_or("-".into(), |c| cells::interval(t, &c)),
             t.format(s.min),
             t.format(s.max),
             s.mean / fastest
@@ -62,11 +59,11 @@ fn wall_times(out: &mut String, set: &RunSet, pct: f64) {
 }
 
 /// A command's shown metrics that were not always zero.
-fn metrics_table(out: &mut String, b: &Benchmark, pct: f64) {
+fn metrics_table(out: &mut String, b: &Benchmark, pct: &str) {
     let _ = writeln!(out, "\n### `{}`\n", escape(&b.label));
     let _ = writeln!(
         out,
-        "| Metric | Mean ± σ | {pct:.0}% CI | Median | Min | Max | Outlier runs |\n|:---|---:|---:|---:|---:|---:|---:|"
+        "| Metric | Mean ± σ | {pct} CI | Median | Min | Max | Outlier runs |\n|:---|---:|---:|---:|---:|---:|---:|"
     );
     for m in &b.metrics {
         let s = &m.stats;
@@ -80,11 +77,7 @@ fn metrics_table(out: &mut String, b: &Benchmark, pct: f64) {
             escape(&m.metric),
             u.format(s.mean),
             u.format(s.std_dev),
-            s.ci.map_or("-".into(), |c| format!(
-                "{} … {}",
-                u.format(c.low),
-                u.format(c.high)
-            )),
+            s.ci.map_or("-".into(), |c| cells::interval(u, &c)),
             u.format(s.median),
             u.format(s.min),
             u.format(s.max),
@@ -98,10 +91,10 @@ fn metrics_table(out: &mut String, b: &Benchmark, pct: f64) {
 }
 
 /// One comparison of a command against the base: every metric's change, ratio and p-value.
-fn comparison_table(out: &mut String, c: &Comparison, pct: f64) {
+fn comparison_table(out: &mut String, c: &Comparison, pct: &str) {
     let _ = writeln!(
         out,
-        "\n### `{}` against `{}`\n\n| Metric | Base | New | Change | Ratio [{pct:.0}% CI] | p (Welch) | |\n|:---|---:|---:|---:|---:|---:|:---|",
+        "\n### `{}` against `{}`\n\n| Metric | Base | New | Change | Ratio [{pct} CI] | p (Welch) | p adj. (BH) | |\n|:---|---:|---:|---:|---:|---:|---:|:---|",
         escape(&c.new),
         escape(&c.base)
     );
@@ -109,18 +102,15 @@ fn comparison_table(out: &mut String, c: &Comparison, pct: f64) {
         let u = metrics::unit_of(&m.metric);
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             escape(&m.metric),
             u.format(m.base_mean),
             u.format(m.new_mean),
             m.percent().map_or("-".into(), |p| format!("{p:+.2}%")),
-            match (m.ratio, m.ratio_ci) {
-                (Some(r), Some(ci)) => format!("{r:.3} [{:.3}, {:.3}]", ci.low, ci.high),
-                (Some(r), None) => format!("{r:.3}"),
-                _ => "-".into(),
-            },
-            m.p_value.map_or("-".into(), |p| format!("{p:.3}")),
-            m.marks()
+            cells::ratio(m),
+            cells::p(m.p_value),
+            cells::p(m.p_adjusted),
+            cells::verdict(m)
         );
     }
 }
