@@ -529,6 +529,55 @@ fn rank_reports_are_named_by_pattern_and_merge_into_rows_and_totals() {
 }
 
 #[test]
+fn merge_refuses_a_run_given_twice_and_names_failed_ranks() {
+    let dir = temp_dir();
+    let files: Vec<_> = (0..2)
+        .map(|r| dir.path().join(format!("r{r}.json")))
+        .collect();
+    for (rank, code) in [(0, "0"), (1, "3")] {
+        let out = as_rank(&mut arum(), rank)
+            .args(["--format", "json", "-o"])
+            .arg(&files[rank as usize])
+            .args(["--", "sh", "-c", &format!("exit {code}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code.parse().unwrap()));
+    }
+    // One report twice, by name and as a copy: refused, naming both.
+    let copy = dir.path().join("copy.json");
+    std::fs::copy(&files[0], &copy).unwrap();
+    for twice in [&files[0], &copy] {
+        let out = arum()
+            .arg("merge")
+            .arg(&files[0])
+            .arg(twice)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(125));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("the same run as") && err.contains("r0.json"),
+            "{err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    // The failed rank is named with how it ended.
+    let out = arum()
+        .args(["merge", "--format", "json"])
+        .args(&files)
+        .output()
+        .unwrap();
+    ok(&out);
+    let m: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let notes = m["notes"].to_string();
+    assert!(
+        notes.contains("rank 1 failed: exited with status 3"),
+        "{notes}"
+    );
+    assert!(!notes.contains("rank 0 failed"), "{notes}");
+}
+
+#[test]
 fn an_unknown_output_pattern_is_a_usage_error() {
     let out = arum()
         .args(["-o", "run-%q.json", "--", "true"])

@@ -38,6 +38,7 @@ pub fn run(args: &MergeRequest) -> Result<i32, ArumError> {
         .iter()
         .map(|p| read(p).map(|r| (p.display().to_string(), r)))
         .collect::<Result<Vec<_>, _>>()?;
+    refuse_duplicates(&args.files, &reports)?;
     let merged = model::merge(&reports);
     let rendered = match args.format {
         MergeFormat::Text => text::render(&merged, args.all),
@@ -50,6 +51,27 @@ pub fn run(args: &MergeRequest) -> Result<i32, ArumError> {
     };
     sink.write_report(&rendered)?;
     Ok(0)
+}
+
+/// The same run given twice (one file named twice, or a copy) would count its rank twice in
+/// every total: a run is its host and its start time to the nanosecond.
+fn refuse_duplicates(files: &[PathBuf], reports: &[(String, Report)]) -> Result<(), ArumError> {
+    for (j, (_, b)) in reports.iter().enumerate() {
+        let same = |a: &Report| {
+            a.metadata.host == b.metadata.host
+                && a.metadata.start_time_unix_ns == b.metadata.start_time_unix_ns
+        };
+        if let Some((first, _)) = reports[..j].iter().find(|(_, a)| same(a)) {
+            return Err(ArumError::Input {
+                path: files[j].clone(),
+                why: format!(
+                    "the same run as {first} (host {}, started {}); give each rank's report once",
+                    b.metadata.host, b.metadata.start_time_utc
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn read(path: &PathBuf) -> Result<Report, ArumError> {

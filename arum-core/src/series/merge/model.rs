@@ -77,6 +77,7 @@ pub fn merge(reports: &[(String, Report)]) -> Merged {
     if let Some(n) = size {
         notes.extend(missing_ranks(n, &ranked));
     }
+    notes.extend(failed_ranks(&ranked));
     let mut commands: Vec<&Vec<String>> = ranked.iter().map(|(_, _, r)| &r.command.argv).collect();
     commands.dedup();
     if commands.len() > 1 {
@@ -156,6 +157,16 @@ fn missing_ranks(n: u32, ranked: &[Ranked<'_>]) -> Option<String> {
             missing.join(", ")
         )
     })
+}
+
+/// A note per rank whose program failed (non-zero status or a signal): its totals are in the
+/// merge, but a failed rank's times are rarely comparable with the others'.
+fn failed_ranks(ranked: &[Ranked<'_>]) -> Vec<String> {
+    ranked
+        .iter()
+        .filter(|(_, _, r)| r.exit.status != 0)
+        .map(|(rank, file, r)| format!("rank {rank} failed: {} ({file})", r.exit.describe()))
+        .collect()
 }
 
 fn rank_row(rank: u32, file: &str, r: &Report) -> RankRow {
