@@ -22,6 +22,7 @@ pub mod clock;
 pub mod context;
 mod error;
 pub mod groups;
+mod leftovers;
 pub mod machine;
 pub mod model;
 pub mod output;
@@ -58,6 +59,21 @@ pub fn run(request: &Request) -> Result<i32, Error> {
     }
     let plan = Plan::new(request)?;
     let destinations = Destinations::open(request)?;
+    let parent = request.dir.clone().unwrap_or_else(std::env::temp_dir);
+    let stale = leftovers::remove_stale(&parent);
+    if !stale.is_empty() {
+        eprintln!(
+            "arum calibrate: removed {} scratch file(s) left by calibrations that were killed: {}",
+            stale.len(),
+            stale
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    // Before the scratch exists and before any thread: a stop removes what this run writes.
+    let _cleanup = leftovers::Guard::install(vec![parent]);
     let scratch = prepare::Scratch::new(request.dir.as_deref())?;
     let settings = prepare::settings(request, scratch.dir());
 

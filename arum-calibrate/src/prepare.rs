@@ -109,7 +109,7 @@ impl Scratch {
             }
             None => {
                 let temp = tempfile::Builder::new()
-                    .prefix("arum-calibrate-")
+                    .prefix(&crate::leftovers::name(""))
                     .tempdir()
                     .map_err(Error::TempDir)?;
                 Ok(Scratch {

@@ -50,7 +50,7 @@ pub fn image(status: u8) -> Vec<u8> {
 
 /// Writes the program (exiting 0) into `dir` and returns its path.
 pub fn write_into(dir: &Path) -> io::Result<PathBuf> {
-    let path = dir.join("arum-calibrate-exit0");
+    let path = dir.join(crate::leftovers::name("exit0"));
     write_program(&path, 0)?;
     Ok(path)
 }

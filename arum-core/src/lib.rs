@@ -36,6 +36,7 @@ pub mod fields;
 pub mod header;
 pub mod info;
 pub mod launch;
+pub mod leftovers;
 pub mod list;
 pub mod measure;
 pub mod perf;

@@ -34,6 +34,13 @@ fn facilities<'a>(s: &'a Settings) -> Vec<Box<dyn Running + 'a>> {
 pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     let mut warnings = Warnings::new(settings.echo_warnings);
     warnings.extend_quietly(&settings.warnings);
+    let cleaned = crate::leftovers::clean();
+    if !cleaned.is_empty() {
+        warnings.add(format!(
+            "removed what an arum that was killed left behind: {}",
+            cleaned.join("; ")
+        ));
+    }
     let mut facilities = facilities(settings);
 
     let ballast = test_ballast();

@@ -626,3 +626,74 @@ fn nix_uname() -> (String, String) {
         it.next().unwrap_or("").into(),
     )
 }
+
+/// `arum calibrate --quick --only files` in `dir` (as `--dir`, or as TMPDIR for its own scratch
+/// directory), stopped by SIGTERM as soon as its first scratch name shows in `dir`.
+fn stopped_when_writing(
+    dir: &std::path::Path,
+    as_tmpdir: bool,
+) -> (std::process::ExitStatus, String) {
+    use std::os::unix::process::ExitStatusExt;
+    let mut cmd = arum();
+    cmd.args(["calibrate", "--quick", "--only", "files", "-o", "/dev/null"]);
+    if as_tmpdir {
+        cmd.env("TMPDIR", dir);
+    } else {
+        cmd.arg("--dir").arg(dir);
+    }
+    let mut child = cmd
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("arum runs");
+    let own = format!("arum-calibrate-{}-", child.id());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with(&own))
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no scratch file in 60 s"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "ended before writing");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(15), "{:?}", out.status);
+    (
+        out.status,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_stopped_or_killed_calibration_leaves_nothing_behind() {
+    let _serial = serial();
+    for as_tmpdir in [false, true] {
+        let tmp = temp_dir();
+        // What a calibration killed by SIGKILL left: its pid (above pid_max) runs no more.
+        let dead = tmp.path().join(format!("arum-calibrate-{}-reads", 1 << 23));
+        std::fs::write(&dead, b"x").unwrap();
+        let (_, stderr) = stopped_when_writing(tmp.path(), as_tmpdir);
+        assert!(!dead.exists(), "the dead run's file stays");
+        assert_eq!(
+            stderr
+                .matches("left by calibrations that were killed")
+                .count(),
+            1,
+            "{stderr}"
+        );
+        let left: Vec<String> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(left.is_empty(), "left after SIGTERM: {left:?}");
+    }
+}

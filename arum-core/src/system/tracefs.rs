@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use rustix::mount::{FsMountFlags, FsOpenFlags, MountAttrFlags};
 
 /// Where tracefs is usually mounted, in the order tried.
-const USUAL: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+pub const USUAL: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 
 /// How tracefs was reached.
 pub struct Tracefs {

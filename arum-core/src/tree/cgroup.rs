@@ -22,7 +22,6 @@ impl TreeCgroup {
     /// writable cgroup v2 hierarchy (the tree is then found by walking /proc).
     pub fn create() -> Option<Self> {
         let parent = own_cgroup_dir()?;
-        remove_stale(&parent);
         let dir = parent.join(format!("{PREFIX}{}", std::process::id()));
         // A group with our own pid was left by a dead arum that had this pid before us.
         remove(&dir, &parent);
@@ -79,7 +78,7 @@ const EMPTYING_ROUNDS: u32 = 10;
 
 /// Empties `dir` into `parent` (processes the program left behind, such as daemons, go back to
 /// arum's own group) and removes it. Whether it is gone.
-fn remove(dir: &Path, parent: &Path) -> bool {
+pub(crate) fn remove(dir: &Path, parent: &Path) -> bool {
     for _ in 0..EMPTYING_ROUNDS {
         if fs::remove_dir(dir).is_ok() || !dir.exists() {
             return true;
@@ -92,28 +91,6 @@ fn remove(dir: &Path, parent: &Path) -> bool {
         }
     }
     false
-}
-
-/// Removes the groups that an arum killed before it could clean up left beside ours (their
-/// owner, the pid in the name, is gone).
-fn remove_stale(parent: &Path) {
-    let Ok(entries) = fs::read_dir(parent) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let name = e.file_name();
-        let Some(owner) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix(PREFIX))
-            .and_then(|p| p.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let gone = nix::sys::signal::kill(Pid::from_raw(owner), None) == Err(nix::Error::ESRCH);
-        if gone {
-            remove(&e.path(), parent);
-        }
-    }
 }
 
 /// Whether a group made beside arum's own would have the memory controller (and so
@@ -145,8 +122,21 @@ fn read_proc_file(path: &str) -> std::io::Result<String> {
 }
 
 /// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the
-/// hierarchy-0 (unified) line of /proc/self/cgroup.
-fn own_cgroup_dir() -> Option<PathBuf> {
+/// hierarchy-0 (unified) line of /proc/self/cgroup. The usual mount points (systemd's unified
+/// and hybrid layouts) are checked by their file system's magic number first; the mount table
+/// (hundreds of lines to parse) only if neither is cgroup2.
+pub(crate) fn own_cgroup_dir() -> Option<PathBuf> {
+    const USUAL: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
+    let is_v2 = |p: &&&str| {
+        nix::sys::statfs::statfs(**p)
+            .is_ok_and(|s| s.filesystem_type() == nix::sys::statfs::CGROUP2_SUPER_MAGIC)
+    };
+    if let Some(mount) = USUAL.iter().find(is_v2) {
+        let text = read_proc_file("/proc/self/cgroup").ok()?;
+        let rel = text.lines().find_map(|l| l.strip_prefix("0::"))?;
+        let dir = Path::new(mount).join(rel.trim().trim_start_matches('/'));
+        return dir.is_dir().then_some(dir);
+    }
     let me = procfs::process::Process::myself().ok()?;
     let mount = me
         .mountinfo()

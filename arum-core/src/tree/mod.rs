@@ -4,7 +4,7 @@
 //! elsewhere, the tree is found in /proc from the launched process down: each thread's list of
 //! children, or, where the kernel keeps none, every process's parent link.
 
-mod cgroup;
+pub(crate) mod cgroup;
 
 use std::fs::File;
 use std::os::fd::BorrowedFd;

@@ -105,7 +105,7 @@ fn write_files(
 ) -> Result<Vec<File>, String> {
     let mut files: Vec<File> = Vec::new();
     for i in 0..readers {
-        let path = dir.join(format!("arum-calibrate-reader-{i}"));
+        let path = dir.join(crate::leftovers::name(&format!("reader-{i}")));
         cleanup.push(RemoveOnDrop(path.clone()));
         match write_file(&path, bytes as usize) {
             Ok(f) => files.push(f),

@@ -58,7 +58,7 @@ fn run(ctx: &mut Context, sink: &mut Sink) {
         );
         return;
     }
-    let path = dir.join("arum-calibrate-reads");
+    let path = dir.join(crate::leftovers::name("reads"));
     let _cleanup = RemoveOnDrop(path.clone());
     let file = match write_file(&path, max as usize) {
         Ok(f) => f,

@@ -73,7 +73,7 @@ fn major(ctx: &mut Context) -> Result<Measurement, String> {
     let pages = if ctx.quick() { 4096 } else { 16384 };
     let dir = ctx.settings.dir.clone();
     let fs = fs_type(&dir);
-    let path = dir.join("arum-calibrate-major-faults");
+    let path = dir.join(crate::leftovers::name("major-faults"));
     let file = write_file(&path, pages * page).map_err(|e| {
         format!(
             "cannot write {}: {e}; choose a writable --dir",

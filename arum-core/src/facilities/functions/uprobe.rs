@@ -224,15 +224,14 @@ pub struct TraceFs {
 }
 
 impl TraceFs {
-    /// Finds tracefs and removes the definitions of arum runs that are gone.
+    /// Finds tracefs (the definitions of arum runs that are gone were removed at the start of
+    /// the run, by `crate::leftovers`).
     pub fn open() -> Result<TraceFs, String> {
-        let fs = TraceFs {
+        Ok(TraceFs {
             fs: Tracefs::open("uprobe_events")?,
             group: format!("arum_{}", std::process::id()),
             defined: Vec::new(),
-        };
-        fs.remove_stale();
-        Ok(fs)
+        })
     }
 
     fn write(&self, line: &str) -> std::io::Result<()> {
@@ -276,25 +275,6 @@ impl TraceFs {
         id.trim()
             .parse()
             .map_err(|_| format!("bad id {id:?} of uprobe {}/{name}", self.group))
-    }
-
-    /// Groups `arum_<pid>` whose arum is not running any more.
-    fn remove_stale(&self) {
-        let Ok(dir) = std::fs::read_dir(self.fs.path("events")) else {
-            return;
-        };
-        for group in dir.filter_map(|e| e.ok()?.file_name().into_string().ok()) {
-            let Some(pid) = group
-                .strip_prefix("arum_")
-                .and_then(|p| p.parse::<i32>().ok())
-            else {
-                continue;
-            };
-            if std::path::Path::new(&format!("/proc/{pid}")).exists() {
-                continue;
-            }
-            let _ = self.write(&format!("-:{group}/"));
-        }
     }
 }
 

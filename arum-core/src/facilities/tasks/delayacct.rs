@@ -3,7 +3,8 @@
 //! arum only turns it on when asked (`--enable-delayacct`, root), and puts it back as it was
 //! when the run ends: on every return path (Drop), and from a handler of the signals that would
 //! otherwise end arum before that (the handler restores the setting, then lets the signal do
-//! what it would have done).
+//! what it would have done). SIGKILL cannot be caught: while the setting is on, a marker in
+//! arum's own cgroup (`crate::leftovers`) records it, and the next arum puts it back.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
@@ -46,6 +47,20 @@ pub fn is_on() -> Option<bool> {
 /// Delay accounting turned on for the run; dropping it turns it back off.
 pub struct Enabled {
     handlers: Vec<(Signal, SigAction)>,
+    /// The record that a SIGKILL'd arum left the setting on, for the next arum to undo.
+    marker: Option<crate::leftovers::Marker>,
+}
+
+impl Enabled {
+    /// Whether a later arum would put the setting back if this one were killed by SIGKILL.
+    pub fn marked(&self) -> bool {
+        self.marker.is_some()
+    }
+}
+
+/// Turns delay accounting off (what a killed arum that had turned it on could not do).
+pub fn turn_off() -> std::io::Result<()> {
+    std::fs::write(SYSCTL, "0")
 }
 
 impl Enabled {
@@ -64,7 +79,9 @@ impl Enabled {
         // Armed before the write, so a signal between the two still restores.
         ARMED.store(true, Ordering::SeqCst);
         let handlers = install_handlers();
-        let guard = Enabled { handlers };
+        // The marker before the write: no moment when the setting is on and unrecorded.
+        let marker = crate::leftovers::mark(crate::leftovers::DELAYACCT);
+        let guard = Enabled { handlers, marker };
         std::fs::write(SYSCTL, "1").map_err(|e| {
             format!("cannot turn on kernel.task_delayacct: {e}; --enable-delayacct needs root")
         })?;
@@ -75,6 +92,7 @@ impl Enabled {
 impl Drop for Enabled {
     fn drop(&mut self) {
         restore();
+        // The setting is back: the marker goes (the field's own drop, after this).
         for (sig, old) in &self.handlers {
             // SAFETY: `old` was returned by the kernel for this signal when the handler was
             // installed.

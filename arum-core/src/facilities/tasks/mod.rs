@@ -15,7 +15,7 @@
 //! tasks that lived between two samples are missing.
 
 mod assemble;
-mod delayacct;
+pub(crate) mod delayacct;
 pub mod html;
 pub mod model;
 mod sample;
@@ -112,6 +112,12 @@ impl Facility for Tasks<'_> {
             match delayacct::Enabled::turn_on() {
                 Ok(guard) => {
                     self.delays.enabled_for_run = guard.is_some();
+                    if guard.as_ref().is_some_and(|g| !g.marked()) {
+                        self.limits.push(
+                            "kernel.task_delayacct stays on if arum is killed by SIGKILL:                              arum has no writable cgroup v2 group to record the change in for                              the next run to undo"
+                                .into(),
+                        );
+                    }
                     self.delayacct = guard;
                 }
                 Err(why) => return Err(ArumError::DelayAccounting(why)),
