@@ -17,6 +17,9 @@ struct Info {
     microarchitecture: Option<String>,
     /// Counters as CPUID reports them (absent when the CPU, or a VM, hides them).
     pmu: Option<arum_events::cpu::PmuFacts>,
+    /// General counters of this model as its event table lists them (what `arum list` shows).
+    #[serde(default)]
+    table_counters: Option<u32>,
     online_cpus: Vec<u32>,
     permissions: Permissions,
     device: Device,
@@ -84,6 +87,10 @@ pub enum InfoFormat {
 
 pub fn run(format: InfoFormat) -> Result<i32, ArumError> {
     let meta = system::metadata(std::time::SystemTime::now());
+    let table = arum_events::table::TableSource::new(None)
+        .for_cpu(&meta.cpu)
+        .ok()
+        .flatten();
     let device_open = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -96,11 +103,8 @@ pub fn run(format: InfoFormat) -> Result<i32, ArumError> {
         kernel_version: meta.kernel_version,
         arch: meta.arch,
         cpu_key: meta.cpu.key(),
-        microarchitecture: arum_events::table::TableSource::new(None)
-            .for_cpu(&meta.cpu)
-            .ok()
-            .flatten()
-            .map(|t| format!("{} [{}]", t.title(), t.name())),
+        microarchitecture: table.map(|t| format!("{} [{}]", t.title(), t.name())),
+        table_counters: table.map(|t| t.pmu().general_counters),
         pmu: meta.cpu.detect_pmu(),
         cpu: meta.cpu,
         online_cpus: system::cpulist::online().unwrap_or_default(),
@@ -169,19 +173,38 @@ fn machine_rows(i: &Info) -> Vec<(&'static str, String)> {
         ),
         (
             "counters (CPUID)",
-            match &i.pmu {
-                Some(p) => format!(
-                    "{} general of {} bits, {} fixed (arch. perfmon v{})",
-                    p.general_counters, p.counter_width, p.fixed_counters, p.arch_perfmon_version
-                ),
-                None => "none reported (CPUID leaf 0xA version 0: a VM hiding the PMU?)".into(),
-            },
+            counters_row(i),
         ),
         (
             "online cpus",
             format!("{} ({:?})", i.online_cpus.len(), i.online_cpus),
         ),
     ]
+}
+
+/// The counters CPUID reports, which arum places events on, and the table's figure where it
+/// differs (the one `arum list` shows for the model).
+fn counters_row(i: &Info) -> String {
+    let Some(p) = &i.pmu else {
+        return "none reported (CPUID leaf 0xA version 0: a VM hiding the PMU?)".into();
+    };
+    let mut row = format!("{} general of {} bits", p.general_counters, p.counter_width);
+    if p.fixed_counters > 0 {
+        row += &format!(", {} fixed of {} bits", p.fixed_counters, p.fixed_width);
+    }
+    if p.arch_perfmon_version > 0 {
+        row += &format!(" (architectural perfmon v{})", p.arch_perfmon_version);
+    }
+    match i.table_counters {
+        Some(t) if t != p.general_counters => {
+            row += &format!(
+                "; events are placed on these; the event table lists {t} general for this model \
+                 (`arum list`): a VM may hide some"
+            )
+        }
+        _ => {}
+    }
+    row
 }
 
 /// What this process may count, and which back-ends open.

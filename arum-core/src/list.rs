@@ -426,7 +426,12 @@ fn text_listing(
 ) -> String {
     let mut out = String::new();
     match table {
-        Some(t) => table_header(&mut out, t),
+        Some(t) => {
+            table_header(&mut out, t);
+            if !given {
+                machine_counters(&mut out, cpu, t);
+            }
+        }
         None => {
             let _ = writeln!(
                 out,
@@ -476,6 +481,20 @@ fn text_listing(
         }
     }
     out
+}
+
+/// Where CPUID on this machine reports other counters than the model's table (a VM often hides
+/// some), what arum places events on: the same figure `arum info` shows.
+fn machine_counters(out: &mut String, cpu: &CpuIdent, t: Table) {
+    let used = arum_events::plan::counters(&t, cpu.detect_pmu());
+    if !t.is_hybrid() && used.general_counters != t.pmu().general_counters {
+        let _ = writeln!(
+            out,
+            "on this machine CPUID reports {} general counters, and arum places events on those \
+             (a VM may hide some)",
+            used.general_counters
+        );
+    }
 }
 
 /// The table's title, its counters (per core type on a hybrid part) and its sources.

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use crate::elf::{Image, SymbolKind};
+use crate::elf::{Image, SymbolKind, SymbolTable};
 use crate::names::demangle;
 
 /// A function chosen for probing.
@@ -22,11 +22,13 @@ pub struct Selected {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SelectError {
-    #[error("no function {pattern:?} in {file}{}", hint(.suggestions))]
+    #[error("no function {pattern:?} in {file}{}", hint(.suggestions, *.stripped))]
     Unknown {
         pattern: String,
         file: PathBuf,
         suggestions: Vec<String>,
+        /// The file has no `.symtab`: only its exported functions have names.
+        stripped: bool,
     },
     #[error("{name:?} in {file} cannot be probed: {what}")]
     NotProbeable {
@@ -38,11 +40,21 @@ pub enum SelectError {
     BadPattern { pattern: String, why: String },
 }
 
-fn hint(suggestions: &[String]) -> String {
-    if suggestions.is_empty() {
-        " (misspelled, or inlined away by the compiler: it has no symbol)".into()
+fn hint(suggestions: &[String], stripped: bool) -> String {
+    let nearest = if suggestions.is_empty() {
+        String::new()
     } else {
         format!("; nearest: {}", suggestions.join(", "))
+    };
+    if stripped {
+        format!(
+            "{nearest}; the file is stripped (no .symtab): only its exported functions have \
+             names; probe a build that keeps its symbols"
+        )
+    } else if nearest.is_empty() {
+        " (misspelled, or inlined away by the compiler: it has no symbol)".into()
+    } else {
+        nearest
     }
 }
 
@@ -124,6 +136,7 @@ pub fn select(image: &Image, pattern: &str) -> Result<Vec<Selected>, SelectError
         pattern: pattern.into(),
         file: image.path.clone(),
         suggestions: nearest(image, pattern),
+        stripped: image.table == SymbolTable::Dynsym,
     })
 }
 
@@ -146,7 +159,7 @@ pub fn nearest(image: &Image, pattern: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::elf::{Function, SymbolTable};
+    use crate::elf::Function;
 
     fn image(symbols: &[(&str, u64, SymbolKind)]) -> Image {
         Image {
@@ -225,6 +238,19 @@ mod tests {
             }
             e => panic!("{e}"),
         }
+        // Unknown in a file with a .symtab: maybe misspelled or inlined; in a stripped one, the
+        // stripping is the likelier reason, and said.
+        let unknown = select(&img, "nothing_like_it").unwrap_err().to_string();
+        assert!(unknown.contains("inlined away"), "{unknown}");
+        let mut stripped = img.clone();
+        stripped.table = SymbolTable::Dynsym;
+        let unknown = select(&stripped, "nothing_like_it")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            unknown.contains("stripped") && !unknown.contains("inlined"),
+            "{unknown}"
+        );
     }
 
     #[test]

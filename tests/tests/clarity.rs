@@ -189,3 +189,38 @@ fn an_unwritable_path_is_named_with_the_option_that_gave_it() {
         );
     }
 }
+
+/// A function missing from a stripped executable is said to be missing because of the stripping,
+/// not "misspelled, or inlined away".
+#[test]
+fn a_missing_function_of_a_stripped_file_says_stripped() {
+    let program = "/usr/bin/true";
+    let Ok(image) = arum_symbols::Image::read(std::path::Path::new(program)) else {
+        println!("{program} cannot be read as ELF here: nothing to probe");
+        return;
+    };
+    let stripped = image.table == arum_symbols::SymbolTable::Dynsym;
+    let out = arum()
+        .args([
+            "-o",
+            "/dev/null",
+            "-F",
+            "no_such_function_anywhere",
+            "--",
+            program,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    if stripped {
+        assert!(
+            err.contains("stripped") && !err.contains("inlined"),
+            "{err}"
+        );
+    } else {
+        println!("{program} keeps its symbols here: the unstripped wording is checked");
+        assert!(err.contains("inlined away"), "{err}");
+    }
+}

@@ -427,3 +427,42 @@ fn an_event_tables_directory_that_is_not_one_is_refused_whatever_the_events() {
         assert!(out.stdout.is_empty(), "the program ran");
     }
 }
+
+/// `arum info` and `arum list` give one figure for the counters events are placed on: info's
+/// (CPUID's), and where the model's table lists another, list names CPUID's beside it.
+#[test]
+fn info_and_list_agree_on_the_counters() {
+    let info = arum().arg("info").output().unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    let Some(row) = info.lines().find(|l| l.starts_with("counters")) else {
+        panic!("no counters row: {info}");
+    };
+    let list = arum().arg("list").output().unwrap();
+    let list = String::from_utf8_lossy(&list.stdout);
+    let Some(table) = list
+        .lines()
+        .find_map(|l| {
+            l.strip_suffix(" bits")
+                .and_then(|l| l.split_once(" general counters of "))
+        })
+        .map(|(n, _)| n.to_string())
+    else {
+        println!("no event table for this CPU: list names no counters to compare: {row}");
+        return;
+    };
+    if row.contains("none reported") {
+        println!("CPUID reports no counters here; the table's {table} are used");
+        return;
+    }
+    let cpuid = row
+        .split_whitespace()
+        .find_map(|w| w.parse::<u32>().ok())
+        .expect("info gives a number of general counters");
+    if cpuid.to_string() != table {
+        assert!(
+            list.contains(&format!("CPUID reports {cpuid} general counters")),
+            "info says {cpuid}, list {table} without saying why: {list}"
+        );
+        assert!(row.contains(&format!("lists {table} general")), "{row}");
+    }
+}
