@@ -80,7 +80,7 @@ pub const SECTIONS: &[Section] = &[
         text: |r, _, out| {
             r.counters
                 .iter()
-                .for_each(|c| counters::text::render(out, c))
+                .for_each(|c| counters::text::render(out, c, r.usage.wall_ns))
         },
         html: |r| {
             let section = r.counters.as_ref().map(counters::html::render);

@@ -11,10 +11,12 @@ use super::model::{CountersReport, EventCounts, EventStatus};
 use crate::render::text::indented;
 use arum_grid::Grid;
 
-/// The original report's per-CPU table (Event, CPU, Count), then totals and ratios.
-pub fn render(out: &mut String, c: &CountersReport) {
+/// The original report's per-CPU table (Event, CPU, Count), then totals and ratios. The software
+/// clocks count nanoseconds: they are shown as times, with the CPUs they kept busy over the
+/// program's `wall_ns` beside the total (as perf stat's "CPUs utilized").
+pub fn render(out: &mut String, c: &CountersReport, wall_ns: u64) {
     title(out, c);
-    let (per_cpu, totals) = event_tables(c);
+    let (per_cpu, totals) = event_tables(c, wall_ns);
     for b in [per_cpu, totals] {
         // A table with nothing under its headers is left out.
         if b.count_records() <= 1 {
@@ -83,7 +85,21 @@ fn title(out: &mut String, c: &CountersReport) {
 }
 
 /// The per-CPU counts of the counted events, and every event's total or why it has none.
-fn event_tables(c: &CountersReport) -> (Grid, Grid) {
+/// A count as its event measures it: nanoseconds for the software clocks, occurrences otherwise.
+fn count(e: &EventCounts, value: u64) -> String {
+    if is_clock(e) {
+        arum_units::Unit::Nanoseconds.format(value as f64)
+    } else {
+        grouped(value)
+    }
+}
+
+/// task-clock and cpu-clock count nanoseconds of CPU time.
+fn is_clock(e: &EventCounts) -> bool {
+    matches!(e.name.as_str(), "task-clock" | "cpu-clock")
+}
+
+fn event_tables(c: &CountersReport, wall_ns: u64) -> (Grid, Grid) {
     let mut per_cpu = Grid::new();
     per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
     let mut totals = Grid::new();
@@ -107,21 +123,32 @@ fn event_tables(c: &CountersReport) -> (Grid, Grid) {
             per_cpu.push_record([
                 label.clone(),
                 p.cpu.to_string(),
-                grouped(p.scaled),
+                count(e, p.scaled),
                 format!("{:.1}", p.percent_running),
             ]);
         }
-        let note = if e.multiplexed {
-            "multiplexed, scaled"
+        let mut note = if e.multiplexed {
+            "multiplexed, scaled".to_string()
         } else {
-            ""
+            String::new()
         };
+        if is_clock(e) && wall_ns > 0 {
+            let cpus = format!(
+                "{:.3} CPUs utilized",
+                e.total_scaled as f64 / wall_ns as f64
+            );
+            note = if note.is_empty() {
+                cpus
+            } else {
+                format!("{note}; {cpus}")
+            };
+        }
         totals.push_record([
             label,
-            grouped(e.total_scaled),
+            count(e, e.total_scaled),
             format!("{:.1}", e.percent_running),
             e.encoding.clone(),
-            note.into(),
+            note,
         ]);
     }
     for n in &c.not_counted {
@@ -185,7 +212,7 @@ mod tests {
 
     fn text(c: &CountersReport) -> String {
         let mut out = String::new();
-        render(&mut out, c);
+        render(&mut out, c, 2_000_000_000);
         out
     }
 
@@ -196,14 +223,20 @@ mod tests {
             line(&out, "Performance counters"),
             "Performance counters (perf_event_open, app scope, CPUs 0,1; AMD Zen 3 (family 19h))"
         );
-        // The per-CPU table, then the totals: counts grouped by thousands.
-        assert_eq!(line(&out, "task-clock 1"), "task-clock 1 808,635 100.0");
+        // The per-CPU table, then the totals: counts grouped by thousands, the software clocks'
+        // nanoseconds as times with the CPUs they kept busy over the (test's 2 s) wall time.
+        assert_eq!(line(&out, "task-clock 1"), "task-clock 1 808.6 µs 100.0");
+        assert_eq!(
+            line(&out, "task-clock 808.6"),
+            "task-clock 808.6 µs 100.0 software 0.000 CPUs utilized"
+        );
         let totals = line_number(&out, "Event Total");
         assert!(line_number(&out, "Event CPU") < totals, "{out}");
         assert_eq!(
             line(&out, "page-faults 74"),
             "page-faults 74 100.0 software"
         );
+        assert_eq!(line(&out, "page-faults 1"), "page-faults 1 74 100.0");
         // An event counted only for a metric says so, and why it has no count.
         let instructions = line(&out, "instructions (ex_ret_instr)");
         assert!(
@@ -271,8 +304,8 @@ mod tests {
         c.user_only_reason = Some("perf_event_paranoid is 2".into());
         let out = text(&c);
         assert_eq!(
-            line(&out, "task-clock 808,635"),
-            "task-clock 808,635 50.0 software multiplexed, scaled"
+            line(&out, "task-clock 808.6 µs"),
+            "task-clock 808.6 µs 50.0 software multiplexed, scaled; 0.000 CPUs utilized"
         );
         assert_eq!(
             line(&out, "insn_per_cycle"),

@@ -132,12 +132,18 @@ fn quantile_plot(timed: &[&FunctionTiming]) -> String {
     ))
 }
 
+/// Threads in a function's table: the busiest, so that a page of a 2,000-thread run stays
+/// readable.
+const THREADS_SHOWN: usize = 50;
+
 /// One function's site, its threads, and the estimate of its calls when it was sampled.
 fn function_detail(x: &FunctionTiming) -> String {
     let ns = |v: f64| duration::format_ns(v);
-    let threads: Vec<Vec<String>> = x
-        .threads
+    let mut busiest: Vec<_> = x.threads.iter().collect();
+    busiest.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.tid.cmp(&b.tid)));
+    let threads: Vec<Vec<String>> = busiest
         .iter()
+        .take(THREADS_SHOWN)
         .map(|t| {
             vec![
                 format!("{} (pid {})", t.tid, t.pid),
@@ -153,6 +159,12 @@ fn function_detail(x: &FunctionTiming) -> String {
         &["thread", "calls", "timed", "inclusive", "exclusive"],
         &threads,
     ));
+    if x.threads.len() > THREADS_SHOWN {
+        inner.push_str(&para(&format!(
+            "The {THREADS_SHOWN} busiest of {} threads; the JSON report has every one.",
+            x.threads.len()
+        )));
+    }
     if let Some(est) = &x.estimate {
         inner.push_str(&para(&format!(
             "Calls estimated from {} sampling windows: {} (95% {} – {}){}",

@@ -316,10 +316,16 @@ fn calls_after_throttling(t: &FunctionTiming, f: &FunctionsReport) -> String {
     }
 }
 
+/// Threads listed by name in a function's calls per thread; beyond them, the busiest few and
+/// the spread (the JSON has every thread).
+const THREADS_LISTED: usize = 8;
+
 /// The calls per thread and per process, where there were several (or a process is unnamed).
 fn where_called(t: &FunctionTiming) -> Vec<String> {
     let mut notes = Vec::new();
-    if t.threads.len() > 1 {
+    if t.threads.len() > THREADS_LISTED {
+        notes.push(threads_summary(t));
+    } else if t.threads.len() > 1 {
         let per: Vec<String> = t
             .threads
             .iter()
@@ -345,6 +351,29 @@ fn where_called(t: &FunctionTiming) -> Vec<String> {
         notes.push(format!("hit in processes: {}", per.join(", ")));
     }
     notes
+}
+
+/// Many threads: how many, the spread of their calls, and the busiest few.
+fn threads_summary(t: &FunctionTiming) -> String {
+    let mut calls: Vec<f64> = t.threads.iter().map(|th| th.calls as f64).collect();
+    calls.sort_by(f64::total_cmp);
+    let quantile = |q| arum_stats::quantile_sorted(&calls, q).unwrap_or(0.0);
+    let mut busiest: Vec<_> = t.threads.iter().collect();
+    busiest.sort_by(|a, b| b.calls.cmp(&a.calls).then(a.tid.cmp(&b.tid)));
+    let top: Vec<String> = busiest
+        .iter()
+        .take(3)
+        .map(|th| format!("{} ({})", grouped(th.calls), th.tid))
+        .collect();
+    format!(
+        "calls in {} threads: per thread min {}, median {}, p90 {}, max {}; busiest (tid): {}",
+        t.threads.len(),
+        grouped(calls[0] as u64),
+        grouped(quantile(0.5).round() as u64),
+        grouped(quantile(0.9).round() as u64),
+        grouped(calls[calls.len() - 1] as u64),
+        top.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -563,6 +592,29 @@ mod tests {
         f.estimate_axis = EstimateAxis::UserCycles;
         let note = function_notes(&t, &f).remove(0);
         assert!(note.ends_with("cannot be estimated"), "{note}");
+    }
+
+    // 2,000 threads: one line with the spread and the busiest, not 2,000 entries.
+    #[test]
+    fn many_threads_are_summarised() {
+        let mut t = timing("work", 2_004, 3000.0);
+        t.threads = (0..2000u64)
+            .map(|i| ThreadTiming {
+                tid: 100 + i as u32,
+                pid: 10,
+                calls: if i == 7 { 5 } else { 1 },
+                timed_calls: 1,
+                inclusive_ns: 0,
+                exclusive_ns: 0,
+            })
+            .collect();
+        let out = text(&report(vec![t]));
+        assert_eq!(
+            line(&out, "work: calls in"),
+            "work: calls in 2000 threads: per thread min 1, median 1, p90 1, max 5; busiest (tid): \
+             5 (107), 1 (100), 1 (101)"
+        );
+        assert!(!out.contains("1 (2099)"), "{out}");
     }
 
     #[test]

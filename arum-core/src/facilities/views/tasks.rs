@@ -42,12 +42,14 @@ pub fn build(events: &[ProbeEvent], probes: &[String], t: &TaskProbes) -> TasksV
     let (Some(begin), Some(end)) = (index(&t.begin), index(&t.end)) else {
         return view;
     };
+    // Times in the views count from the first record, as the overview's do.
+    let origin = events.first().map_or(0, |e| e.start);
     let mut open: HashMap<(u32, u64), Task> = HashMap::new();
     let mut done: Vec<Task> = Vec::new();
     if begin == end {
         view.keyed_by = "call".into();
         done = calls(events, begin);
-        return summarise(view, done, probes, 0);
+        return summarise(view, done, probes, 0, origin);
     }
     // Open tasks by (pid, descriptor or tid).
     for e in events {
@@ -80,7 +82,7 @@ pub fn build(events: &[ProbeEvent], probes: &[String], t: &TaskProbes) -> TasksV
         }
     }
     let still_open = open.len() as u64;
-    summarise(view, done, probes, still_open)
+    summarise(view, done, probes, still_open, origin)
 }
 
 /// Every call of `probe` as a task, with what its thread did during it.
@@ -107,7 +109,15 @@ fn calls(events: &[ProbeEvent], probe: u32) -> Vec<Task> {
 }
 
 /// The aggregates and the slowest tasks of `done`.
-fn summarise(mut view: TasksView, mut done: Vec<Task>, probes: &[String], open: u64) -> TasksView {
+/// The view from the finished tasks; `origin` is the first record's time, from which the
+/// slowest tasks' starts count.
+fn summarise(
+    mut view: TasksView,
+    mut done: Vec<Task>,
+    probes: &[String],
+    open: u64,
+    origin: u64,
+) -> TasksView {
     view.open = open;
     let mut durations = Durations::default();
     let mut nested: Vec<(u64, Durations)> = vec![(0, Durations::default()); probes.len()];
@@ -166,7 +176,7 @@ fn summarise(mut view: TasksView, mut done: Vec<Task>, probes: &[String], open: 
         .map(|t| TaskLine {
             pid: t.pid,
             tid: t.tid,
-            start_ns: t.start,
+            start_ns: t.start.saturating_sub(origin),
             duration_ns: t.end - t.start,
             fd: t.fd,
             nested: t
@@ -216,6 +226,12 @@ mod tests {
             ],
         );
         let v = build(&j.events, &j.names, &probes("accept4", "close"));
+        // Starts count from the first record, whatever the clock's origin (boot, here 0).
+        let mut later = j.events.clone();
+        later.iter_mut().for_each(|e| e.start += 5_000_000_000);
+        let shifted = build(&later, &j.names, &probes("accept4", "close"));
+        assert_eq!(shifted.slowest, v.slowest);
+        assert_eq!((v.slowest[0].start_ns, v.slowest[1].start_ns), (20, 0));
         assert_eq!(v.keyed_by, "descriptor");
         assert_eq!((v.tasks, v.open), (2, 1));
         // fd 5: 0..200, fd 6: 20..250.
