@@ -422,17 +422,30 @@ mod tests {
         assert!(r.failed.is_empty(), "{:?}", r.failed);
         let c = &r.cpus[0];
         assert_eq!(c.cpu, cpu);
-        // Other load on the machine can only add to the task time.
-        assert!(c.tasks.total_ns >= 190e6, "{c:?}");
         assert!(c.seconds >= 0.5, "{c:?}");
         assert!(c.ran_seconds < c.seconds, "{c:?}");
-        // The probe's own account: it ran no longer than it existed, and was given no less
-        // CPU than it saw itself run (gaps are charged to it too when no task ran).
+        // The probe's own account, on any machine: it ran no longer than it existed, and was
+        // given no less CPU than it saw itself run (gaps are charged to it too when no task ran).
         assert!(c.probe_cpu_seconds <= c.seconds * 1.01, "{c:?}");
         assert!(c.ran_seconds <= c.probe_cpu_seconds * 1.01, "{c:?}");
-        // At least the clock ticks while the probe keeps the CPU busy.
-        assert!(c.interrupts.count > 0, "{c:?}");
         assert!(c.interrupts.median_ns <= c.interrupts.p99_ns, "{c:?}");
+        // A SCHED_IDLE probe sees a gap only between two of its own readings: where other load
+        // kept it off its CPU for most of the time the neighbour left free, the neighbour's
+        // gaps may never close, and the test cannot judge them.
+        let free = c.seconds - 0.2;
+        if c.probe_cpu_seconds < free / 2.0 {
+            println!(
+                "the probe ran {:.1} ms of the {:.0} ms its neighbour left free: other load kept \
+                 it off CPU {cpu}, so the neighbour's gaps and the ticks cannot be judged here",
+                c.probe_cpu_seconds * 1e3,
+                free * 1e3
+            );
+        } else {
+            // Other load on the machine can only add to the task time.
+            assert!(c.tasks.total_ns >= 190e6, "{c:?}");
+            // At least the clock ticks while the probe keeps the CPU busy.
+            assert!(c.interrupts.count > 0, "{c:?}");
+        }
         assert!(c.interrupts.p99_ns <= c.interrupts.max_ns, "{c:?}");
         assert!(r.lines[0].contains(&format!("CPU {cpu}")), "{}", r.lines[0]);
         // The lead's report stores it as JSON.
