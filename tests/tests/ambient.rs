@@ -372,3 +372,38 @@ fn the_noise_probe_reports_what_took_its_cpu_beside_the_program() {
     assert_eq!(bad.status.code(), Some(125));
     assert_eq!(String::from_utf8_lossy(&bad.stderr).lines().count(), 1);
 }
+
+/// `taskset -c N prog`: taskset runs its moment before exec wherever arum forked it; the
+/// program's CPUs (whose other load counts as interference) are the pinned one alone.
+#[test]
+fn a_launchers_moment_before_exec_is_not_the_programs_cpu() {
+    let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
+    let cpus = arum_camp::cpus().unwrap();
+    let pinned = cpus[cpus.len() - 1];
+    // arum (started from this thread, whose affinity it inherits) runs on another CPU, so the
+    // moment before exec is there.
+    let restore = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0)).unwrap();
+    if cpus.len() >= 2 {
+        let mut other = nix::sched::CpuSet::new();
+        other.set(cpus[0] as usize).unwrap();
+        nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &other).unwrap();
+    } else {
+        println!("one CPU online: the launcher's moment is on the program's CPU anyway");
+    }
+    let a = ambient(&[
+        "--ambient",
+        "--",
+        "taskset",
+        "-c",
+        &pinned.to_string(),
+        &helper("burn"),
+        "0.3",
+    ]);
+    nix::sched::sched_setaffinity(nix::unistd::Pid::from_raw(0), &restore).unwrap();
+    assert_eq!(
+        a["summary"]["program_cpus"],
+        serde_json::json!([pinned]),
+        "{}",
+        a["summary"]
+    );
+}

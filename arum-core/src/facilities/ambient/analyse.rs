@@ -98,6 +98,22 @@ fn tree(c: &Capture, hz: u64) -> (Vec<TreeSample>, Vec<u32>) {
     (out, cpus)
 }
 
+/// A CPU's share of the tree's CPU time below which it is not one of the program's CPUs.
+const PROGRAM_CPU_SHARE: f64 = 0.01;
+
+/// The CPUs the program ran on, from the tree's CPU time on each (its counters): those with at
+/// least 1% of it. The counters count from the fork, so a launcher that pins the program
+/// (`taskset -c 0 prog`) runs its moment before exec on another CPU; that CPU is not the
+/// program's, and counting it would charge the program for what others did there.
+fn program_cpus(per_cpu: &[(u32, u64)]) -> Vec<u32> {
+    let total: u64 = per_cpu.iter().map(|(_, ns)| ns).sum();
+    per_cpu
+        .iter()
+        .filter(|(_, ns)| *ns > 0 && *ns as f64 >= PROGRAM_CPU_SHARE * total as f64)
+        .map(|(c, _)| *c)
+        .collect()
+}
+
 /// Builds the report. `tree_cpu_ns` is the launched tree's CPU time from rusage (exact, unlike
 /// the samples, which miss processes between ticks); `per_cpu`, where the tree's task-clock
 /// counters could be opened, its CPU time on each CPU.
@@ -110,14 +126,8 @@ pub fn analyse(
     let hz = camp::ticks_per_second();
     let samples: Vec<AmbientSample> = capture.system.iter().map(|s| sample(&capture, s)).collect();
     let (tree, sampled_cpus) = tree(&capture, hz);
-    // Every CPU any thread of the tree ran on (from the counters), else the CPUs processes were
-    // last seen on at the ticks.
     let program_cpus = match per_cpu {
-        Some(v) => v
-            .iter()
-            .filter(|(_, ns)| *ns > 0)
-            .map(|(c, _)| *c)
-            .collect(),
+        Some(v) => program_cpus(v),
         None => sampled_cpus,
     };
     let summary = summarise(&samples, &tree, &program_cpus, hz, tree_cpu_ns);
@@ -345,4 +355,20 @@ fn notes(s: &AmbientSummary) -> Vec<String> {
         ));
     }
     notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // taskset -c 0 on a 2-CPU machine: 0.4 ms on CPU 1 before exec, 2 s on CPU 0 after.
+    #[test]
+    fn a_launchers_moment_before_exec_is_not_a_program_cpu() {
+        assert_eq!(program_cpus(&[(0, 2_000_000_000), (1, 400_000)]), [0]);
+        assert_eq!(
+            program_cpus(&[(0, 900_000_000), (1, 1_100_000_000)]),
+            [0, 1]
+        );
+        assert_eq!(program_cpus(&[(0, 0), (1, 0)]), Vec::<u32>::new());
+    }
 }
