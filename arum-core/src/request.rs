@@ -28,6 +28,9 @@ pub struct RunRequest {
     pub per_task: Option<PerTask>,
     /// `--enable-delayacct`: turn delay accounting on for the run.
     pub enable_delayacct: bool,
+    /// `--no-memory-sampling`: no sampler of the tree's memory; the peak is ru_maxrss (or
+    /// cgroup v2's memory.peak where there is one).
+    pub no_memory_sampling: bool,
     /// `--strict`: a problem with the events or functions is an error, not a warning.
     pub strict: bool,
     /// `--probe-engine`: where the system calls and the tasks' CPU times are counted.

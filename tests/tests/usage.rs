@@ -84,6 +84,25 @@ fn peak_memory_is_not_inflated_by_a_large_launcher() {
     );
 }
 
+/// `--no-memory-sampling`: no sampler; the peak is ru_maxrss (or memory.peak), and says so.
+#[test]
+fn memory_sampling_can_be_turned_off() {
+    let (out, json) = run_json(&["--no-memory-sampling", "--", &helper("touch"), "200", "300"]);
+    assert!(out.status.success());
+    let p = &json["usage"]["peak_memory"];
+    assert_eq!(p["samples"], 0, "{p}");
+    let method = p["method"].as_str().unwrap();
+    assert!(
+        ["rusage", "cgroup_v2_memory_peak"].contains(&method),
+        "{method}"
+    );
+    let peak = u64_at(&json, "/usage/peak_memory/peak_rss_bytes");
+    assert!(peak >= 200 * MIB, "peak {} MiB", peak / MIB);
+    if method == "rusage" {
+        assert_eq!(peak, u64_at(&json, "/usage/rusage_maxrss_bytes"));
+    }
+}
+
 #[test]
 fn sleeping_k_times_gives_at_least_k_voluntary_switches() {
     let (out, json) = run_json(&["--", &helper("sleeper"), "50", "1"]);

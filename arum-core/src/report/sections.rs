@@ -67,7 +67,7 @@ impl Shared {
 pub const SECTIONS: &[Section] = &[
     Section {
         key: "usage",
-        start: Some(|_, _| filling(ResourceUsage::default(), |r, s| r.usage = s)),
+        start: Some(|s, _| filling(ResourceUsage::new(s.memory_sampling), |r, s| r.usage = s)),
         text: |r, _, out| usage::text::render(out, &r.usage),
         html: |r| Some(usage_html::render(r)),
     },

@@ -47,6 +47,8 @@ pub struct Settings {
     pub functions: Option<functions::Settings>,
     /// `--per-task`: a record for every task of the tree.
     pub tasks: Option<tasks::Settings>,
+    /// Sample the tree's memory for its peak (off with `--no-memory-sampling`).
+    pub memory_sampling: bool,
     /// `--noise-probe`: the CPUs to probe (empty: all).
     pub noise_probe: Option<Vec<usize>>,
     /// `--syscalls`: the system calls to trace, and the task probes of the views.
@@ -97,6 +99,7 @@ impl Settings {
             ambient: r.ambient,
             functions,
             tasks,
+            memory_sampling: !r.no_memory_sampling,
             noise_probe: r.noise_probe.clone(),
             syscalls,
             top_threads,

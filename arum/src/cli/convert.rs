@@ -81,6 +81,7 @@ impl RunArgs {
                 PerTaskArg::All => PerTask::All,
             }),
             enable_delayacct: self.enable_delayacct,
+            no_memory_sampling: self.no_memory_sampling,
             strict: self.strict,
             probe_engine: match self.probe_engine {
                 ProbeEngineArg::Auto => ProbeEngine::Auto,

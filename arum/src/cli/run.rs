@@ -205,6 +205,11 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     #[arg(long)]
     pub enable_delayacct: bool,
 
+    /// Do not sample the tree's memory: the peak is ru_maxrss of the largest process (or cgroup
+    /// v2's memory.peak where the memory controller is there), and the sampler's cost is gone.
+    #[arg(long)]
+    pub no_memory_sampling: bool,
+
     /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
     /// the machine cannot count) as an error (exit 125) instead of a warning.
     #[arg(long)]
@@ -260,6 +265,7 @@ impl<S: Args> RunArgs<S> {
             noise_probe,
             per_task,
             enable_delayacct,
+            no_memory_sampling,
             strict,
             argv,
         )

@@ -18,11 +18,23 @@ use crate::tree::Tree;
 use peak::TreeStats;
 
 /// The resource-usage facility.
-#[derive(Default)]
 pub struct ResourceUsage {
     tree: Option<Arc<Tree>>,
+    /// Whether to sample the tree's memory (`--no-memory-sampling` turns it off).
+    sampling: bool,
     sampler: Option<Sampler<TreeStats>>,
     stats: TreeStats,
+}
+
+impl ResourceUsage {
+    pub fn new(sampling: bool) -> ResourceUsage {
+        ResourceUsage {
+            tree: None,
+            sampling,
+            sampler: None,
+            stats: TreeStats::default(),
+        }
+    }
 }
 
 impl Facility for ResourceUsage {
@@ -34,7 +46,7 @@ impl Facility for ResourceUsage {
     }
 
     fn released(&mut self) {
-        if let Some(tree) = &self.tree {
+        if let Some(tree) = self.tree.as_ref().filter(|_| self.sampling) {
             self.sampler = peak::start(tree);
         }
     }
@@ -49,7 +61,7 @@ impl Facility for ResourceUsage {
         let mut usage = from_rusage(&reaped.rusage, reaped.wall);
         let exact = self.tree.as_ref().and_then(|t| t.memory_peak());
         usage.peak_memory = Some(peak::peak_memory(
-            &self.stats,
+            self.sampling.then_some(&self.stats),
             exact,
             usage.rusage_maxrss_bytes,
             reaped.pre_exec_maxrss_bytes,

@@ -104,6 +104,9 @@ pub enum PeakMethod {
     /// The program ended before the first sample and its ru_maxrss may be arum's own memory as
     /// the child inherited it: the peak was at most this.
     RusageUpperBound,
+    /// Sampling was off (`--no-memory-sampling`): ru_maxrss, the largest process alone, which
+    /// holds arum's copy where the program stayed smaller than it.
+    Rusage,
 }
 
 impl PeakMethod {
@@ -116,6 +119,9 @@ impl PeakMethod {
             PeakMethod::CgroupV2MemoryPeak => "cgroup v2 memory.peak, page cache included",
             PeakMethod::ProcfsSampling => "sampled VmRSS/VmHWM of the tree",
             PeakMethod::PssSampling => "sampled proportional set size of the tree",
+            PeakMethod::Rusage => {
+                "ru_maxrss of the largest process (--no-memory-sampling); it holds arum's copy where the program stayed smaller"
+            }
             PeakMethod::RusageUpperBound => {
                 "at most: ru_maxrss, which may hold arum's copy; the program ended before the first sample"
             }

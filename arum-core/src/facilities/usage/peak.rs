@@ -8,8 +8,11 @@
 //! processes, so pages shared between them (a compiler's text under `make -j`) count once; and
 //! `ru_maxrss` counts when it exceeds the child's own high-water mark just before exec (measured,
 //! not guessed), since then it is the program's own. The kernel walks every page of a process to
-//! give its PSS (25 ms for 1 GiB here), so the sampler spaces its samples to stay within a
-//! small share of one CPU.
+//! give its PSS (25 ms for 1 GiB here), so the sampler reads as little of it as it can: a tree of
+//! one process needs no PSS at all (nothing is shared within it, and its VmHWM, from the cheap
+//! status file, is its exact high-water mark), a larger tree gets the PSS of its largest
+//! processes only (the resident size of the rest), the samples are spaced so that their cost
+//! stays under 1% of the time between them, and further apart while the tree's size holds.
 
 use std::time::Duration;
 
@@ -22,7 +25,13 @@ const FIRST_INTERVAL: Duration = Duration::from_millis(2);
 /// Sampling slows down to this for long runs, to stay out of the program's way.
 const MAX_INTERVAL: Duration = Duration::from_millis(50);
 /// The sampler's CPU time stays under 1/BUDGET of the time between samples.
-const BUDGET: u32 = 50;
+const BUDGET: u32 = 100;
+/// Processes of a tree whose PSS is read at a sample: the largest by resident size.
+const PSS_LARGEST: usize = 4;
+/// After this many samples in a row within 1% of the previous one, the tree is stable...
+const STABLE_SAMPLES: u32 = 8;
+/// ...and the samples come at most this often until it changes.
+const STABLE_INTERVAL: Duration = Duration::from_millis(200);
 
 /// What the child may still map between reporting its high-water mark and exec replacing its
 /// memory: its code on the way to execve is faulted in from the binary, 64 KiB per fault (the
@@ -43,6 +52,9 @@ pub struct TreeStats {
     hwm: u64,
     threads: u64,
     processes: u64,
+    /// Samples in a row whose sum stayed within 1% of the one before, and that sum.
+    stable: u32,
+    last_sum: u64,
 }
 
 /// Starts sampling the tree (once the program has run past the launch grace).
@@ -64,7 +76,12 @@ pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
             let t0 = thread_cpu();
             reader.read(&mut pids);
             sample(&pids, stats);
-            thread_cpu().saturating_sub(t0) * BUDGET
+            let wait = thread_cpu().saturating_sub(t0) * BUDGET;
+            if stats.stable >= STABLE_SAMPLES {
+                wait.max(STABLE_INTERVAL)
+            } else {
+                wait
+            }
         },
         |stats| stats,
     )
@@ -77,24 +94,42 @@ fn thread_cpu() -> Duration {
 }
 
 fn sample(pids: &[i32], stats: &mut TreeStats) {
-    let (mut sum, mut threads, mut rss_only) = (0, 0, false);
+    let (mut threads, mut rss_only) = (0, false);
+    // Every process's status (cheap): its resident size, high-water mark and threads.
+    let mut sizes: Vec<(u64, procfs::process::Process)> = Vec::with_capacity(pids.len());
     for &pid in pids {
         let Ok(p) = procfs::process::Process::new(pid) else {
             continue;
         };
         let Ok(status) = p.status() else { continue };
-        let rss = status.vmrss.unwrap_or(0) * 1024;
         stats.hwm = stats.hwm.max(status.vmhwm.unwrap_or(0) * 1024);
         threads += status.threads;
-        match p.smaps_rollup().ok().and_then(|r| pss_bytes(&r)) {
-            Some(pss) => sum += pss,
-            None => {
-                sum += rss;
-                rss_only |= rss > 0;
+        sizes.push((status.vmrss.unwrap_or(0) * 1024, p));
+    }
+    let mut sum: u64 = 0;
+    if sizes.len() == 1 {
+        // Nothing shared within one process: its resident size and VmHWM say it all.
+        sum = sizes[0].0;
+        rss_only = true;
+    } else {
+        sizes.sort_by_key(|s| std::cmp::Reverse(s.0));
+        for (i, (rss, p)) in sizes.iter().enumerate() {
+            let pss = (i < PSS_LARGEST)
+                .then(|| p.smaps_rollup().ok().and_then(|r| pss_bytes(&r)))
+                .flatten();
+            match pss {
+                Some(pss) => sum += pss,
+                None => {
+                    sum += rss;
+                    rss_only |= *rss > 0;
+                }
             }
         }
     }
     stats.samples += 1;
+    let steady = sum.abs_diff(stats.last_sum) * 100 <= stats.last_sum;
+    stats.stable = if steady { stats.stable + 1 } else { 0 };
+    stats.last_sum = sum;
     stats.sum = stats.sum.max(sum);
     stats.rss_only |= rss_only;
     stats.threads = stats.threads.max(threads);
@@ -107,16 +142,18 @@ fn pss_bytes(r: &procfs::process::SmapsRollup) -> Option<u64> {
         .find_map(|m| m.extension.map.get("Pss").copied())
 }
 
-/// The tree's peak: `exact` (memory.peak) when there is one, else the samples and ru_maxrss.
+/// The tree's peak: `exact` (memory.peak) when there is one, else the samples and ru_maxrss;
+/// `stats` is none when sampling was turned off.
 pub fn peak_memory(
-    stats: &TreeStats,
+    stats: Option<&TreeStats>,
     exact: Option<u64>,
     rusage_maxrss_bytes: u64,
     inherited_rss_bytes: u64,
 ) -> PeakMemory {
-    let (peak_rss_bytes, method) = match exact {
-        Some(peak) => (peak, PeakMethod::CgroupV2MemoryPeak),
-        None => {
+    let (peak_rss_bytes, method) = match (exact, stats) {
+        (Some(peak), _) => (peak, PeakMethod::CgroupV2MemoryPeak),
+        (None, None) => (rusage_maxrss_bytes, PeakMethod::Rusage),
+        (None, Some(stats)) => {
             // Above what the child held before exec, ru_maxrss is the program's own largest
             // process (beyond the pages the child still touches on its way to exec).
             let trusted = if rusage_maxrss_bytes > inherited_rss_bytes + EXEC_PATH_MARGIN {
@@ -136,6 +173,7 @@ pub fn peak_memory(
             }
         }
     };
+    let stats = stats.copied().unwrap_or_default();
     PeakMemory {
         peak_rss_bytes,
         method,

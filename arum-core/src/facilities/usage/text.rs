@@ -2,7 +2,7 @@
 
 use arum_units::{duration, percent, size};
 
-use super::model::Usage;
+use super::model::{PeakMethod, Usage};
 use crate::render::text::{row, section};
 
 /// The usage section: one aligned row per figure.
@@ -32,10 +32,12 @@ fn rows(u: &Usage) -> Vec<[String; 2]> {
                 p.method.describe()
             ),
         ));
-        rows.push(row(
-            "peak threads / processes",
-            format!("{} / {}", p.peak_threads, p.peak_processes),
-        ));
+        if p.method != PeakMethod::Rusage {
+            rows.push(row(
+                "peak threads / processes",
+                format!("{} / {}", p.peak_threads, p.peak_processes),
+            ));
+        }
     }
     rows.extend([
         row(
