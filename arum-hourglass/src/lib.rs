@@ -53,6 +53,14 @@ pub fn run(request: &Request) -> Result<i32, Error> {
         return Ok(0);
     }
     let exp = request.run.experiment()?;
+    if let Some(window) = out.svg.as_ref().filter(|w| w.from >= exp.duration) {
+        return Err(Error::Options(format!(
+            "--svg-from {}: the run lasts {} (-d), so the window would be empty; start it \
+             before the end",
+            arum_units::duration::format_ns(window.from.as_nanos() as f64),
+            arum_units::duration::format_ns(exp.duration.as_nanos() as f64)
+        )));
+    }
     let sink = Sink::open_or_stdout(out.path.as_deref())?;
     let svg = match &out.svg {
         Some(window) => Some((Sink::open(Some(&window.path))?, window)),

@@ -807,6 +807,97 @@ fn text_trace_and_svg_of_a_short_run() {
     assert!(Path::new(&helper("udp_flood")).exists());
 }
 
+/// What the output says about itself: a full trace buffer first and in the shares, GAP's origin
+/// only as it was, the JSON's schema, files as arum writes them, and an SVG window past the end
+/// refused before the run.
+#[test]
+fn the_output_says_what_it_is_and_where_it_is_cut() {
+    use std::os::unix::fs::PermissionsExt;
+    let _one = one_at_a_time();
+    let cpu = test_cpu();
+    let dir = temp_dir();
+    // 200 ms of a CPU thread in a buffer of 50 records: full within the first milliseconds.
+    let out = dir.path().join("out.txt");
+    let ran = bounded(
+        arum()
+            .args([
+                "hourglass",
+                "-n",
+                "1",
+                "-d",
+                "200ms",
+                "-e",
+                "50",
+                "-A",
+                &cpu,
+                "-o",
+            ])
+            .arg(&out),
+        Duration::from_secs(30),
+    );
+    assert!(ran.status.success(), "{}", ran.stderr);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let first_finding = text
+        .lines()
+        .position(|l| l.starts_with("share:"))
+        .expect("a share line");
+    let note = text
+        .lines()
+        .position(|l| l.starts_with("note: the trace buffer"))
+        .unwrap_or_else(|| panic!("no note of the full buffer:\n{text}"));
+    assert!(note < first_finding, "{text}");
+    let share = text.lines().find(|l| l.starts_with("share:")).unwrap();
+    assert!(share.contains("trace buffer filled"), "{share}");
+    // As a file the user creates: 0666 less the umask (this test's, as arum's).
+    let umask = nix::sys::stat::umask(nix::sys::stat::Mode::empty());
+    nix::sys::stat::umask(umask);
+    let mode = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o666 & !umask.bits(), "mode {mode:o}");
+
+    // A latency thread alone: nobody gave GAP and no loop was measured.
+    let ran = bounded(
+        arum().args([
+            "hourglass",
+            "-n",
+            "1",
+            "-d",
+            "200ms",
+            "-A",
+            &cpu,
+            "-w",
+            "LAT",
+            "1ms",
+        ]),
+        Duration::from_secs(30),
+    );
+    assert!(ran.status.success(), "{}", ran.stderr);
+    let gap = ran.stdout.lines().find(|l| l.starts_with("gap:")).unwrap();
+    assert!(!gap.contains("given"), "{gap}");
+    assert!(hourglass(&["-n", "1", "-d", "100ms", "-A", &cpu], 1)["schema"] == "arum.hourglass/1");
+
+    // An SVG window after the end of a 60 s run: refused at once (the watchdog allows 20 s),
+    // nothing written.
+    let svg = dir.path().join("late.svg");
+    let ran = bounded(
+        arum()
+            .args([
+                "hourglass",
+                "-n",
+                "1",
+                "-d",
+                "60s",
+                "--svg-from",
+                "61s",
+                "--svg",
+            ])
+            .arg(&svg),
+        Duration::from_secs(20),
+    );
+    assert_eq!(ran.status.code(), Some(125), "{}", ran.stderr);
+    assert!(ran.stderr.contains("--svg-from"), "{}", ran.stderr);
+    assert!(!svg.exists());
+}
+
 #[test]
 fn the_switch_cost_method_gives_an_estimate_with_a_confidence_interval() {
     let _one = one_at_a_time();

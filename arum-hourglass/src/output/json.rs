@@ -9,8 +9,14 @@ use crate::experiment::Experiment;
 use crate::switch_cost::{Plan, SizeResult};
 use crate::threads::RunResult;
 
+/// The version tags of the two documents, as arum's own (`arum.report/1`): bumped when a field
+/// changes meaning or is removed.
+pub const SCHEMA: &str = "arum.hourglass/1";
+pub const SWITCH_COST_SCHEMA: &str = "arum.hourglass.switch-cost/1";
+
 #[derive(Serialize)]
 struct Document<'a> {
+    schema: &'static str,
     tool: &'static str,
     version: &'static str,
     experiment: &'a Experiment,
@@ -20,6 +26,7 @@ struct Document<'a> {
 
 #[derive(Serialize)]
 struct SwitchCostDocument<'a> {
+    schema: &'static str,
     tool: &'static str,
     version: &'static str,
     plan: &'a Plan,
@@ -30,6 +37,7 @@ const TOOL: &str = "arum hourglass";
 
 pub fn render(exp: &Experiment, run: &RunResult, analysis: &Analysis) -> String {
     to_string(&Document {
+        schema: SCHEMA,
         tool: TOOL,
         version: env!("CARGO_PKG_VERSION"),
         experiment: exp,
@@ -40,6 +48,7 @@ pub fn render(exp: &Experiment, run: &RunResult, analysis: &Analysis) -> String 
 
 pub fn switch_cost(plan: &Plan, sizes: &[SizeResult]) -> String {
     to_string(&SwitchCostDocument {
+        schema: SWITCH_COST_SCHEMA,
         tool: TOOL,
         version: env!("CARGO_PKG_VERSION"),
         plan,

@@ -28,10 +28,11 @@ pub struct Extras {
 pub fn render(exp: &Experiment, run: &RunResult, a: &Analysis, extras: Extras) -> String {
     let mut o = String::new();
     header(&mut o, exp, run);
-    findings(&mut o, exp, a);
+    // Notes first: a full trace buffer changes how every finding below reads.
     for n in &run.notes {
         let _ = writeln!(o, "note: {n}");
     }
+    findings(&mut o, exp, a, run.dropped > 0);
     if extras.trace {
         trace_lines(&mut o, run);
     }
@@ -94,7 +95,15 @@ fn header(o: &mut String, exp: &Experiment, run: &RunResult) {
                 duration::format_ns(t.loop_timing.p99_ns)
             );
         }
-        _ => {
+        (GapChoice::Auto { factor }, None) => {
+            let _ = writeln!(
+                o,
+                "gap: {} = {factor} x 20 ns, a stand-in: no thread measured a loop iteration \
+                 (latency threads trace no intervals), so GAP decides nothing here",
+                duration::format_ns(run.gap_ns)
+            );
+        }
+        (GapChoice::Fixed { .. }, _) => {
             let _ = writeln!(o, "gap: {} (given)", duration::format_ns(run.gap_ns));
         }
     }
@@ -126,8 +135,8 @@ fn summary(s: &Summary) -> String {
     )
 }
 
-fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
-    share_lines(o, a);
+fn findings(o: &mut String, exp: &Experiment, a: &Analysis, truncated: bool) {
+    share_lines(o, a, truncated);
     switch_lines(o, a);
     gap_lines(o, exp, a);
     for v in &a.ticks {
@@ -141,8 +150,10 @@ fn findings(o: &mut String, exp: &Experiment, a: &Analysis) {
     latency_lines(o, exp, a);
 }
 
-/// What each thread received of its window, against its peers and its weight.
-fn share_lines(o: &mut String, a: &Analysis) {
+/// What each thread received of its window, against its peers and its weight. Where the trace
+/// buffer filled (`truncated`), the intervals stop early and only the kernel's figure covers the
+/// whole window: the line says so.
+fn share_lines(o: &mut String, a: &Analysis, truncated: bool) {
     for s in &a.shares {
         let among = s
             .share_among_peers
@@ -157,10 +168,19 @@ fn share_lines(o: &mut String, a: &Analysis) {
             .expected_share
             .map(|e| format!(" (by weight: {:.1}%)", e * 100.0))
             .unwrap_or_default();
+        let cut = if truncated {
+            format!(
+                " ({:.1}% of the window): the recorded intervals stop where the trace buffer \
+                 filled, the kernel's figure covers the whole window",
+                s.kernel_cpu_ns / s.window_ns.max(1.0) * 100.0
+            )
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             o,
             "share: thread {}: received {} of {} ({:.1}%) in {} intervals, {} migrations; \
-             the kernel accounted {} of CPU time{among}{expected}",
+             the kernel accounted {} of CPU time{cut}{among}{expected}",
             s.thread,
             duration::format_ns(s.received_ns),
             duration::format_ns(s.window_ns),
