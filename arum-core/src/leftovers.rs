@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::Pid;
 
-use crate::facilities::tasks::delayacct;
-use crate::system::tracefs;
+use crate::system::{delayacct, tracefs};
 use crate::tree::cgroup;
 
 /// Names of cgroups arum makes start with this; then the pid, or a kind, a dash and the pid.

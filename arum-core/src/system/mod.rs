@@ -1,6 +1,7 @@
 //! Facts about the machine that the report and `arum info` state.
 
 pub mod cpulist;
+pub mod delayacct;
 pub mod perms;
 pub mod tracefs;
 

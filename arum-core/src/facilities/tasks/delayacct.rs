@@ -13,8 +13,8 @@ use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
 use nix::sys::stat::Mode;
 use nix::unistd::write;
 
-const SYSCTL: &str = "/proc/sys/kernel/task_delayacct";
-const SYSCTL_C: &std::ffi::CStr = c"/proc/sys/kernel/task_delayacct";
+pub use crate::system::delayacct::is_on;
+use crate::system::delayacct::{SYSCTL, SYSCTL_C};
 
 /// Signals whose default action ends arum.
 const FATAL: [Signal; 13] = [
@@ -37,13 +37,6 @@ const FATAL: [Signal; 13] = [
 static ARMED: AtomicBool = AtomicBool::new(false);
 static PREVIOUS: AtomicU8 = AtomicU8::new(b'0');
 
-/// Whether delay accounting is on now. `None` where the kernel has no such setting.
-pub fn is_on() -> Option<bool> {
-    std::fs::read_to_string(SYSCTL)
-        .ok()
-        .map(|v| v.trim() != "0")
-}
-
 /// Delay accounting turned on for the run; dropping it turns it back off.
 pub struct Enabled {
     handlers: Vec<(Signal, SigAction)>,
@@ -56,11 +49,6 @@ impl Enabled {
     pub fn marked(&self) -> bool {
         self.marker.is_some()
     }
-}
-
-/// Turns delay accounting off (what a killed arum that had turned it on could not do).
-pub fn turn_off() -> std::io::Result<()> {
-    std::fs::write(SYSCTL, "0")
 }
 
 impl Enabled {

@@ -15,7 +15,7 @@
 //! tasks that lived between two samples are missing.
 
 mod assemble;
-pub(crate) mod delayacct;
+mod delayacct;
 pub mod html;
 pub mod model;
 mod sample;
