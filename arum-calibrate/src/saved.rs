@@ -141,12 +141,15 @@ pub struct Estimate {
 
 impl Estimate {
     /// One line for a text report, e.g.
-    /// `~12.3 ms (estimate) in 2000000 context switches at 6.15 µs each, from
-    /// tasks.switch.process.same_cpu, arum calibrate 2026-05-01`.
+    /// `~12.3 ms [11.9 ms, 12.8 ms] (estimate) in 2000000 context switches at 6.15 µs each,
+    /// from tasks.switch.process.same_cpu, arum calibrate 2026-05-01`: the interval is the
+    /// count times the ends of the cost's 90% interval.
     pub fn describe(&self) -> String {
         format!(
-            "~{} (estimate) in {} {} at {} each, from {}",
+            "~{} [{}, {}] (estimate) in {} {} at {} each, from {}",
             duration::format_ns(self.estimated_ns),
+            duration::format_ns(self.estimated_low_ns),
+            duration::format_ns(self.estimated_high_ns),
             self.count,
             self.event.replace('_', " "),
             duration::format_ns(self.cost_ns),
@@ -200,7 +203,8 @@ impl SavedCosts {
         }
     }
 
-    /// Estimates for the events that have both a count and a calibrated cost.
+    /// Estimates for the events that have both a count above 0 and a calibrated cost (none
+    /// happened: nothing to estimate).
     pub fn estimate(&self, counts: &Counts) -> Vec<Estimate> {
         let date = humantime::format_rfc3339_seconds(
             std::time::UNIX_EPOCH + std::time::Duration::from_nanos(self.measured_unix_ns),
@@ -241,7 +245,7 @@ impl SavedCosts {
         ]
         .into_iter()
         .filter_map(|(event, words, count, cost)| {
-            let (count, cost) = (count?, cost.as_ref()?);
+            let (count, cost) = (count.filter(|c| *c > 0)?, cost.as_ref()?);
             let n = count as f64;
             Some(Estimate {
                 event: event.into(),
@@ -310,26 +314,21 @@ mod tests {
         let names: Vec<&str> = est.iter().map(|e| e.event.as_str()).collect();
         assert_eq!(
             names,
-            [
-                "context_switches",
-                "minor_faults",
-                "processes_created",
-                "threads_created"
-            ]
+            ["context_switches", "minor_faults", "processes_created"],
+            "no thread was created: no estimate of 0 ns for it"
         );
         let e = &est[0];
         assert_eq!(e.count, 1_000_000);
         assert!((e.estimated_ns - 1e6 * cs.median_ns).abs() < 1.0);
         assert!(e.estimated_low_ns <= e.estimated_ns && e.estimated_ns <= e.estimated_high_ns);
         assert_eq!(e.label, "estimated time in context switches");
-        assert!(e.describe().contains("(estimate)"), "{}", e.describe());
+        assert!(e.describe().contains("] (estimate)"), "{}", e.describe());
         assert!(
             e.source
                 .starts_with("tasks.switch.process.same_cpu, arum calibrate 2023-11-14"),
             "{}",
             e.source
         );
-        assert_eq!(est[3].estimated_ns, 0.0);
     }
 
     #[test]

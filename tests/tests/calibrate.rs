@@ -20,6 +20,7 @@ struct QuickRun {
     json: Value,
     text_of_peers: String,
     plots: Vec<String>,
+    latency_svg: String,
     dir_left: Vec<String>,
 }
 
@@ -62,6 +63,8 @@ fn quick() -> &'static QuickRun {
         let run = QuickRun {
             text_of_peers: peers_table(&json),
             plots: names(&plots),
+            latency_svg: std::fs::read_to_string(plots.join("memory-latency.svg"))
+                .unwrap_or_default(),
             dir_left: names(&dir),
             json,
         };
@@ -197,6 +200,15 @@ fn every_measurement_is_measured_or_says_why_and_nothing_is_left_behind() {
         run.plots.contains(&"tasks.fork.svg".to_string()),
         "{:?}",
         run.plots
+    );
+    // The latency plot's legend names every line it draws: each detected step too.
+    let detected = j["findings"]["caches"]["detected"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(
+        run.latency_svg.matches("detected (").count(),
+        detected,
+        "{detected} steps detected"
     );
 }
 

@@ -144,14 +144,20 @@ fn latency_curve(svg: &mut String, cal: &Calibration) -> Result<bool, String> {
                     .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], GREEN));
             }
         }
-        for d in &c.detected {
+        for (i, d) in c.detected.iter().enumerate() {
             let x = d.size_bytes as f64 / 1024.0;
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     vec![(x, ymin), (x, ymax)],
                     RED.stroke_width(1),
                 )))
-                .map_err(e)?;
+                .map_err(e)?
+                .label(format!(
+                    "step {} detected ({})",
+                    i + 1,
+                    arum_units::size::format(d.size_bytes as f64)
+                ))
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], RED));
         }
         chart
             .configure_series_labels()
