@@ -134,7 +134,7 @@ fn tree_plots(tree: &[TreeSample]) -> String {
             over_time("processes", |t| t.processes as f64),
         ],
         None,
-        plot::YAxis::Linear,
+        plot::YAxis::Counts,
     )));
     out
 }

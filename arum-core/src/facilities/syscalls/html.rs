@@ -4,6 +4,7 @@
 use crate::facilities::syscalls::model::{SyscallStats, SyscallsReport};
 use crate::render::html::page::{facts, figure, para, section, table};
 use crate::render::html::plot::{self, YAxis};
+use arum_units::quantity::grouped;
 use arum_units::{duration, size};
 
 /// Calls drawn in the bar plot (the table has them all).
@@ -120,16 +121,21 @@ fn overview(s: &SyscallsReport) -> Vec<(&'static str, String)> {
     out
 }
 
+/// A row per call or category. A call's row names its category; a category's would repeat its
+/// own name, so the category table has no such column.
 fn stats_table(first: &str, rows: &[SyscallStats]) -> String {
     let ns = |v: u64| duration::format_ns(v as f64);
+    let by_category = first == "category";
     let cells: Vec<Vec<String>> = rows
         .iter()
         .map(|s| {
-            vec![
-                s.name.clone(),
-                s.category.clone(),
-                s.calls.to_string(),
-                s.errors.to_string(),
+            let mut row = vec![s.name.clone()];
+            if !by_category {
+                row.push(s.category.clone());
+            }
+            row.extend([
+                grouped(s.calls),
+                grouped(s.errors),
                 ns(s.total_ns),
                 duration::format_ns(s.mean_ns),
                 ns(s.p50_ns),
@@ -138,19 +144,21 @@ fn stats_table(first: &str, rows: &[SyscallStats]) -> String {
                 s.bytes.map_or_else(String::new, |b| size::format(b as f64)),
                 s.errnos
                     .iter()
-                    .map(|e| format!("{} {}", e.errno, e.count))
+                    .map(|e| format!("{} {}", e.errno, grouped(e.count)))
                     .collect::<Vec<_>>()
                     .join(", "),
-            ]
+            ]);
+            row
         })
         .collect();
-    table(
-        &[
-            first, "category", "calls", "errors", "total", "mean", "p50", "p99", "max", "bytes",
-            "errno",
-        ],
-        &cells,
-    )
+    let mut headers = vec![first];
+    if !by_category {
+        headers.push("category");
+    }
+    headers.extend([
+        "calls", "errors", "total", "mean", "p50", "p99", "max", "bytes", "errno",
+    ]);
+    table(&headers, &cells)
 }
 
 #[cfg(test)]
@@ -197,7 +205,17 @@ mod tests {
         let html = render(r.syscalls.as_ref().expect("a section"));
         assert!(html.contains("id=\"syscalls\""), "{html}");
         assert!(html.contains("ENOENT 300"), "{html}");
-        assert!(html.contains("<td>1200</td><td>300</td>"), "{html}");
+        // Counts grouped by thousands; the call table names each call's category, the category
+        // table does not repeat its own name.
+        assert!(
+            html.contains("<td>file</td><td>1,200</td><td>300</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td class=\"l\">file</td><td>1,200</td>"),
+            "{html}"
+        );
+        assert_eq!(html.matches("<th>category</th>").count(), 1, "{html}");
         assert!(html.contains("read&lt;x&gt;") && !html.contains("read<x>"));
         assert!(html.contains("4 KiB"), "{html}");
         assert!(html.contains("7 lost"), "{html}");

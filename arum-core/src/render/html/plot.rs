@@ -110,6 +110,10 @@ pub enum YAxis {
     Linear,
     /// Powers of ten (values below 1 drawn at 1): for quantities spanning orders of magnitude.
     Log,
+    /// Whole numbers sampled now and then (threads, processes): each value holds until the
+    /// next sample (steps, not slopes between samples), and the axis is labelled at whole
+    /// numbers only.
+    Counts,
 }
 
 /// Lines over a shared x axis, with a legend when there are several. `x_labels` names the
@@ -127,6 +131,7 @@ pub fn lines(
     let Some(((x0, x1), (y0, y1))) = ranges(series) else {
         return Err("no points to plot".into());
     };
+    let y1 = with_legend_room(y0, y1, series.len());
     let mut svg = String::new();
     {
         let root = ground(&mut svg, SIZE)?;
@@ -141,6 +146,8 @@ pub fn lines(
         let y_label = |y: &f64| match y_axis {
             YAxis::Linear => format!("{}", Short(*y)),
             YAxis::Log => format!("{}", Short(10f64.powf(*y))),
+            YAxis::Counts if (y - y.round()).abs() < 1e-9 => format!("{}", y.round()),
+            YAxis::Counts => String::new(),
         };
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(x_desc)
@@ -158,21 +165,50 @@ pub fn lines(
     Ok(svg)
 }
 
-/// The lines as drawn: at most `MAX_POINTS` points each, y as the axis maps it.
+/// The lines as drawn: at most `MAX_POINTS` points each, y as the axis maps it; counts as
+/// steps.
 fn as_drawn(series: &[Series], y_axis: YAxis) -> Vec<Series> {
     series
         .iter()
-        .map(|s| Series {
-            name: s.name.clone(),
-            points: thin(&s.points, MAX_POINTS)
-                .into_iter()
-                .map(|(x, y)| match y_axis {
-                    YAxis::Linear => (x, y),
-                    YAxis::Log => (x, y.max(1.0).log10()),
-                })
-                .collect(),
+        .map(|s| {
+            let thinned = thin(&s.points, MAX_POINTS);
+            let points = match y_axis {
+                YAxis::Linear => thinned,
+                YAxis::Log => thinned
+                    .into_iter()
+                    .map(|(x, y)| (x, y.max(1.0).log10()))
+                    .collect(),
+                YAxis::Counts => steps(&thinned),
+            };
+            Series {
+                name: s.name.clone(),
+                points,
+            }
         })
         .collect()
+}
+
+/// Each value held until the next point's x: a corner before every change.
+fn steps(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len() * 2);
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i > 0 {
+            out.push((x, points[i - 1].1));
+        }
+        out.push((x, y));
+    }
+    out
+}
+
+/// The top of the y range with room above the data for a legend of `lines` entries (drawn in
+/// the upper left): each entry takes about 7% of the plot's height, so the legend never covers
+/// a line.
+fn with_legend_room(y0: f64, y1: f64, lines: usize) -> f64 {
+    if lines < 2 {
+        return y1;
+    }
+    let share = (0.07 * lines as f64 + 0.04).min(0.6);
+    y0 + (y1 - y0) / (1.0 - share)
 }
 
 /// The padded ranges of x and of y (from zero) over every point; None without points.
@@ -200,10 +236,13 @@ fn draw_lines<'a, 'b: 'a>(
 ) -> Result<(), String> {
     for (i, s) in series.iter().enumerate() {
         let colour = Palette99::pick(i).to_rgba();
+        // Lines drawn first are wider: where two lines coincide (two idle CPUs), the one
+        // beneath still shows along both edges of the one above.
+        let width = 2 + 2 * (series.len() - 1 - i).min(2) as u32;
         let drawn = chart
             .draw_series(LineSeries::new(
                 s.points.iter().copied(),
-                colour.stroke_width(2),
+                colour.stroke_width(width),
             ))
             .map_err(e)?;
         if series.len() > 1 {
@@ -298,7 +337,7 @@ pub fn bars(title: &str, x_desc: &str, names: &[String], values: &[f64], scale: 
         return Err("nothing to plot".into());
     }
     let at = |v: f64| match scale {
-        YAxis::Linear => v.max(0.0),
+        YAxis::Linear | YAxis::Counts => v.max(0.0),
         YAxis::Log => v.max(1.0).log10(),
     };
     let top = values[..n].iter().copied().map(at).fold(0.0, f64::max);
@@ -331,7 +370,7 @@ pub fn bars(title: &str, x_desc: &str, names: &[String], values: &[f64], scale: 
             _ => String::new(),
         };
         let x_label = |x: &f64| match scale {
-            YAxis::Linear => format!("{}", Short(*x)),
+            YAxis::Linear | YAxis::Counts => format!("{}", Short(*x)),
             YAxis::Log => format!("{}", Short(10f64.powf(*x))),
         };
         chart
@@ -456,6 +495,20 @@ impl std::fmt::Display for Short {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Threads sampled at 0, 1 and 3 s: 1, then 2, then 1 again, held between the samples.
+    #[test]
+    fn counts_are_drawn_as_steps_with_room_for_the_legend() {
+        let s = steps(&[(0.0, 1.0), (1.0, 2.0), (3.0, 1.0)]);
+        assert_eq!(
+            s,
+            [(0.0, 1.0), (1.0, 1.0), (1.0, 2.0), (3.0, 2.0), (3.0, 1.0)]
+        );
+        assert_eq!(with_legend_room(0.0, 10.0, 1), 10.0);
+        // Two entries: 18% of the height above the data is the legend's.
+        let top = with_legend_room(0.0, 10.0, 2);
+        assert!((10.0 / top - 0.82).abs() < 1e-9, "{top}");
+    }
 
     fn paths(svg: &str) -> usize {
         svg.matches("<polyline").count() + svg.matches("<path").count()

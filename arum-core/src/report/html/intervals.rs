@@ -7,27 +7,44 @@ use crate::report::model::Report;
 pub fn render(r: &Report) -> Option<String> {
     let mut body = String::new();
     if let Some(c) = r.counters.as_ref().filter(|c| !c.intervals.is_empty()) {
-        let series: Vec<Series> = c
-            .events
-            .iter()
-            .enumerate()
-            .map(|(i, e)| Series {
-                name: e.alias.clone().unwrap_or_else(|| e.name.clone()),
-                points: rates(
-                    c.intervals
-                        .iter()
-                        .map(|iv| (iv.t_end_ns, iv.counts.get(i).map_or(0, |v| v.iter().sum()))),
-                ),
-            })
-            .collect();
-        body.push_str(&figure(plot::lines(
-            "Events per second, all CPUs",
-            "seconds since the program started",
-            "per second",
-            &series,
-            None,
-            plot::YAxis::Linear,
-        )));
+        // The software clocks count nanoseconds (10⁹ a second per busy CPU): on the axis of
+        // the other events' counts they would flatten them to 0, so they get their own plot,
+        // in CPUs kept busy.
+        let (mut clocks, mut counts) = (Vec::new(), Vec::new());
+        for (i, e) in c.events.iter().enumerate() {
+            let points = rates(
+                c.intervals
+                    .iter()
+                    .map(|iv| (iv.t_end_ns, iv.counts.get(i).map_or(0, |v| v.iter().sum()))),
+            );
+            let name = e.alias.clone().unwrap_or_else(|| e.name.clone());
+            if matches!(e.name.as_str(), "task-clock" | "cpu-clock") {
+                let cpus = points.into_iter().map(|(t, v)| (t, v / 1e9)).collect();
+                clocks.push(Series { name, points: cpus });
+            } else {
+                counts.push(Series { name, points });
+            }
+        }
+        if !clocks.is_empty() {
+            body.push_str(&figure(plot::lines(
+                "CPUs kept busy (task-clock, cpu-clock)",
+                "seconds since the program started",
+                "CPUs",
+                &clocks,
+                None,
+                plot::YAxis::Linear,
+            )));
+        }
+        if !counts.is_empty() {
+            body.push_str(&figure(plot::lines(
+                "Events per second, all CPUs",
+                "seconds since the program started",
+                "per second",
+                &counts,
+                None,
+                axis_for(&counts),
+            )));
+        }
     }
     if let Some(f) = r.functions.as_ref().filter(|f| !f.intervals.is_empty()) {
         let series: Vec<Series> = f
@@ -58,6 +75,24 @@ pub fn render(r: &Report) -> Option<String> {
     Some(section("intervals", "Readings during the run (-I)", &body))
 }
 
+/// A log axis where the lines' peaks are more than 100 times apart (page faults beside
+/// instructions), so that each line keeps its shape; linear otherwise.
+fn axis_for(series: &[Series]) -> plot::YAxis {
+    let peaks: Vec<f64> = series
+        .iter()
+        .map(|s| s.points.iter().map(|p| p.1).fold(0.0, f64::max))
+        .filter(|p| *p > 0.0)
+        .collect();
+    let (lo, hi) = peaks.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+        (lo.min(*p), hi.max(*p))
+    });
+    if peaks.len() >= 2 && hi > 100.0 * lo {
+        plot::YAxis::Log
+    } else {
+        plot::YAxis::Linear
+    }
+}
+
 /// Counts per interval (ending at `t_end_ns`) as rates at the interval's end.
 fn rates(readings: impl Iterator<Item = (u64, u64)>) -> Vec<(f64, f64)> {
     let mut last = 0u64;
@@ -72,7 +107,19 @@ fn rates(readings: impl Iterator<Item = (u64, u64)>) -> Vec<(f64, f64)> {
 
 #[cfg(test)]
 mod tests {
-    use super::rates;
+    use super::{axis_for, plot, rates, Series};
+
+    // Page faults at 100/s beside instructions at 10⁹/s: a log axis; two like rates: linear.
+    #[test]
+    fn lines_orders_of_magnitude_apart_get_a_log_axis() {
+        let line = |peak: f64| Series {
+            name: String::new(),
+            points: vec![(0.0, peak / 2.0), (1.0, peak)],
+        };
+        assert!(axis_for(&[line(100.0), line(1e9)]) == plot::YAxis::Log);
+        assert!(axis_for(&[line(100.0), line(3000.0)]) == plot::YAxis::Linear);
+        assert!(axis_for(&[line(1e9)]) == plot::YAxis::Linear);
+    }
 
     #[test]
     fn rates_divide_by_each_interval_length() {
