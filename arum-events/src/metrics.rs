@@ -189,8 +189,29 @@ pub struct Selected {
     pub table: Table,
 }
 
+/// Names users give to perf's common metrics (perf stat's own words beside its counts, and the
+/// other tools'), for CPUs whose table has no metric of that name: (alias, common metric).
+/// A metric or group the tables name so is found first.
+const ALIASES: [(&str, &str); 6] = [
+    ("IPC", "insn_per_cycle"),
+    ("insn-per-cycle", "insn_per_cycle"),
+    ("GHz", "cycles_frequency"),
+    ("CPUs", "CPUs_utilized"),
+    ("cpus-utilized", "CPUs_utilized"),
+    ("branch-miss-rate", "branch_miss_rate"),
+];
+
+/// Whether metric `name` answers to `wanted`: case-insensitive, `-` and `_` alike.
+fn same_name(name: &str, wanted: &str) -> bool {
+    name.len() == wanted.len()
+        && name.bytes().zip(wanted.bytes()).all(|(a, b)| {
+            a.eq_ignore_ascii_case(&b) || a == b'-' && b == b'_' || a == b'_' && b == b'-'
+        })
+}
+
 /// The metrics named by `wanted`: metric names, or group names (every metric of the group),
-/// case-insensitive, from the model's table and the common metrics.
+/// case-insensitive, from the model's table and the common metrics; then the aliases of the
+/// common metrics.
 pub fn select(
     table: Option<Table>,
     common: Option<Table>,
@@ -203,19 +224,25 @@ pub fn select(
         .collect();
     let mut out: Vec<Selected> = Vec::new();
     for w in wanted {
-        let by_name: Vec<Selected> = all
-            .iter()
-            .filter(|s| s.metric.name().eq_ignore_ascii_case(w))
-            .copied()
-            .collect();
-        let found = if by_name.is_empty() {
+        let named = |w: &str| -> Vec<Selected> {
             all.iter()
-                .filter(|s| s.metric.groups().any(|g| g.eq_ignore_ascii_case(w)))
+                .filter(|s| same_name(s.metric.name(), w))
                 .copied()
                 .collect()
-        } else {
-            by_name
         };
+        let mut found = named(w);
+        if found.is_empty() {
+            found = all
+                .iter()
+                .filter(|s| s.metric.groups().any(|g| g.eq_ignore_ascii_case(w)))
+                .copied()
+                .collect();
+        }
+        if found.is_empty() {
+            if let Some((_, common)) = ALIASES.iter().find(|(a, _)| same_name(a, w)) {
+                found = named(common);
+            }
+        }
         if found.is_empty() {
             return Err(format!(
                 "unknown metric or metric group '{w}' for this CPU; `arum list --metrics` shows them"

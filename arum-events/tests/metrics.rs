@@ -222,3 +222,33 @@ fn metrics_on_this_machine_use_its_pmus() {
     }
     assert!(facts.num_cpus_online >= 1);
 }
+
+/// perf stat's words for its common metrics answer on every CPU: `IPC` on Zen 3, Bulldozer and
+/// Skylake-SP (whose tables have no metric of that name; Intel's is tma_info_thread_ipc) is
+/// insn_per_cycle; `-` and `_` are alike.
+#[test]
+fn the_names_perf_stat_prints_select_the_common_metrics_everywhere() {
+    let src = TableSource::default();
+    for (cpu, ipc) in [
+        ("AuthenticAMD-25-1", "insn_per_cycle"),
+        ("AuthenticAMD-15-2", "insn_per_cycle"),
+        ("GenuineIntel-6-55-4", "insn_per_cycle"),
+    ] {
+        let t = src.for_cpu(&parse_spec(cpu).unwrap()).unwrap();
+        let got = select(t, src.common(), &["IPC".into()]).unwrap();
+        assert_eq!(got.len(), 1, "{cpu}");
+        assert_eq!(got[0].metric.name(), ipc, "{cpu}");
+    }
+    let zen3 = src
+        .for_cpu(&parse_spec("AuthenticAMD-25-1").unwrap())
+        .unwrap();
+    for (alias, name) in [
+        ("GHz", "cycles_frequency"),
+        ("cpus-utilized", "CPUs_utilized"),
+        ("branch-miss-rate", "branch_miss_rate"),
+        ("BRANCH_MISS_RATE", "branch_miss_rate"),
+    ] {
+        let got = select(zen3, src.common(), &[alias.into()]).unwrap();
+        assert_eq!(got[0].metric.name(), name, "{alias}");
+    }
+}
