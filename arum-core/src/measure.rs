@@ -76,8 +76,9 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     }
     let reaped = running.wait()?;
 
-    // Post-processing phase 1: stopping the facilities and collecting their readings.
-    let post1 = Instant::now();
+    // Post-processing phase 1, from the reap: restoring arum's signal dispositions, stopping
+    // the facilities and collecting their readings.
+    let post1 = reaped.reaped_at;
     for f in &mut facilities {
         f.stop(&mut Stopped {
             reaped: &reaped,

@@ -8,7 +8,10 @@
 //! - a regular file (or a new one) in a writable directory: an unnamed file (O_TMPFILE) in that
 //!   directory, given a name and renamed over the target only when it is complete, so a reader
 //!   never sees half a file and a killed arum leaves nothing behind. An existing file
-//!   keeps its permissions (and, for root, its owner);
+//!   keeps its permissions (and, for root, its owner). The file is not synced: the rename
+//!   makes it whole for every reader at once, and a sync, which only guards against a power
+//!   cut, would be most of arum's time after the program ends (the journal commit it forces
+//!   delays the link as well);
 //! - a regular file in a directory arum may not create files in: rewritten in place.
 //!
 //! Nothing is ever created under /dev, and errors name the path the user gave. A new file gets
@@ -192,7 +195,6 @@ impl Sink {
                 let written = tmp
                     .write_all(bytes)
                     .and_then(|_| keep_attributes(&tmp, keep.as_deref()))
-                    .and_then(|_| tmp.sync_all())
                     .and_then(|_| link_over(&tmp, &dir, &name));
                 (path, written)
             }

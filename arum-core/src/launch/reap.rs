@@ -61,6 +61,8 @@ pub struct Reaped {
     pub wall: Duration,
     /// CLOCK_MONOTONIC when the program was released (the origin of the report's times).
     pub released_at: Duration,
+    /// When wait4 returned: where arum's post-processing starts.
+    pub reaped_at: std::time::Instant,
     pub rusage: libc::rusage,
     /// The child's ru_maxrss just before exec (arum's memory as the child inherited it and
     /// touched it), which the kernel's ru_maxrss of the program includes.
@@ -112,6 +114,7 @@ pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
         // SAFETY: status and rusage are valid, writable locals.
         let r = unsafe { libc::wait4(pid.as_raw(), &mut status, 0, &mut rusage) };
         let wall = monotonic().saturating_sub(t0);
+        let reaped_at = std::time::Instant::now();
         if r == pid.as_raw() {
             let exit = if libc::WIFSIGNALED(status) {
                 Exit::Signal {
@@ -125,6 +128,7 @@ pub(super) fn reap(pid: Pid, t0: Duration) -> Result<Reaped, ArumError> {
                 exit,
                 wall,
                 released_at: t0,
+                reaped_at,
                 rusage,
                 // Known from the child's side of the launch, read after this (Running::wait).
                 pre_exec_maxrss_bytes: 0,

@@ -155,6 +155,7 @@ fn lifecycle(
         exit: Exit::Code(0),
         wall: runs_for,
         released_at: std::time::Duration::ZERO,
+        reaped_at: std::time::Instant::now(),
         // SAFETY: rusage is plain old data (integers and timevals); all-zero is a valid value
         // of every field.
         rusage: unsafe { std::mem::zeroed() },
