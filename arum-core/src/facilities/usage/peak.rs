@@ -46,8 +46,10 @@ pub struct TreeStats {
     /// Largest sum over the tree's processes at one instant: PSS where smaps_rollup could be
     /// read for every process, else resident set size.
     sum: u64,
-    /// Whether some sample fell back to summing resident set sizes.
+    /// Whether some sample of several processes fell back to resident set sizes.
     rss_only: bool,
+    /// Whether some sample read a PSS (a tree of one process needs none).
+    pss: bool,
     /// Largest VmHWM of any one process (its own exact peak, up to its last sample).
     hwm: u64,
     threads: u64,
@@ -110,7 +112,6 @@ fn sample(pids: &[i32], stats: &mut TreeStats) {
     if sizes.len() == 1 {
         // Nothing shared within one process: its resident size and VmHWM say it all.
         sum = sizes[0].0;
-        rss_only = true;
     } else {
         sizes.sort_by_key(|s| std::cmp::Reverse(s.0));
         for (i, (rss, p)) in sizes.iter().enumerate() {
@@ -118,7 +119,10 @@ fn sample(pids: &[i32], stats: &mut TreeStats) {
                 .then(|| p.smaps_rollup().ok().and_then(|r| pss_bytes(&r)))
                 .flatten();
             match pss {
-                Some(pss) => sum += pss,
+                Some(pss) => {
+                    sum += pss;
+                    stats.pss = true;
+                }
                 None => {
                     sum += rss;
                     rss_only |= *rss > 0;
@@ -166,7 +170,7 @@ pub fn peak_memory(
                 // Ended before the first sample, and ru_maxrss may be arum's copy: all that is
                 // known is that the program's peak was at most ru_maxrss.
                 (rusage_maxrss_bytes, PeakMethod::RusageUpperBound)
-            } else if stats.rss_only {
+            } else if stats.rss_only || !stats.pss {
                 (sampled, PeakMethod::ProcfsSampling)
             } else {
                 (sampled, PeakMethod::PssSampling)
