@@ -31,6 +31,8 @@ pub struct RunRequest {
     /// `--no-memory-sampling`: no sampler of the tree's memory; the peak is ru_maxrss (or
     /// cgroup v2's memory.peak where there is one).
     pub no_memory_sampling: bool,
+    /// `arum suite`: where the client copies append their counts (not an option of its own).
+    pub client_counts: Option<PathBuf>,
     /// `--strict`: a problem with the events or functions is an error, not a warning.
     pub strict: bool,
     /// `--probe-engine`: where the system calls and the tasks' CPU times are counted.

@@ -111,8 +111,21 @@ fn a_sweep_of_sizes_and_clients_runs_every_combination_into_one_page() {
     assert_eq!(benchmarks.len(), 4, "2 sizes × 2 client counts");
     for b in benchmarks {
         assert_eq!(b["runs"].as_array().unwrap().len(), 3);
+        let copies: u64 = if b["label"].as_str().unwrap().contains(" 3 0 ") {
+            3
+        } else {
+            1
+        };
         for r in b["runs"].as_array().unwrap() {
             assert_eq!(r["exit_status"], 0, "every client got its bytes");
+            // The clients' own counts: each copy requested once and said so.
+            let c = &r["report"]["clients"];
+            assert_eq!(c["copies_reporting"], copies, "{c}");
+            assert_eq!(
+                (c["requests"].as_u64(), c["failed"].as_u64()),
+                (Some(copies), Some(0))
+            );
+            assert!(c["per_second"].as_f64().unwrap() > 0.0, "{c}");
         }
     }
     // Three copies of the client use more CPU than one, for the same size.

@@ -3,6 +3,7 @@
 //! HTML renderings. `report::sections` lists them once, in the order every output follows.
 
 pub mod ambient;
+pub mod clients;
 pub mod counters;
 pub mod functions;
 pub mod noise;

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::facilities;
 use crate::facilities::ambient::model::AmbientReport;
+use crate::facilities::clients::model::ClientsReport;
 use crate::facilities::counters::model::CountersReport;
 use crate::facilities::functions::model::FunctionsReport;
 use crate::facilities::syscalls::model::SyscallsReport;
@@ -22,6 +23,7 @@ pub const FIELDS: &[Field] = &[
     group("metadata", header::METADATA),
     group("exit", header::EXIT),
     group("usage", facilities::usage::model::FIELDS),
+    group("clients", facilities::clients::model::FIELDS),
     group("counters", facilities::counters::model::FIELDS),
     group("ambient", facilities::ambient::model::FIELDS),
     group("functions", facilities::functions::model::FIELDS),
@@ -43,6 +45,9 @@ pub struct Report {
     pub command: CommandInfo,
     pub exit: ExitInfo,
     pub usage: Usage,
+    /// The requests the clients of `arum suite` completed, and their rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<ClientsReport>,
     /// Performance-counter events, when any were asked for.
     pub counters: Option<CountersReport>,
     /// The ambient environment, with `--ambient`.
@@ -79,6 +84,7 @@ impl Report {
             command,
             exit,
             usage: Usage::default(),
+            clients: None,
             counters: None,
             ambient: None,
             functions: None,

@@ -6,6 +6,7 @@ use arum_hourglass::NoiseReport;
 
 use crate::error::ArumError;
 use crate::facilities::ambient::{self, Ambient};
+use crate::facilities::clients::{self, Clients};
 use crate::facilities::counters::{self, Counters};
 use crate::facilities::functions::{self, Functions};
 use crate::facilities::noise::{self, Noise};
@@ -70,6 +71,15 @@ pub const SECTIONS: &[Section] = &[
         start: Some(|s, _| filling(ResourceUsage::new(s.memory_sampling), |r, s| r.usage = s)),
         text: |r, _, out| usage::text::render(out, &r.usage),
         html: |r| Some(usage_html::render(r)),
+    },
+    Section {
+        key: "clients",
+        start: Some(|s, _| {
+            let counts = s.client_counts.clone()?;
+            filling(Clients::new(counts), |r, c| r.clients = Some(c))
+        }),
+        text: |r, _, out| r.clients.iter().for_each(|c| clients::text::render(out, c)),
+        html: |r| r.clients.as_ref().map(clients::html::render),
     },
     Section {
         key: "counters",

@@ -107,6 +107,9 @@ mod tests {
     /// The fixture with every section filled: small ones where the fixture has none.
     fn every_section() -> Report {
         let mut r = fixture();
+        r.clients = Some(
+            crate::facilities::clients::model::ClientsReport::from_counts("10 0\n", 1_000_000_000),
+        );
         r.functions = Some(FunctionsReport {
             off_reason: Some("no uprobe PMU".into()),
             probe_cost: Default::default(),

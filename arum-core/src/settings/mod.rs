@@ -49,6 +49,8 @@ pub struct Settings {
     pub tasks: Option<tasks::Settings>,
     /// Sample the tree's memory for its peak (off with `--no-memory-sampling`).
     pub memory_sampling: bool,
+    /// `arum suite`: the file its client copies append their counts to.
+    pub client_counts: Option<PathBuf>,
     /// `--noise-probe`: the CPUs to probe (empty: all).
     pub noise_probe: Option<Vec<usize>>,
     /// `--syscalls`: the system calls to trace, and the task probes of the views.
@@ -100,6 +102,7 @@ impl Settings {
             functions,
             tasks,
             memory_sampling: !r.no_memory_sampling,
+            client_counts: r.client_counts.clone(),
             noise_probe: r.noise_probe.clone(),
             syscalls,
             top_threads,

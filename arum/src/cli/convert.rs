@@ -82,6 +82,7 @@ impl RunArgs {
             }),
             enable_delayacct: self.enable_delayacct,
             no_memory_sampling: self.no_memory_sampling,
+            client_counts: None,
             strict: self.strict,
             probe_engine: match self.probe_engine {
                 ProbeEngineArg::Auto => ProbeEngine::Auto,

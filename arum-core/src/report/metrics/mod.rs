@@ -59,14 +59,17 @@ pub fn shown(name: &str, self_timing: bool) -> bool {
 }
 
 /// Whether a metric is one a user reads first and a comparison tests by default: the time, CPU
-/// and memory of the run, and what the user asked to measure (each counter's and derived
+/// and memory of the run, the requests of a suite's clients, and what the user asked to measure
+/// (each counter's and derived
 /// metric's total, each probed function's calls and mean, each syscall's calls and mean, the ALMT
 /// views' task count and mean). The rest (faults, switches, breakdowns, samplers' facts, the
 /// ambient machine) is compared on request: each extra test is one more chance of a false
 /// finding.
 pub fn headline(name: &str) -> bool {
-    const EXACT: [&str; 7] = [
+    const EXACT: [&str; 9] = [
         "usage.wall_ns",
+        "clients.requests",
+        "clients.per_second",
         "usage.user_ns",
         "usage.system_ns",
         "usage.peak_memory.peak_rss_bytes",

@@ -84,6 +84,16 @@ pub fn run(
         .map_err(|e| ArumError::Usage(format!("{name}: {e}")))?;
     let client = with_dir(&suite.client.command);
     request.program = client_program(&suite, &client, request.program.env);
+    if clients_line(&suite, &client).is_some() {
+        // The copies append their counts here; the clients facility reads them after each run.
+        let counts = dir.path().join("counts");
+        request.program.env.push(format!(
+            "{}={}",
+            crate::facilities::clients::COUNTS_VAR,
+            counts.display()
+        ));
+        request.client_counts = Some(counts);
+    }
     request.html = Some(outputs.html.clone());
     request.output = outputs.output.clone();
     crate::series::run(&request, &SeriesSettings::from_request(&series)?, started)
@@ -148,7 +158,9 @@ const SCRIPT_VAR: &str = "ARUM_SUITE_CLIENTS";
 /// program's environment as `SCRIPT_VAR`, so the line stays short and the same from one suite
 /// run to the next) running N copies of it at once, each repeated for the duration, failing
 /// when any copy fails. Its line names N, the duration and the client command, so each
-/// combination's label says what it ran.
+/// combination's label says what it ran. The script runs in bash, whose clock
+/// (`EPOCHREALTIME`) and arithmetic keep the loop free of processes: the run's processes are
+/// the requests'.
 fn clients_line(suite: &Suite, client: &str) -> Option<String> {
     let c = &suite.client;
     if c.clients.is_none() && c.duration.is_none() {
@@ -157,18 +169,29 @@ fn clients_line(suite: &Suite, client: &str) -> Option<String> {
     let ns = c.duration.map_or(0, |d| d.as_nanos());
     let n = c.clients.as_deref().unwrap_or("1");
     Some(format!(
-        "sh -c \"${SCRIPT_VAR}\" clients {n} {ns} {}",
+        "bash -c \"${SCRIPT_VAR}\" clients {n} {ns} {}",
         shell_words::quote(client)
     ))
 }
 
 /// `clients N DURATION_NS COMMAND`: N copies of COMMAND at once (each repeated until
-/// DURATION_NS have passed when it is not 0); fails when any copy fails.
+/// DURATION_NS have passed when it is not 0, stopping at its first failure); fails when any copy
+/// fails. Each copy appends `REQUESTS FAILED` to `$ARUM_SUITE_COUNTS` when it ends (an
+/// append of one short line is one write, whole however the copies interleave).
 const CLIENTS_SCRIPT: &str = r#"n=$1 ns=$2 cmd=$3
+now() { t=${EPOCHREALTIME/[.,]/}; }
 copy() {
-  if [ "$ns" -eq 0 ]; then eval "$cmd"; return; fi
-  end=$(( $(date +%s%N) + ns ))
-  while [ "$(date +%s%N)" -lt "$end" ]; do eval "$cmd" || return 1; done
+  local done=0 failed=0 status=0 t end
+  if [ "$ns" -eq 0 ]; then
+    if eval "$cmd"; then done=1; else failed=1; status=1; fi
+  else
+    now; end=$((t + ns / 1000))
+    while now; [ "$t" -lt "$end" ]; do
+      if eval "$cmd"; then done=$((done + 1)); else failed=1; status=1; break; fi
+    done
+  fi
+  if [ -n "$ARUM_SUITE_COUNTS" ]; then echo "$done $failed" >> "$ARUM_SUITE_COUNTS"; fi
+  return $status
 }
 i=0 pids=
 while [ "$i" -lt "$n" ]; do copy & pids="$pids $!"; i=$((i + 1)); done
@@ -236,6 +259,35 @@ mod tests {
             n >= 2,
             "the command ran {n} time(s) in 300 ms of 50 ms calls"
         );
+    }
+
+    // Two copies for 200 ms: each appends what it completed, and the counts are the runs of
+    // the command (each leaves a mark); a failing command is counted as failed and fails the run.
+    #[test]
+    fn copies_report_the_requests_they_completed() {
+        let s = suite("[client]\ncommand = \"x\"\nclients = \"2\"\nduration = \"200ms\"\n");
+        let dir = tempfile::tempdir().unwrap();
+        let (marks, counts) = (dir.path().join("marks"), dir.path().join("counts"));
+        let run = |cmd: &str| {
+            std::process::Command::new("/bin/sh")
+                .arg("-c")
+                .arg(clients_line(&s, cmd).unwrap())
+                .env(SCRIPT_VAR, CLIENTS_SCRIPT)
+                .env(crate::facilities::clients::COUNTS_VAR, &counts)
+                .status()
+                .unwrap()
+                .code()
+        };
+        assert_eq!(run(&format!("echo . >> {}", marks.display())), Some(0));
+        let text = std::fs::read_to_string(&counts).unwrap();
+        let r = crate::facilities::clients::model::ClientsReport::from_counts(&text, 1);
+        let made = std::fs::read_to_string(&marks).unwrap().lines().count() as u64;
+        assert_eq!((r.copies_reporting, r.failed), (2, 0), "{text}");
+        assert!(made > 2 && r.requests == made, "{text}: {made} marks");
+        std::fs::write(&counts, "").unwrap();
+        assert_eq!(run("false"), Some(1));
+        let text = std::fs::read_to_string(&counts).unwrap();
+        assert_eq!(text.lines().collect::<Vec<_>>(), ["0 1", "0 1"]);
     }
 
     #[test]
