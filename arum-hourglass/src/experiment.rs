@@ -20,6 +20,10 @@ pub struct Experiment {
     /// the run starts.
     pub records: usize,
     pub gap: GapChoice,
+    /// Let the CPUs enter deep idle states between wake-ups (`--deep-idle`); by default a run
+    /// with latency threads holds them shallow, as cyclictest does.
+    #[serde(default)]
+    pub deep_idle: bool,
 }
 
 /// How the GAP threshold is chosen.

@@ -16,6 +16,7 @@ pub mod clock;
 pub mod error;
 pub mod experiment;
 pub mod gap;
+pub mod idle;
 pub mod kernel;
 pub mod models;
 pub mod noise;

@@ -47,6 +47,7 @@ impl RunParameters {
             threads,
             records: self.records,
             gap: self.gap_choice()?,
+            deep_idle: self.deep_idle,
         })
     }
 }
@@ -100,6 +101,7 @@ mod tests {
             records: 1000,
             gap: None,
             gap_factor: 10.0,
+            deep_idle: false,
             directives,
         }
     }

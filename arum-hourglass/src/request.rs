@@ -32,6 +32,8 @@ pub struct RunParameters {
     pub gap: Option<Duration>,
     /// GAP in loop iterations of the slowest thread, when `gap` is `None`.
     pub gap_factor: f64,
+    /// `--deep-idle`: leave the CPUs' idle states alone during a latency run.
+    pub deep_idle: bool,
     /// The per-thread options, in the order given.
     pub directives: Vec<Directive>,
 }

@@ -128,6 +128,7 @@ fn experiment(plan: &Plan, bytes: usize, n: usize) -> Experiment {
             .collect(),
         records: plan.records,
         gap: plan.gap,
+        deep_idle: false,
     }
 }
 

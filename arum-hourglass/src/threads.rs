@@ -120,6 +120,30 @@ pub fn run(exp: &Experiment) -> Result<RunResult, Error> {
     let tsc = calibrate(&mut notes)?;
     let mut kernel = KernelFacts::read();
     let trace = Arc::new(Trace::new(exp.records));
+    let latency = exp
+        .threads
+        .iter()
+        .any(|t| matches!(t.workload, crate::experiment::Workload::Lat { .. }));
+    let _shallow = match (latency, exp.deep_idle) {
+        (true, false) => match crate::idle::ShallowIdle::hold() {
+            Ok(held) => {
+                notes.push(
+                    "CPU idle states held shallow for the run (/dev/cpu_dma_latency at 0 µs, \
+                     as cyclictest does; --deep-idle leaves them alone)"
+                        .into(),
+                );
+                Some(held)
+            }
+            Err(why) => {
+                notes.push(format!(
+                    "CPU idle states could not be held shallow ({why}): wake-ups from idle add \
+                     the idle state's exit latency, which cyclictest avoids as root"
+                ));
+                None
+            }
+        },
+        _ => None,
+    };
     let locked = mlockall(lock_flags());
     if let Err(e) = locked {
         notes.push(format!(

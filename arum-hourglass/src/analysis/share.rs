@@ -121,6 +121,7 @@ mod tests {
             threads,
             records: 10,
             gap: GapChoice::Auto { factor: 10.0 },
+            deep_idle: false,
         }
     }
 

@@ -384,6 +384,7 @@ mod tests {
             ],
             records: 100,
             gap: crate::experiment::GapChoice::Auto { factor: 10.0 },
+            deep_idle: false,
         };
         let run = RunResult {
             tsc: TscFacts {

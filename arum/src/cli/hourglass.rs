@@ -65,6 +65,12 @@ pub struct HourglassArgs {
     #[arg(long, value_name = "X", default_value_t = 10.0)]
     pub gap_factor: f64,
 
+    /// Let the CPUs enter deep idle states between a latency thread's wake-ups. By default a run
+    /// with LAT threads holds /dev/cpu_dma_latency at 0 (root), as cyclictest does without
+    /// --laptop, so that waking from idle does not add the idle state's exit latency.
+    #[arg(long)]
+    pub deep_idle: bool,
+
     /// Also print every interval ("trace:" lines: thread, start, end, length, gap before it,
     /// all in ms from the start, then CPU and why it ended) and latency sample ("latlate:", µs).
     #[arg(long)]
@@ -263,6 +269,7 @@ impl HourglassArgs {
                 records: self.records,
                 gap: self.gap,
                 gap_factor: self.gap_factor,
+                deep_idle: self.deep_idle,
                 directives: self.per_thread.directives,
             },
             switch_cost: (!self.switch_cost.is_empty()).then_some(SwitchCostParameters {
