@@ -4,6 +4,7 @@
 use crate::facilities::ambient::model::{AmbientReport, AmbientSample, CpuUtilisation, TreeSample};
 use crate::render::html::page::{facts, figure, section, table};
 use crate::render::html::plot::{self, Series};
+use arum_units::quantity::grouped;
 use arum_units::{duration, size};
 
 pub fn render(a: &AmbientReport) -> String {
@@ -52,7 +53,7 @@ fn summary_facts(a: &AmbientReport) -> String {
             "context switches per second",
             format!("{:.1}", s.context_switches_per_second),
         ),
-        ("processes created", s.processes_created.to_string()),
+        ("processes created", grouped(s.processes_created)),
         (
             "CPU time of everything else",
             duration::format_ns(s.other_cpu_ns as f64),

@@ -73,8 +73,8 @@ fn events_table(events: &[EventCounts]) -> String {
             vec![
                 name(e),
                 e.status.describe().into(),
-                e.total_scaled.to_string(),
-                e.total_raw.to_string(),
+                e.format_count(e.total_scaled),
+                e.format_count(e.total_raw),
                 format!("{:.1}", e.percent_running),
                 if e.multiplexed { "yes" } else { "no" }.into(),
                 e.encoding.clone(),
@@ -124,12 +124,13 @@ fn per_cpu(counted: &[&EventCounts], cpus: &[u32]) -> String {
     ));
     let mut headers = vec!["event"];
     headers.extend(columns.iter().map(String::as_str));
-    let rows: Vec<Vec<String>> = names
+    let rows: Vec<Vec<String>> = counted
         .iter()
+        .zip(&names)
         .zip(&values)
-        .map(|(n, v)| {
+        .map(|((e, n), v)| {
             std::iter::once(n.clone())
-                .chain(v.iter().map(|x| format!("{x:.0}")))
+                .chain(v.iter().map(|x| e.format_count(*x as u64)))
                 .collect()
         })
         .collect();
@@ -177,4 +178,22 @@ fn notes(c: &CountersReport) -> Vec<String> {
                 .filter_map(|e| Some(format!("{}: {}", e.name, e.reason.as_ref()?))),
         )
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::fixture;
+
+    // The fixture's task-clock counted 808,635 ns: a time on the page, and page faults a count
+    // with separators, never raw nanoseconds.
+    #[test]
+    fn clocks_are_times_and_counts_are_grouped() {
+        let mut c = fixture().counters.expect("the fixture counted events");
+        let page = render(&c);
+        assert!(page.contains("<td>808.6 µs</td>"), "{page}");
+        assert!(!page.contains("808635"), "{page}");
+        c.events[1].total_scaled = 1_234_567;
+        assert!(render(&c).contains("<td>1,234,567</td>"));
+    }
 }

@@ -213,6 +213,23 @@ pub struct EventCounts {
     pub multiplexed: bool,
 }
 
+impl EventCounts {
+    /// The software clocks count nanoseconds of CPU time, not occurrences.
+    pub fn is_clock(&self) -> bool {
+        matches!(self.name.as_str(), "task-clock" | "cpu-clock")
+    }
+
+    /// One of its counts for people, as the event measures: a time for the software clocks,
+    /// occurrences grouped by thousands otherwise.
+    pub fn format_count(&self, value: u64) -> String {
+        if self.is_clock() {
+            Unit::Nanoseconds.format(value as f64)
+        } else {
+            arum_units::quantity::grouped(value)
+        }
+    }
+}
+
 fn named() -> bool {
     true
 }

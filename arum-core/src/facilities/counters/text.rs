@@ -5,7 +5,6 @@ use std::fmt::Write;
 
 use arum_events::metrics::MetricValue;
 use arum_units::duration;
-use arum_units::quantity::grouped;
 
 use super::model::{CountersReport, EventCounts, EventStatus};
 use crate::render::text::indented;
@@ -85,20 +84,6 @@ fn title(out: &mut String, c: &CountersReport) {
 }
 
 /// The per-CPU counts of the counted events, and every event's total or why it has none.
-/// A count as its event measures it: nanoseconds for the software clocks, occurrences otherwise.
-fn count(e: &EventCounts, value: u64) -> String {
-    if is_clock(e) {
-        arum_units::Unit::Nanoseconds.format(value as f64)
-    } else {
-        grouped(value)
-    }
-}
-
-/// task-clock and cpu-clock count nanoseconds of CPU time.
-fn is_clock(e: &EventCounts) -> bool {
-    matches!(e.name.as_str(), "task-clock" | "cpu-clock")
-}
-
 fn event_tables(c: &CountersReport, wall_ns: u64) -> (Grid, Grid) {
     let mut per_cpu = Grid::new();
     per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
@@ -123,7 +108,7 @@ fn event_tables(c: &CountersReport, wall_ns: u64) -> (Grid, Grid) {
             per_cpu.push_record([
                 label.clone(),
                 p.cpu.to_string(),
-                count(e, p.scaled),
+                e.format_count(p.scaled),
                 format!("{:.1}", p.percent_running),
             ]);
         }
@@ -132,7 +117,7 @@ fn event_tables(c: &CountersReport, wall_ns: u64) -> (Grid, Grid) {
         } else {
             String::new()
         };
-        if is_clock(e) && wall_ns > 0 {
+        if e.is_clock() && wall_ns > 0 {
             let cpus = format!(
                 "{:.3} CPUs utilized",
                 e.total_scaled as f64 / wall_ns as f64
@@ -145,7 +130,7 @@ fn event_tables(c: &CountersReport, wall_ns: u64) -> (Grid, Grid) {
         }
         totals.push_record([
             label,
-            count(e, e.total_scaled),
+            e.format_count(e.total_scaled),
             format!("{:.1}", e.percent_running),
             e.encoding.clone(),
             note,

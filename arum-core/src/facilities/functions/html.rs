@@ -8,6 +8,7 @@ use crate::facilities::functions::model::{
 use crate::render::html::page::{facts, figure, item, para, section, table};
 use crate::render::html::plot::{self, Series};
 use arum_units::duration;
+use arum_units::quantity::grouped;
 
 pub fn render(f: &FunctionsReport) -> String {
     let mut body = String::new();
@@ -147,8 +148,8 @@ fn function_detail(x: &FunctionTiming) -> String {
         .map(|t| {
             vec![
                 format!("{} (pid {})", t.tid, t.pid),
-                t.calls.to_string(),
-                t.timed_calls.to_string(),
+                grouped(t.calls),
+                grouped(t.timed_calls),
                 ns(t.inclusive_ns as f64),
                 ns(t.exclusive_ns as f64),
             ]
@@ -192,7 +193,7 @@ fn row(x: &FunctionTiming) -> Vec<String> {
     vec![
         x.name.clone(),
         format!("{}{}", x.calls, calls_note(x)),
-        x.timed_calls.to_string(),
+        grouped(x.timed_calls),
         ns(i.total_ns as f64),
         ns(i.mean_ns),
         ns(i.min_ns as f64),

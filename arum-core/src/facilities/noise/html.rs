@@ -3,6 +3,7 @@
 use crate::render::html::page::{list, section, table};
 use arum_hourglass::NoiseReport;
 use arum_units::duration;
+use arum_units::quantity::grouped;
 
 pub fn render(n: &NoiseReport) -> String {
     let ns = |v: f64| duration::format_ns(v);
@@ -13,11 +14,11 @@ pub fn render(n: &NoiseReport) -> String {
             vec![
                 format!("CPU {}", c.cpu),
                 format!("{:.3}", c.ran_seconds),
-                c.interrupts.count.to_string(),
+                grouped(c.interrupts.count),
                 format!("{:.1}", c.interrupts.per_second),
                 ns(c.interrupts.median_ns),
                 ns(c.interrupts.max_ns),
-                c.tasks.count.to_string(),
+                grouped(c.tasks.count),
                 format!("{:.1}", c.tasks.per_second),
                 ns(c.tasks.median_ns),
                 ns(c.tasks.max_ns),

@@ -1,5 +1,6 @@
 //! The usage section's HTML: times, memory, faults, switches, I/O, and what they cost here.
 
+use arum_units::quantity::grouped;
 use arum_units::{duration, size};
 
 use super::model::Usage;
@@ -24,19 +25,19 @@ pub fn render(u: &Usage) -> String {
         None => rows.push(("ru_maxrss", bytes(u.rusage_maxrss_bytes))),
     }
     rows.extend([
-        ("minor faults", u.minor_faults.to_string()),
-        ("major faults", u.major_faults.to_string()),
+        ("minor faults", grouped(u.minor_faults)),
+        ("major faults", grouped(u.major_faults)),
         (
             "voluntary context switches",
-            u.voluntary_context_switches.to_string(),
+            grouped(u.voluntary_context_switches),
         ),
         (
             "involuntary context switches",
-            u.involuntary_context_switches.to_string(),
+            grouped(u.involuntary_context_switches),
         ),
-        ("block input operations", u.block_input_ops.to_string()),
-        ("block output operations", u.block_output_ops.to_string()),
-        ("signals received", u.signals_received.to_string()),
+        ("block input operations", grouped(u.block_input_ops)),
+        ("block output operations", grouped(u.block_output_ops)),
+        ("signals received", grouped(u.signals_received)),
     ]);
     let mut body = facts(&rows);
     if !u.estimates.is_empty() {
@@ -49,7 +50,7 @@ pub fn render(u: &Usage) -> String {
             .map(|est| {
                 vec![
                     est.label.clone(),
-                    est.count.to_string(),
+                    grouped(est.count),
                     duration::format_ns(est.estimated_ns),
                     format!(
                         "{} – {}",

@@ -9,6 +9,7 @@ use crate::facilities::views::model::{
 use crate::render::html::page::{branch, facts, figure, item, para, section, table};
 use crate::render::html::plot::{self, Series, YAxis};
 use arum_units::duration;
+use arum_units::quantity::grouped;
 
 fn ns(v: f64) -> String {
     duration::format_ns(v)
@@ -76,7 +77,7 @@ fn overview(v: &ViewsReport) -> String {
     let busiest: Vec<Vec<String>> = o
         .busiest
         .iter()
-        .map(|b| vec![b.probe.clone(), b.calls.to_string(), ns(b.total_ns as f64)])
+        .map(|b| vec![b.probe.clone(), grouped(b.calls), ns(b.total_ns as f64)])
         .collect();
     out.push_str(&table(&["busiest probe", "calls", "total"], &busiest));
     out
