@@ -4,6 +4,8 @@
 mod calibrate;
 mod commands;
 mod convert;
+#[cfg(test)]
+mod fuzz;
 mod hints;
 mod hourglass;
 mod run;
