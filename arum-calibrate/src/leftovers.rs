@@ -2,29 +2,52 @@
 //! directory, or scratch files in `--dir`) must not outlive it. Every such name carries the pid
 //! of the arum that made it (`arum-calibrate-<pid>-...`), so that:
 //!
-//! - SIGINT, SIGTERM and SIGHUP remove this run's files before arum ends: the signals are blocked
-//!   in every thread and taken by one thread of their own, which cleans in ordinary code (no
-//!   async-signal-safety limits on walking a directory), then ends arum by the same signal;
+//! - SIGINT, SIGTERM and SIGHUP remove this run's files before arum ends: a handler unlinks the
+//!   names a calibration can write (a fixed list, known before the first is written, so that
+//!   the handler does nothing but unlink and rmdir, which are async-signal-safe), then lets the
+//!   signal do what it would have done. No thread waits for the signals: one more thread would
+//!   change what fork and the other task measurements measure;
 //! - a run started later removes what runs killed by SIGKILL left (their pid no longer runs),
 //!   and says so once.
 //!
-//! An ignored signal stays ignored: the kernel discards it before the mask is looked at, as it
-//! would without arum.
+//! An ignored signal stays ignored, and one with a handler of someone else's keeps it.
 
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-use nix::sys::signal::{self, SigHandler, SigSet, SigmaskHow, Signal};
+use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
 
 /// Every scratch name starts with this, then the pid and a dash.
 pub const PREFIX: &str = "arum-calibrate-";
 
+/// What a calibration names its scratch files (after the prefix and pid): the file measurements'
+/// file, up to 8 contention readers' files, the major-fault file and the tiny program.
+const SCRATCH: [&str; 11] = [
+    "reads",
+    "major-faults",
+    "exit0",
+    "reader-0",
+    "reader-1",
+    "reader-2",
+    "reader-3",
+    "reader-4",
+    "reader-5",
+    "reader-6",
+    "reader-7",
+];
+
 /// Signals that end arum by default and that someone stopping a calibration sends.
 const STOPPING: [Signal; 3] = [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP];
 
-/// This run's name for a scratch file or directory: `arum-calibrate-<pid>-<what>`.
+/// This run's name for a scratch file or directory: `arum-calibrate-<pid>-<what>`; `what` is
+/// one of the names the signal handler knows (or empty, for the directory's prefix).
 pub fn name(what: &str) -> String {
+    debug_assert!(
+        what.is_empty() || SCRATCH.contains(&what),
+        "scratch name {what:?} is not in leftovers::SCRATCH: a stopped run would leave it"
+    );
     format!("{PREFIX}{}-{what}", std::process::id())
 }
 
@@ -70,79 +93,115 @@ pub fn remove_stale(dir: &Path) -> Vec<PathBuf> {
     removed
 }
 
-/// This run's scratch names in `dir` removed (a directory with everything in it).
-fn remove_own(dir: &Path) {
-    let own = name("");
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        if !e.file_name().to_str().is_some_and(|n| n.starts_with(&own)) {
-            continue;
-        }
-        let _ = match e.file_type() {
-            Ok(t) if t.is_dir() => std::fs::remove_dir_all(e.path()),
-            _ => std::fs::remove_file(e.path()),
-        };
-    }
+/// The paths the handler removes: files first, then directories (empty by then).
+struct Targets {
+    files: Vec<CString>,
+    dirs: Vec<CString>,
 }
 
-/// While it lives, a stopping signal removes this run's scratch names in `dirs` and then ends
-/// arum by that signal. Made before any thread of the calibration, which inherit the mask.
+/// Set once the handler may act; the targets live for the rest of the process.
+static ARMED: AtomicBool = AtomicBool::new(false);
+static TARGETS: AtomicPtr<Targets> = AtomicPtr::new(std::ptr::null_mut());
+
+/// While it lives, a stopping signal removes this run's scratch names in `dir` (and `dir`
+/// itself when it is the run's own temporary directory), then ends arum by that signal.
 pub struct Guard {
-    done: Arc<AtomicBool>,
-    old_mask: SigSet,
+    handlers: Vec<(Signal, SigAction)>,
 }
 
 impl Guard {
-    pub fn install(dirs: Vec<PathBuf>) -> Guard {
-        let mut set = SigSet::empty();
-        for s in STOPPING {
-            set.add(s);
+    pub fn install(dir: &Path, own_dir: bool) -> Guard {
+        let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
+        let targets = Targets {
+            files: SCRATCH
+                .iter()
+                .filter_map(|w| c(&dir.join(name(w))))
+                .collect(),
+            dirs: if own_dir {
+                c(dir).into_iter().collect()
+            } else {
+                Vec::new()
+            },
+        };
+        // Never freed: a handler may read it until the process ends.
+        let leaked: &'static mut Targets = Box::leak(Box::new(targets));
+        TARGETS.store(leaked, Ordering::SeqCst);
+        ARMED.store(true, Ordering::SeqCst);
+        Guard {
+            handlers: install_handlers(),
         }
-        let mut old_mask = SigSet::empty();
-        let _ = signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), Some(&mut old_mask));
-        let done = Arc::new(AtomicBool::new(false));
-        let finished = done.clone();
-        let spawned = std::thread::Builder::new()
-            .name("arum-cleanup".into())
-            .spawn(move || {
-                let Ok(sig) = set.wait() else { return };
-                if !finished.load(Ordering::SeqCst) {
-                    for d in &dirs {
-                        remove_own(d);
-                    }
-                }
-                die_by(sig);
-            });
-        if spawned.is_err() {
-            // Without the thread the signals must reach arum as before.
-            let _ = signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&old_mask), None);
-        }
-        Guard { done, old_mask }
     }
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        // The files are gone by now (each measurement removes its own); a signal from here on
-        // needs no cleaning, and reaches this thread once the mask is back.
-        self.done.store(true, Ordering::SeqCst);
-        let _ = signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&self.old_mask), None);
+        // Each measurement has removed its own files by now.
+        ARMED.store(false, Ordering::SeqCst);
+        for (sig, old) in &self.handlers {
+            // SAFETY: `old` is what the kernel returned for this signal when ours was installed.
+            unsafe {
+                let _ = signal::sigaction(*sig, old);
+            }
+        }
     }
 }
 
-/// Ends the process by `sig` with its default action, as if arum had not caught it.
-fn die_by(sig: Signal) {
-    // SAFETY: the default action runs no code of arum's.
+/// Removes the targets, once. Async-signal-safe: unlink and rmdir of prepared paths only.
+fn remove_targets() {
+    if !ARMED.swap(false, Ordering::SeqCst) {
+        return;
+    }
+    let targets = TARGETS.load(Ordering::SeqCst);
+    // SAFETY: set from a leaked Box before ARMED, never freed or written again.
+    let Some(t) = (unsafe { targets.as_ref() }) else {
+        return;
+    };
+    for f in &t.files {
+        // SAFETY: a NUL-terminated path; unlink(2) is async-signal-safe.
+        unsafe { libc::unlink(f.as_ptr()) };
+    }
+    for d in &t.dirs {
+        // SAFETY: as above, rmdir(2).
+        unsafe { libc::rmdir(d.as_ptr()) };
+    }
+}
+
+extern "C" fn remove_then_die(sig: libc::c_int) {
+    remove_targets();
+    let Ok(sig) = Signal::try_from(sig) else {
+        return;
+    };
+    // SAFETY: the default action runs no code of arum's; signal(2) is async-signal-safe.
     unsafe {
         let _ = signal::signal(sig, SigHandler::SigDfl);
     }
-    let mut one = SigSet::empty();
-    one.add(sig);
-    let _ = signal::pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&one), None);
-    // raise() directs the signal at this thread, which now has it unblocked at its default.
+    // With the default action back, the signal ends arum as it would have without the handler.
     let _ = signal::raise(sig);
+}
+
+/// The handler for each stopping signal still at its default action.
+fn install_handlers() -> Vec<(Signal, SigAction)> {
+    let action = SigAction::new(
+        SigHandler::Handler(remove_then_die),
+        SaFlags::empty(),
+        SigSet::empty(),
+    );
+    let mut installed = Vec::new();
+    for sig in STOPPING {
+        // SAFETY: the handler calls async-signal-safe functions and touches atomics only.
+        let Ok(old) = (unsafe { signal::sigaction(sig, &action) }) else {
+            continue;
+        };
+        if matches!(old.handler(), SigHandler::SigDfl) {
+            installed.push((sig, old));
+        } else {
+            // SAFETY: puts back the disposition the kernel just returned.
+            unsafe {
+                let _ = signal::sigaction(sig, &old);
+            }
+        }
+    }
+    installed
 }
 
 #[cfg(test)]
@@ -174,7 +233,5 @@ mod tests {
         want.sort();
         assert_eq!(removed, want);
         assert!(live.exists() && foreign.exists() && !dead.exists() && !dead_dir.exists());
-        remove_own(dir.path());
-        assert!(!live.exists() && foreign.exists());
     }
 }

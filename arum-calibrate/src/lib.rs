@@ -72,9 +72,10 @@ pub fn run(request: &Request) -> Result<i32, Error> {
                 .join(", ")
         );
     }
-    // Before the scratch exists and before any thread: a stop removes what this run writes.
-    let _cleanup = leftovers::Guard::install(vec![parent]);
     let scratch = prepare::Scratch::new(request.dir.as_deref())?;
+    // Before anything is written into it: a stop removes what this run writes (and the
+    // temporary directory, when it is the run's own).
+    let _cleanup = leftovers::Guard::install(&scratch.dir(), request.dir.is_none());
     let settings = prepare::settings(request, scratch.dir());
 
     let started = Started::now();
