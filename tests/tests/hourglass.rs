@@ -831,7 +831,8 @@ fn the_output_says_what_it_is_and_where_it_is_cut() {
     let _one = one_at_a_time();
     let cpu = test_cpu();
     let dir = temp_dir();
-    // 200 ms of a CPU thread in a buffer of 50 records: full within the first milliseconds.
+    // 300 ms of a CPU thread in a buffer of 4 records: full at the fourth gap (a tick, at any
+    // HZ, comes every 10 ms at most while the CPU is busy).
     let out = dir.path().join("out.txt");
     let ran = bounded(
         arum()
@@ -840,9 +841,9 @@ fn the_output_says_what_it_is_and_where_it_is_cut() {
                 "-n",
                 "1",
                 "-d",
-                "200ms",
+                "300ms",
                 "-e",
-                "50",
+                "4",
                 "-A",
                 &cpu,
                 "-o",
