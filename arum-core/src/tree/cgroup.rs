@@ -124,8 +124,14 @@ fn read_proc_file(path: &str) -> std::io::Result<String> {
 /// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the
 /// hierarchy-0 (unified) line of /proc/self/cgroup. The usual mount points (systemd's unified
 /// and hybrid layouts) are checked by their file system's magic number first; the mount table
-/// (hundreds of lines to parse) only if neither is cgroup2.
+/// (hundreds of lines to parse) only if neither is cgroup2. Looked up once: the leftovers check,
+/// the memory controller's check and the tree's group (every run of a series) all ask.
 pub(crate) fn own_cgroup_dir() -> Option<PathBuf> {
+    static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    DIR.get_or_init(find_own_cgroup_dir).clone()
+}
+
+fn find_own_cgroup_dir() -> Option<PathBuf> {
     const USUAL: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
     let is_v2 = |p: &&&str| {
         nix::sys::statfs::statfs(**p)

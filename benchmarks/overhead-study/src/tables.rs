@@ -60,11 +60,7 @@ fn mean_ci(xs: &[f64], level: f64, decimals: usize) -> String {
                 ci.low,
                 decimals,
                 ci.high,
-                if ci.method == arum_stats::Method::Bootstrap {
-                    " boot"
-                } else {
-                    ""
-                }
+                arum_core::series::compare::cells::method_tag(ci.method)
             ),
             None => format!("{:.*}", decimals, s.mean),
         },
