@@ -28,7 +28,8 @@ const MAX_INTERVAL: Duration = Duration::from_millis(50);
 const BUDGET: u32 = 100;
 /// Processes of a tree whose PSS is read at a sample: the largest by resident size.
 const PSS_LARGEST: usize = 4;
-/// After this many samples in a row within 1% of the previous one, the tree is stable...
+/// After this many samples in a row within 1% of the previous one, a tree whose PSS is read is
+/// stable...
 const STABLE_SAMPLES: u32 = 8;
 /// ...and the samples come at most this often until it changes.
 const STABLE_INTERVAL: Duration = Duration::from_millis(200);
@@ -50,6 +51,8 @@ pub struct TreeStats {
     rss_only: bool,
     /// Whether some sample read a PSS (a tree of one process needs none).
     pss: bool,
+    /// Whether the latest sample read a PSS (what the spacing of a stable tree saves).
+    read_pss: bool,
     /// Largest VmHWM of any one process (its own exact peak, up to its last sample).
     hwm: u64,
     threads: u64,
@@ -79,7 +82,9 @@ pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
             reader.read(&mut pids);
             sample(&pids, stats);
             let wait = thread_cpu().saturating_sub(t0) * BUDGET;
-            if stats.stable >= STABLE_SAMPLES {
+            // Only PSS reads are worth spacing out: a status read is cheap, and a wide gap after
+            // a steady phase would miss a last growth that VmHWM reports only at a sample.
+            if stats.stable >= STABLE_SAMPLES && stats.read_pss {
                 wait.max(STABLE_INTERVAL)
             } else {
                 wait
@@ -109,6 +114,7 @@ fn sample(pids: &[i32], stats: &mut TreeStats) {
         sizes.push((status.vmrss.unwrap_or(0) * 1024, p));
     }
     let mut sum: u64 = 0;
+    stats.read_pss = false;
     if sizes.len() == 1 {
         // Nothing shared within one process: its resident size and VmHWM say it all.
         sum = sizes[0].0;
@@ -122,6 +128,7 @@ fn sample(pids: &[i32], stats: &mut TreeStats) {
                 Some(pss) => {
                     sum += pss;
                     stats.pss = true;
+                    stats.read_pss = true;
                 }
                 None => {
                     sum += rss;
