@@ -69,6 +69,10 @@ pub enum ArumError {
     #[error("CPU {cpu} in -C/--cpus is not online; online CPUs: {online}")]
     CpuNotOnline { cpu: u32, online: String },
 
+    /// A name that no event table and no kernel event has.
+    #[error("{message}")]
+    UnknownEvent { message: String },
+
     /// `--strict`: an event could not be resolved or placed.
     #[error("hardware counting is off: {reason} (--strict)")]
     HardwareOff { reason: String },

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::cpu::{ArchPerfmon, CpuIdent, PmuFacts, PmuSource};
 use crate::hybrid::CoreTypes;
 use crate::metrics::{self, PlannedMetric, RunFacts};
-use crate::resolve::{EventKind, HwEvent, ResolvedEvent, Resolver};
+use crate::resolve::{EventKind, HwEvent, ResolveError, ResolvedEvent, Resolver};
 use crate::schedule::{schedule, Placement};
 use crate::sysfs::Pmus;
 use crate::table::{PmuInfo, Table, TableSource, Unit};
@@ -34,6 +34,10 @@ pub struct Plan {
     pub metrics: Vec<PlannedMetric>,
     /// Things the user should know that are not errors (assumed PMU types, a likely typo in --cpu).
     pub notes: Vec<String>,
+    /// The names this CPU's table and the kernel do not know, with the message saying so: the
+    /// caller tells a misspelling (no table knows the name) from another CPU's event.
+    #[serde(skip)]
+    pub unknown: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -177,6 +181,7 @@ pub fn plan(
 pub fn plan_with(specs: &[String], metric_names: &[String], m: &Machine, facts: &RunFacts) -> Plan {
     let resolver = m.resolver();
     let mut problems = Vec::new();
+    let mut unknown = Vec::new();
     let mut events = Vec::new();
     for spec in specs {
         match resolver.resolve(spec) {
@@ -185,7 +190,12 @@ pub fn plan_with(specs: &[String], metric_names: &[String], m: &Machine, facts: 
                 placement: None,
                 requested: true,
             }),
-            Err(e) => problems.push(e.to_string()),
+            Err(e) => {
+                if let ResolveError::Unknown { name, .. } = &e {
+                    unknown.push((name.clone(), e.to_string()));
+                }
+                problems.push(e.to_string())
+            }
         }
     }
     let units = units(m);
@@ -236,6 +246,7 @@ pub fn plan_with(specs: &[String], metric_names: &[String], m: &Machine, facts: 
         core_types: m.core_types.clone(),
         metrics: planned_metrics,
         notes,
+        unknown,
     }
 }
 

@@ -526,3 +526,36 @@ fn event_lists_split_on_space_and_comma_but_not_inside_terms() {
         ["a", "b", "c", "cpu/event=0x41,umask=0x1/", "d"]
     );
 }
+
+#[test]
+fn every_tables_names_could_exist_and_misspellings_cannot() {
+    // Every event, `EVENT.MASK` spelling and alias of every table is a name that some machine
+    // knows: never refused as a misspelling.
+    let source = TableSource::default();
+    for t in tables() {
+        for e in t.events() {
+            assert!(source.could_exist(e.name()), "{}: {}", t.name(), e.name());
+        }
+        for a in t.aliases() {
+            assert!(source.could_exist(a.name()), "{}: {}", t.name(), a.name());
+        }
+    }
+    assert!(source.could_exist("INST_RETIRED.ANY"));
+    // Machine-dependent syntax is never judged here: tracepoints, masks, PMU terms.
+    for name in [
+        "sched:nosuch",
+        "EVENT:MASK",
+        "cpu/event=0x3c/",
+        "cpu@event=1@",
+    ] {
+        assert!(source.could_exist(name), "{name}");
+    }
+}
+
+proptest::proptest! {
+    /// Names of letters no table uses (non-ASCII, digits mixed in) exist on no machine.
+    #[test]
+    fn non_ascii_names_are_misspellings(name in "[äöüßéñçøåłžğ][a-zäöüßéñ0-9_.-]{0,24}") {
+        proptest::prop_assert!(!TableSource::default().could_exist(&name), "{}", name);
+    }
+}

@@ -781,6 +781,23 @@ impl TableSource {
         self.user_then_builtin(|i, _| builtin(i))
     }
 
+    /// Whether `name` could be right on some machine: an event or alias of any table, or a name
+    /// whose meaning depends on the machine (`system:tracepoint`, `EVENT:MASK`, PMU terms, metric files' `PMU@terms@`). A
+    /// name for which this is false is misspelt wherever arum runs. Decompresses every table:
+    /// for names the machine's own table did not know.
+    pub fn could_exist(&self, name: &str) -> bool {
+        if name.contains([':', '/', '@']) {
+            return true;
+        }
+        // `EVENT.MASK` may be one event of a table, or a unit mask of EVENT.
+        let base = name.split('.').next().unwrap_or(name);
+        self.all().is_ok_and(|tables| {
+            tables.iter().any(|t| {
+                !t.find(name).is_empty() || !t.find(base).is_empty() || !t.alias(name).is_empty()
+            })
+        })
+    }
+
     /// Every table for a CPU as `all` gives them, but the built-in ones as their index records:
     /// names, titles, vendors and match rules without events, aliases or metrics, so that
     /// choosing a table by name decompresses none.

@@ -210,8 +210,9 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     #[arg(long)]
     pub no_memory_sampling: bool,
 
-    /// Treat a problem with the events (unknown name, unsupported CPU, too many events, an event
-    /// the machine cannot count) as an error (exit 125) instead of a warning.
+    /// Treat a problem with the events (another CPU's event, unsupported CPU, too many events,
+    /// an event the machine cannot count) as an error (exit 125) instead of a warning; a name
+    /// no CPU has is an error without it.
     #[arg(long)]
     pub strict: bool,
 

@@ -164,6 +164,20 @@ pub fn plan(args: &EventRequest, strict: bool) -> Result<Option<(Plan, RunFacts)
         )
     };
     let mut plan = plan::plan_with(&specs, &metrics, &machine, &facts);
+    // A name no table knows is a typo on every machine: refused before anything runs, as perf
+    // stat refuses it. Another CPU's event is this machine's limit, a warning (see --strict).
+    let src = source(&args.cpu);
+    let misspelt: Vec<&str> = plan
+        .unknown
+        .iter()
+        .filter(|(name, _)| !src.could_exist(name))
+        .map(|(_, message)| message.as_str())
+        .collect();
+    if !misspelt.is_empty() {
+        return Err(ArumError::UnknownEvent {
+            message: misspelt.join("; "),
+        });
+    }
     if given && table.is_none() {
         plan.notes.extend(cpu_hint(&args.cpu, &cpu));
     }
