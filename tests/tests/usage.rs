@@ -84,6 +84,50 @@ fn peak_memory_is_not_inflated_by_a_large_launcher() {
     );
 }
 
+#[test]
+fn a_program_past_the_grace_has_a_sampled_peak_on_a_busy_machine() {
+    // Every CPU busy with four spinning processes: arum's threads wait for a CPU like everyone else.
+    // A program that runs 50 ms, well past the 2 ms launch grace, still gets a sample of its
+    // own memory instead of ru_maxrss, which here holds arum's 300 MiB (the ballast).
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut hogs: Vec<_> = (0..4 * cpus)
+        .map(|_| {
+            std::process::Command::new(helper("burn"))
+                .arg("30")
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let dir = common::temp_dir();
+    let path = dir.path().join("r.json");
+    let mut methods = Vec::new();
+    for _ in 0..5 {
+        let out = common::arum()
+            .env("ARUM_TEST_BALLAST_MIB", "300")
+            .args(["--format", "json", "-o"])
+            .arg(&path)
+            .args(["--", &helper("sleeper"), "1", "50"])
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let p = &json["usage"]["peak_memory"];
+        methods.push((
+            p["method"].as_str().unwrap().to_string(),
+            u64_at(&json, "/usage/peak_memory/peak_rss_bytes") / MIB,
+        ));
+    }
+    for h in &mut hogs {
+        let _ = h.kill();
+        let _ = h.wait();
+    }
+    for (method, peak_mib) in &methods {
+        assert_ne!(method, "rusage_upper_bound", "{methods:?}");
+        assert!(*peak_mib < 20, "{methods:?}");
+    }
+}
+
 /// `--no-memory-sampling`: no sampler; the peak is ru_maxrss (or memory.peak), and says so.
 #[test]
 fn memory_sampling_can_be_turned_off() {

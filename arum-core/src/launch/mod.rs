@@ -117,11 +117,13 @@ pub struct Running<'exe> {
 }
 
 impl Running<'_> {
-    /// Whether the program is still running after `grace` (it is not reaped either way). Watchers
-    /// of a running program start only then: a program that ends sooner gives them nothing to
-    /// watch, and arum's overhead for it stays at the launch itself.
+    /// Whether the program is still running after `grace` (it is not reaped either way), and has
+    /// exec'd: on a busy machine the child may not have reached exec yet, and until it does,
+    /// /proc shows arum's own memory under its pid. Watchers of a running program start only
+    /// then: a program that ends sooner gives them nothing to watch, and arum's overhead for it
+    /// stays at the launch itself.
     pub fn still_running_after(&self, grace: Duration) -> bool {
-        !reap::exits_within(self.pid, grace)
+        !reap::exits_within(self.pid, grace) && reap::execs_before_exit(self.pid, &self.exec_error)
     }
 
     /// Waits for the program to end, then reaps it with its resource usage; the exec error

@@ -1,6 +1,6 @@
 //! Waiting for the program and collecting its exit status and resource usage.
 
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::time::Duration;
 
 use nix::errno::Errno;
@@ -88,6 +88,31 @@ pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
             Ok(1) => return true,
             Err(Errno::EINTR) => continue,
             _ => return false,
+        }
+    }
+}
+
+/// Waits until the child has exec'd (true) or exited (false). Exec closes the child's end of
+/// the `exec_error` pipe (close-on-exec), and so does its exit: the pipe hangs up either way,
+/// and the pidfd tells which. Polling consumes nothing: the pipe's contents are read at the reap.
+pub(super) fn execs_before_exit(pid: Pid, exec_error: &OwnedFd) -> bool {
+    let Some(pid) = rustix::process::Pid::from_raw(pid.as_raw()) else {
+        return false;
+    };
+    let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) else {
+        return false;
+    };
+    loop {
+        // No events asked of the pipe: poll reports its hang-up regardless, not its data.
+        let mut fds = [
+            PollFd::new(fd.as_fd(), PollFlags::POLLIN),
+            PollFd::new(exec_error.as_fd(), PollFlags::empty()),
+        ];
+        match poll(&mut fds, PollTimeout::NONE) {
+            Ok(_) if fds[0].any().unwrap_or(false) => return false,
+            Ok(_) if fds[1].any().unwrap_or(false) => return true,
+            Err(Errno::EINTR) | Ok(_) => continue,
+            Err(_) => return false,
         }
     }
 }

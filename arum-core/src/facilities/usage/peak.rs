@@ -62,7 +62,10 @@ pub struct TreeStats {
     last_sum: u64,
 }
 
-/// Starts sampling the tree (once the program has run past the launch grace).
+/// Starts sampling the tree (once the program has run past the launch grace). The first sample
+/// is taken on the caller's thread, which is awake at the end of the grace anyway: on a busy
+/// machine a new sampler thread may wait for a CPU longer than a short program runs, and
+/// without a sample the peak is only bounded by ru_maxrss, which holds arum's copy.
 pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
     let mut reader = tree.reader();
     let mut pids = Vec::with_capacity(64);
@@ -73,7 +76,7 @@ pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
                 first: FIRST_INTERVAL,
                 max: MAX_INTERVAL,
             },
-            FirstTick::Thread,
+            FirstTick::Caller,
             false,
         ),
         TreeStats::default(),
