@@ -28,6 +28,7 @@ pub const SELF_TIMING: &[Field] = &[
     measured("setup_phase2_us", Unit::Microseconds, Better::Lower),
     measured("post_phase1_us", Unit::Microseconds, Better::Lower),
     measured("post_phase2_us", Unit::Microseconds, Better::Lower),
+    measured("post_phase3_us", Unit::Microseconds, Better::Lower),
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -119,4 +120,15 @@ pub struct SelfTiming {
     pub post_phase1_us: u64,
     /// Post-processing phase 2: resource usage and the report.
     pub post_phase2_us: u64,
+    /// Post-processing phase 3: rendering and writing the reports, up to the last write (the
+    /// file's rename included). Written into the report as its last act; none in reports that
+    /// are parts of a series.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub post_phase3_us: Option<u64>,
+}
+
+impl SelfTiming {
+    /// What phase 3 holds while the report is rendered: as wide as any figure it can get (up
+    /// to 999 s), and found by its label in the rendered text.
+    pub const PHASE3_PLACEHOLDER: u64 = 987_654_321;
 }

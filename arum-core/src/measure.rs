@@ -99,6 +99,8 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     }
     report.warnings = warnings.into_vec();
     report.rank = crate::placement::from_env();
+    // The tree's last holder: its group is removed here, within the phase.
+    drop(tree);
     timing.post_phase2_us = micros(post2);
     report.self_timing = timing;
     Ok(report)

@@ -1,34 +1,60 @@
 //! `arum [OPTIONS] -- CMD`: set up → measure once → render.
 
+use std::ops::Range;
 use std::time::Instant;
 
 use crate::error::ArumError;
+use crate::header::SelfTiming;
 use crate::measure::measure_once;
 use crate::report::sink::{self, Sink};
 use crate::report::{self};
-use crate::request::RunRequest;
+use crate::request::{Format, RunRequest};
 use crate::settings::Settings;
 
 /// Runs the program under measurement and returns arum's exit status (the program's).
 pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
     let settings = Settings::from_request(request, started)?;
     let (sink, html) = open_outputs(&settings)?;
-    let report = measure_once(&settings)?;
-    let options = report::TextOptions {
-        show_self_timing: settings.show_self_timing,
-        top_threads: settings.top_threads,
-    };
-    let rendered = report::render_with(&report, settings.format, &options);
-    if let Err(e) = sink.write_report(&rendered) {
-        // The report went to stderr instead; the program's status still passes through.
-        eprintln!("arum: {e}");
-    }
+    let mut report = measure_once(&settings)?;
+    // Post-processing phase 3: the page, then the report, which holds the phase's time up to
+    // its own last write (see `Sink::write_report_measured`).
+    let post3 = Instant::now();
     if let Some(html) = html {
         if let Err(e) = html.write_report(&report::html::render(&report)) {
             eprintln!("arum: {}", sink::failed("--html")(e));
         }
     }
+    let options = report::TextOptions {
+        show_self_timing: settings.show_self_timing,
+        top_threads: settings.top_threads,
+    };
+    report.self_timing.post_phase3_us = Some(SelfTiming::PHASE3_PLACEHOLDER);
+    let rendered = report::render_with(&report, settings.format, &options);
+    let written = match phase3_slot(&rendered, settings.format) {
+        Some(slot) => {
+            sink.write_report_measured(&rendered, slot, || post3.elapsed().as_micros().to_string())
+        }
+        None => sink.write_report(&rendered),
+    };
+    if let Err(e) = written {
+        // The report went to stderr instead; the program's status still passes through.
+        eprintln!("arum: {e}");
+    }
     Ok(report.exit.status)
+}
+
+/// Where phase 3's placeholder is in the rendered report, found after its label (the JSON key,
+/// the text row); none where the report does not show it.
+fn phase3_slot(rendered: &str, format: Format) -> Option<Range<usize>> {
+    let label = match format {
+        Format::Json => "\"post_phase3_us\":",
+        Format::Text => report::text::PHASE3_LABEL,
+        Format::Csv => return None,
+    };
+    let placeholder = SelfTiming::PHASE3_PLACEHOLDER.to_string();
+    let after = rendered.rfind(label)? + label.len();
+    let start = after + rendered[after..].find(&placeholder)?;
+    Some(start..start + placeholder.len())
 }
 
 /// The report's destination and the page's, opened before the program runs, so an unwritable

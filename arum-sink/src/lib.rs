@@ -157,34 +157,22 @@ impl Sink {
         })
     }
 
-    /// Writes `bytes` whole.
-    pub fn write(self, bytes: &[u8]) -> Result<(), SinkError> {
-        let (path, written) = match self {
-            Sink::Stderr => {
-                let _ = std::io::stderr().lock().write_all(bytes);
-                return Ok(());
-            }
-            Sink::Stdout => {
-                let mut out = std::io::stdout().lock();
-                return match out.write_all(bytes).and_then(|_| out.flush()) {
-                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(SinkError {
-                        path: PathBuf::from("/dev/stdout"),
-                        source: e,
-                    }),
-                    _ => Ok(()),
-                };
-            }
-            Sink::Direct { path, mut file } => {
-                let written = file.write_all(bytes);
-                (path, written)
-            }
-            Sink::InPlace { path, mut file } => {
-                let written = file
-                    .set_len(0)
-                    .and_then(|_| file.rewind())
-                    .and_then(|_| file.write_all(bytes));
-                (path, written)
-            }
+    /// Writes a report whose `slot` (a placeholder of fixed width) is to hold a figure known
+    /// only once the report is written: `measure` gives it, padded with spaces to the slot's
+    /// width (JSON and text allow white space after a number), and is called as late as the
+    /// destination allows. A regular file replaced at the end gets the figure after its rename,
+    /// written into the file in place; any other destination gets the bytes before the slot,
+    /// then the figure and the rest. On a failure the report goes to stderr, the figure in it.
+    pub fn write_report_measured(
+        self,
+        report: &str,
+        slot: std::ops::Range<usize>,
+        measure: impl FnOnce() -> String,
+    ) -> Result<(), SinkError> {
+        let bytes = report.as_bytes();
+        let width = slot.len();
+        let fill = |figure: String| format!("{figure:<width$}").into_bytes();
+        let result = match self {
             Sink::Atomic {
                 path,
                 dir,
@@ -195,11 +183,107 @@ impl Sink {
                 let written = tmp
                     .write_all(bytes)
                     .and_then(|_| keep_attributes(&tmp, keep.as_deref()))
-                    .and_then(|_| link_over(&tmp, &dir, &name));
-                (path, written)
+                    .and_then(|_| link_over(&tmp, &dir, &name))
+                    .and_then(|_| {
+                        let figure = fill(measure());
+                        std::os::unix::fs::FileExt::write_all_at(
+                            &tmp,
+                            &figure[..width],
+                            slot.start as u64,
+                        )
+                    });
+                written.map_err(|source| SinkError { path, source })
+            }
+            sink => {
+                let mut parts = StreamWriter::new(sink);
+                parts.put(&bytes[..slot.start]);
+                let figure = fill(measure());
+                parts.put(&figure[..width]);
+                parts.put(&bytes[slot.end..]);
+                parts.finish()
             }
         };
-        written.map_err(|source| SinkError { path, source })
+        result.inspect_err(|_| {
+            let _ = std::io::stderr().lock().write_all(bytes);
+        })
+    }
+
+    /// Writes `bytes` whole.
+    pub fn write(self, bytes: &[u8]) -> Result<(), SinkError> {
+        let mut out = StreamWriter::new(self);
+        out.put(bytes);
+        out.finish()
+    }
+}
+
+/// A destination written in parts, in order: the first failure is kept, later parts skipped.
+struct StreamWriter {
+    sink: Sink,
+    started: bool,
+    failed: Option<SinkError>,
+}
+
+impl StreamWriter {
+    fn new(sink: Sink) -> StreamWriter {
+        StreamWriter {
+            sink,
+            started: false,
+            failed: None,
+        }
+    }
+
+    fn put(&mut self, part: &[u8]) {
+        if self.failed.is_some() {
+            return;
+        }
+        let first = !std::mem::replace(&mut self.started, true);
+        let (path, written) = match &mut self.sink {
+            Sink::Stderr => {
+                let _ = std::io::stderr().lock().write_all(part);
+                return;
+            }
+            Sink::Stdout => {
+                let mut out = std::io::stdout().lock();
+                match out.write_all(part).and_then(|_| out.flush()) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                        (PathBuf::from("/dev/stdout"), Err(e))
+                    }
+                    _ => return,
+                }
+            }
+            Sink::Direct { path, file } => (path.clone(), file.write_all(part)),
+            Sink::InPlace { path, file } => {
+                let cleared = if first {
+                    file.set_len(0).and_then(|_| file.rewind())
+                } else {
+                    Ok(())
+                };
+                (path.clone(), cleared.and_then(|_| file.write_all(part)))
+            }
+            Sink::Atomic { path, tmp, .. } => (path.clone(), tmp.write_all(part)),
+        };
+        if let Err(source) = written {
+            self.failed = Some(SinkError { path, source });
+        }
+    }
+
+    fn finish(self) -> Result<(), SinkError> {
+        match (self.failed, self.sink) {
+            (Some(e), _) => Err(e),
+            (
+                None,
+                Sink::Atomic {
+                    path,
+                    dir,
+                    name,
+                    tmp,
+                    keep,
+                },
+            ) => keep_attributes(&tmp, keep.as_deref())
+                .and_then(|_| link_over(&tmp, &dir, &name))
+                .map_err(|source| SinkError { path, source }),
+            (None, _) => Ok(()),
+        }
     }
 }
 

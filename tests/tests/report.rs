@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use arum_core::report::model::Report;
 use common::{arum, helper, run_json};
 
@@ -42,6 +44,7 @@ fn json_round_trips_through_the_model_and_holds_every_field() {
         "/self_timing/setup_phase2_us",
         "/self_timing/post_phase1_us",
         "/self_timing/post_phase2_us",
+        "/self_timing/post_phase3_us",
     ] {
         assert!(json.pointer(pointer).is_some(), "{pointer} missing");
     }
@@ -105,6 +108,67 @@ fn output_file_replaces_the_old_one_and_leaves_no_temporary_behind() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(names, ["r.json"], "no temporary file is left behind");
+}
+
+#[test]
+fn self_timing_covers_the_writing_of_the_report_to_a_slow_reader() {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    // The report goes into a FIFO of one page whose reader starts reading only after DELAY:
+    // arum's write blocks until then, and post-processing phase 3 must cover that wait. The
+    // program's end (start + wall time) plus arum's phases after it must then reach the moment
+    // the reader began; the margin is for the time between the program's exit and its reap,
+    // which no phase counts (a few ms even on a busy machine).
+    const DELAY: Duration = Duration::from_millis(600);
+    const MARGIN: Duration = Duration::from_millis(250);
+    let dir = common::temp_dir();
+    let fifo = dir.path().join("pipe");
+    nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    // Opened first, without waiting for a writer; the pipe shrunk to one page (the report, with
+    // the ambient section, is some 30 KiB).
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    // SAFETY: fcntl on a descriptor this test owns; failure is checked.
+    let size = unsafe { libc::fcntl(reader.as_raw_fd(), libc::F_SETPIPE_SZ, 4096) };
+    assert!(
+        size > 0,
+        "F_SETPIPE_SZ: {}",
+        std::io::Error::last_os_error()
+    );
+    let child = arum()
+        .args(["--format", "json", "--ambient", "-o"])
+        .arg(&fifo)
+        .args(["--", "true"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(DELAY);
+    let began = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    // SAFETY: as above; blocking reads from here on, until arum closes its end.
+    unsafe { libc::fcntl(reader.as_raw_fd(), libc::F_SETFL, 0) };
+    let mut text = String::new();
+    reader.read_to_string(&mut text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Report = serde_json::from_str(&text).unwrap();
+    let t = report.self_timing;
+    let phase3 = t.post_phase3_us.expect("phase 3 is timed");
+    let program_end =
+        Duration::from_nanos(report.metadata.start_time_unix_ns + report.usage.wall_ns);
+    let covered = Duration::from_micros(t.post_phase1_us + t.post_phase2_us + phase3);
+    assert!(
+        program_end + covered + MARGIN >= began,
+        "phases after the program {covered:?} end {:?} before the reader began",
+        began - (program_end + covered)
+    );
 }
 
 #[test]

@@ -8,6 +8,9 @@ use crate::render::text::{abbreviated, row, section};
 use crate::report::model::Report;
 use crate::report::sections::{TextOptions, SECTIONS};
 
+/// The self-timing row of phase 3 (see `SelfTiming::post_phase3_us`).
+pub const PHASE3_LABEL: &str = "post-processing phase 3 (writing the report)";
+
 pub fn render(r: &Report, show_self_timing: bool) -> String {
     render_with(
         r,
@@ -47,7 +50,10 @@ pub fn render_with(r: &Report, options: &TextOptions) -> String {
                     "post-processing phase 2 (resource usage, report)",
                     t.post_phase2_us,
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(t.post_phase3_us.map(|us| row(PHASE3_LABEL, us)))
+            .collect::<Vec<_>>(),
         );
     }
     for w in &r.warnings {

@@ -35,8 +35,14 @@ pub fn render(r: &Report) -> String {
     body.push_str(&crate::facilities::usage::html::render(&r.usage));
     let s = &r.self_timing;
     body.push_str(&para(&format!(
-        "arum's own phases: set-up {} µs + {} µs, post-processing {} µs + {} µs.",
-        s.setup_phase1_us, s.setup_phase2_us, s.post_phase1_us, s.post_phase2_us
+        "arum's own phases: set-up {} µs + {} µs, post-processing {} µs + {} µs{}.",
+        s.setup_phase1_us,
+        s.setup_phase2_us,
+        s.post_phase1_us,
+        s.post_phase2_us,
+        s.post_phase3_us
+            .map(|us| format!(" + {us} µs writing"))
+            .unwrap_or_default()
     )));
     section("usage", "Resource usage", &body)
 }
