@@ -34,15 +34,11 @@ pub fn render(r: &Report) -> String {
     }
     body.push_str(&crate::facilities::usage::html::render(&r.usage));
     let s = &r.self_timing;
+    // Phase 3 (writing the reports) is not shown: the page is written within it, and is the
+    // same page `arum html` makes of the saved report afterwards.
     body.push_str(&para(&format!(
-        "arum's own phases: set-up {} µs + {} µs, post-processing {} µs + {} µs{}.",
-        s.setup_phase1_us,
-        s.setup_phase2_us,
-        s.post_phase1_us,
-        s.post_phase2_us,
-        s.post_phase3_us
-            .map(|us| format!(" + {us} µs writing"))
-            .unwrap_or_default()
+        "arum's own phases: set-up {} µs + {} µs, post-processing {} µs + {} µs.",
+        s.setup_phase1_us, s.setup_phase2_us, s.post_phase1_us, s.post_phase2_us
     )));
     section("usage", "Resource usage", &body)
 }
