@@ -4,8 +4,9 @@
 //! more power than perf would give the same user.
 //!
 //! `write` takes one request in the wire format defined in arum-wire/src/wire.rs (the same
-//! source file is compiled here), validates all of it, checks it against what the opener may
-//! count, then starts every requested CPU's counters at once (`session`). `read` stops counting
+//! source file is compiled here), validates all of it, checks it against what the writer may
+//! count now (perf's rules, see `rights`), then starts every requested CPU's counters at once
+//! (`session`). `read` stops counting
 //! and returns the counts; a failed `write` leaves its detailed error for the next `read`. One
 //! process at a time may have the device open.
 //!
@@ -64,7 +65,7 @@ module! {
         },
         sim: u32 {
             default: 0,
-            description: "With backend=1, a simulated PMU instead of the real MSRs (for tests): 1 K8, 2 Core 2, 3 NetBurst, 4 Zen 4",
+            description: "With backend=1, a simulated PMU instead of the real MSRs (for tests): 1 K8, 2 Core 2, 3 NetBurst, 4 Zen 4, 5 Intel perfmon v6",
         },
         sim_width: u32 {
             default: 0,
@@ -122,6 +123,8 @@ struct ArumModule {
     _sim_view: Option<Pin<KBox<debugfs::File<Arc<SimPmu>>>>>,
     _debugfs: debugfs::Dir,
     _hotplug: hotplug::Registration,
+    // Dropped last: destroying the queue waits for every work item of the module.
+    _queue: ffi::OwnedQueue,
 }
 
 impl kernel::InPlaceModule for ArumModule {
@@ -130,6 +133,7 @@ impl kernel::InPlaceModule for ArumModule {
         unsafe { IN_USE.init() };
         let debugfs = debugfs::Dir::new(c"arum");
         try_pin_init!(Self {
+            _queue: ffi::OwnedQueue::new()?,
             _hotplug: hotplug::Registration::new()?,
             _sim_view: sim_view(&debugfs)?,
             _debugfs: debugfs,
@@ -154,6 +158,7 @@ fn sim_view(dir: &debugfs::Dir) -> Result<Option<Pin<KBox<debugfs::File<Arc<SimP
         2 => msr::CORE2,
         3 => msr::NETBURST,
         4 => msr::AMD_ZEN4,
+        5 => msr::INTEL_V6,
         _ => return Err(EINVAL),
     };
     let width = module_parameters::sim_width.value();
@@ -215,11 +220,6 @@ enum State {
 struct ArumFile {
     #[pin]
     state: Mutex<State>,
-    /// perf's rules for CPU-wide and kernel-mode counting, evaluated at open with the opener's
-    /// credentials (a descriptor handed to another process carries its opener's rights, as a
-    /// perf event's does).
-    may_count_cpus: Result,
-    may_count_kernel: Result,
 }
 
 /// The `group` parameter as a kernel group id (`Ok(None)`: no group restriction).
@@ -230,13 +230,40 @@ fn group_kgid() -> Result<Option<bindings::kgid_t>> {
     }
 }
 
-/// The device's own rule: with `group` set, only CAP_PERFMON (perf's capability) and members.
+/// The device's own rule: with `group` set, only members and CAP_PERFMON (perf's capability).
+/// Membership first: a failed capability check leaves an audit record, which members should
+/// not cause.
 fn may_open() -> bool {
     match group_kgid() {
         Ok(None) => true,
-        Ok(Some(gid)) => ffi::perfmon_capable() || ffi::in_group(gid),
+        Ok(Some(gid)) => ffi::in_group(gid) || ffi::perfmon_capable(),
         Err(_) => false,
     }
+}
+
+/// What the current task may do with the device, judged as perf judges a perf_event_open of
+/// the same counters, at open and again at every configuring write, so that a descriptor
+/// handed to another process, or kept across a change of the sysctl, has only the rights its
+/// user has now. Every request counts whole CPUs (`perf_allow_cpu`, which also asks the LSM);
+/// `kernel`: kernel mode too (`perf_allow_kernel`); `registers`: the register back-end, which
+/// bypasses perf, needs CAP_SYS_ADMIN. perf_event_open's own LSM check (PERF_SECURITY_OPEN) is
+/// not exported to modules: the CPU and kernel checks are the LSM's say here.
+fn rights(kernel: bool, registers: bool) -> Result {
+    if !may_open() {
+        return Err(EACCES);
+    }
+    // Level 3 (or unknown): perf_event_open needs CAP_SYS_ADMIN.
+    if ffi::perf_event_paranoid().is_none_or(|level| level > 2) && !ffi::sys_admin_capable() {
+        return Err(EACCES);
+    }
+    ffi::may_count_cpus()?;
+    if kernel {
+        ffi::may_count_kernel()?;
+    }
+    if registers && !ffi::sys_admin_capable() {
+        return Err(EPERM);
+    }
+    Ok(())
 }
 
 #[vtable]
@@ -244,12 +271,14 @@ impl MiscDevice for ArumFile {
     type Ptr = Pin<KBox<Self>>;
 
     fn open(_file: &File, _misc: &MiscDeviceRegistration<Self>) -> Result<Pin<KBox<Self>>> {
-        if !may_open() {
+        // Nothing can be counted without the right to count whole CPUs: refused at once.
+        if let Err(e) = rights(false, false) {
             pr_debug!(
-                "open refused: not in group {}\n",
+                "open refused: errno {} (group {})\n",
+                e.to_errno(),
                 module_parameters::group.value()
             );
-            return Err(EACCES);
+            return Err(e);
         }
         {
             let mut busy = IN_USE.lock();
@@ -261,8 +290,6 @@ impl MiscDevice for ArumFile {
         KBox::try_pin_init(
             try_pin_init!(ArumFile {
                 state <- new_mutex!(State::Idle),
-                may_count_cpus: ffi::may_count_cpus(),
-                may_count_kernel: ffi::may_count_kernel(),
             }),
             GFP_KERNEL,
         )
@@ -280,7 +307,7 @@ impl MiscDevice for ArumFile {
         // never returns an earlier measurement.
         *state = State::Idle;
         *kiocb.ki_pos_mut() = 0;
-        let outcome = read_request(iov, len).and_then(|bytes| configure(&bytes, &me));
+        let outcome = read_request(iov, len).and_then(|bytes| configure(&bytes));
         match outcome {
             Ok(session) => {
                 *state = State::Counting(session);
@@ -368,25 +395,35 @@ fn read_request(iov: &mut IovIterSource<'_>, len: usize) -> Result<KVVec<u8>, Fa
     Ok(bytes)
 }
 
-/// The register back-end's registers and layout: the simulated PMU, or the real one.
+/// The register back-end's registers and layout: the simulated PMU, or the real one. Refused
+/// where the counters' owner cannot be proved (see `Layout::owner_provable`), and on a machine
+/// that runs KVM: its mediated vPMU hands the counters to guests without claiming them.
 fn msr_registers() -> Result<(msr::Registers, msr::Layout, Option<u64>), Failure> {
     let refuse = Failure::new(ENODEV, wire::ERR_SOURCE);
-    match hotplug::sim() {
+    let (registers, layout, rate) = match hotplug::sim() {
         Some(sim) => {
             let layout = sim.layout();
             let rate = u64::from(module_parameters::sim_rate.value());
-            Ok((msr::Registers::Sim(sim), layout, Some(rate)))
+            (msr::Registers::Sim(sim), layout, Some(rate))
         }
-        None if module_parameters::sim.value() != 0 => Err(refuse),
-        None => msr::Layout::detect()
-            .map(|l| (msr::Registers::Hw, l, None))
-            .ok_or(refuse),
+        None if module_parameters::sim.value() != 0 => return Err(refuse),
+        None => {
+            if ffi::path_exists(c"/sys/module/kvm") {
+                return Err(refuse);
+            }
+            let layout = msr::Layout::detect().ok_or(refuse)?;
+            (msr::Registers::Hw, layout, None)
+        }
+    };
+    if !layout.owner_provable() {
+        return Err(refuse);
     }
+    Ok((registers, layout, rate))
 }
 
 /// Validates the whole request and the opener's rights, then starts counting on every
 /// requested CPU.
-fn configure(bytes: &[u8], file: &ArumFile) -> Result<Arc<dyn Active>, Failure> {
+fn configure(bytes: &[u8]) -> Result<Arc<dyn Active>, Failure> {
     let mut req = wire::Request::decode(bytes).ok_or(Failure::new(EINVAL, wire::ERR_SIZE))?;
     let use_msr = module_parameters::backend.value() == 1;
     let registers = if use_msr {
@@ -413,12 +450,9 @@ fn configure(bytes: &[u8], file: &ArumFile) -> Result<Arc<dyn Active>, Failure> 
     if let Some(i) = req.active().iter().position(|c| c.source != want) {
         return Err(Failure::new(EINVAL, wire::ERR_SOURCE).counter(i));
     }
-    // Every request counts whole CPUs; some count kernel mode too.
-    let denied = |e: Error| Failure::new(e, wire::ERR_PERMISSION);
-    file.may_count_cpus.map_err(denied)?;
-    if req.flags & wire::FLAG_KERNEL != 0 {
-        file.may_count_kernel.map_err(denied)?;
-    }
+    // The writer's rights now, whoever opened the descriptor and whatever the sysctl was then.
+    rights(req.flags & wire::FLAG_KERNEL != 0, use_msr)
+        .map_err(|e| Failure::new(e, wire::ERR_PERMISSION))?;
     let mut flags = 0;
     if req.clear_any_thread(limits.style) {
         flags |= wire::RESPONSE_ANY_THREAD_CLEARED;

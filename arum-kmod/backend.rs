@@ -59,9 +59,10 @@ pub(crate) struct Reading {
 
 impl Reading {
     pub(crate) fn add(&mut self, other: &Reading) {
+        // Counts wrap as the counters do; times would take 584 years to.
         self.value = self.value.wrapping_add(other.value);
-        self.enabled_ns += other.enabled_ns;
-        self.running_ns += other.running_ns;
+        self.enabled_ns = self.enabled_ns.wrapping_add(other.enabled_ns);
+        self.running_ns = self.running_ns.wrapping_add(other.running_ns);
     }
 }
 

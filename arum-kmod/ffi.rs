@@ -275,6 +275,54 @@ pub(crate) fn in_group(gid: bindings::kgid_t) -> bool {
     unsafe { bindings::in_group_p(gid) != 0 }
 }
 
+/// Whether the current task has CAP_SYS_ADMIN: what perf asks of everyone at
+/// `perf_event_paranoid` 3, and what the register back-end asks (it programs the hardware
+/// directly, past perf's scheduling).
+pub(crate) fn sys_admin_capable() -> bool {
+    // SAFETY: a plain query about the current task's credentials.
+    unsafe { bindings::capable(bindings::CAP_SYS_ADMIN as c_int) }
+}
+
+/// Whether `path` names something the current task can open for reading (a file or a
+/// directory): what the module knows of the kernel's state that is not exported to it.
+pub(crate) fn path_exists(path: &CStr) -> bool {
+    // SAFETY: a NUL-terminated path; filp_open returns a file or an error pointer.
+    match from_err_ptr(unsafe {
+        bindings::filp_open(path.as_char_ptr(), bindings::O_RDONLY as c_int, 0)
+    }) {
+        Ok(file) => {
+            // SAFETY: opened above, closed once.
+            unsafe { bindings::filp_close(file, core::ptr::null_mut()) };
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// `kernel.perf_event_paranoid`, read through the current task's /proc: the variable itself is
+/// not exported to modules, and its level 3 (perf_event_open then needs CAP_SYS_ADMIN) is
+/// checked by perf_event_open alone, not by `perf_allow_cpu`. `None` when it cannot be read
+/// (no /proc in the caller's mount namespace): the caller then assumes the strictest level.
+pub(crate) fn perf_event_paranoid() -> Option<i32> {
+    // SAFETY: a NUL-terminated path; filp_open returns a file or an error pointer.
+    let file = from_err_ptr(unsafe {
+        bindings::filp_open(
+            c"/proc/sys/kernel/perf_event_paranoid".as_char_ptr(),
+            bindings::O_RDONLY as c_int,
+            0,
+        )
+    })
+    .ok()?;
+    let mut buf = [0u8; 16];
+    let mut pos: bindings::loff_t = 0;
+    // SAFETY: `file` is open for reading; the buffer and position are valid locals.
+    let n = unsafe { bindings::kernel_read(file, buf.as_mut_ptr().cast(), buf.len(), &mut pos) };
+    // SAFETY: `file` came from filp_open above and is closed exactly once, here.
+    unsafe { bindings::filp_close(file, core::ptr::null_mut()) };
+    let text = buf.get(..usize::try_from(n).ok()?)?;
+    core::str::from_utf8(text).ok()?.trim().parse().ok()
+}
+
 /// perf's `perfmon_capable()`: CAP_PERFMON, or CAP_SYS_ADMIN as before it existed.
 pub(crate) fn perfmon_capable() -> bool {
     // SAFETY: plain queries about the current task's credentials.
@@ -282,6 +330,52 @@ pub(crate) fn perfmon_capable() -> bool {
         bindings::capable(bindings::CAP_PERFMON as c_int)
             || bindings::capable(bindings::CAP_SYS_ADMIN as c_int)
     }
+}
+
+// --- The module's workqueue --------------------------------------------------------------------
+
+static QUEUE: core::sync::atomic::AtomicPtr<bindings::workqueue_struct> =
+    core::sync::atomic::AtomicPtr::new(core::ptr::null_mut());
+
+/// The module's own high-priority workqueue, where sessions queue their timer and re-arm work.
+/// Destroying it at module exit drains it, so no work item of the module's runs after its code
+/// is gone (the system's queues would not wait).
+pub(crate) struct OwnedQueue(());
+
+impl OwnedQueue {
+    /// Allocates the queue; the module's first step, before anything can queue work.
+    pub(crate) fn new() -> Result<Self> {
+        // SAFETY: a static name without format arguments; 0: the default limit of items.
+        let wq = unsafe {
+            bindings::alloc_workqueue_noprof(
+                c"arum".as_char_ptr(),
+                bindings::wq_flags_WQ_HIGHPRI as c_uint,
+                0,
+            )
+        };
+        if wq.is_null() {
+            return Err(ENOMEM);
+        }
+        QUEUE.store(wq, core::sync::atomic::Ordering::Release);
+        Ok(OwnedQueue(()))
+    }
+}
+
+impl Drop for OwnedQueue {
+    fn drop(&mut self) {
+        let wq = QUEUE.swap(core::ptr::null_mut(), core::sync::atomic::Ordering::AcqRel);
+        // SAFETY: allocated in `new`, destroyed once; it drains what is still queued first.
+        unsafe { bindings::destroy_workqueue(wq) };
+    }
+}
+
+/// The module's workqueue. Valid from module init to exit: every caller runs on behalf of an
+/// open file or a registered callback, which the module's exit removes before the queue.
+pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
+    let wq = QUEUE.load(core::sync::atomic::Ordering::Acquire);
+    // SAFETY: non-null and alive while the module is (see above): `OwnedQueue` is the module's
+    // last field, dropped after the device and the hotplug callbacks are gone.
+    unsafe { kernel::workqueue::Queue::from_raw(wq) }
 }
 
 // --- CPUs and time ----------------------------------------------------------------------------

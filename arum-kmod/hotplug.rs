@@ -30,7 +30,7 @@ pub(crate) trait Active: Send + Sync {
     fn suspend(&self);
     /// The system resumed.
     #[cfg_attr(not(CONFIG_PM_SLEEP), allow(dead_code))]
-    fn resume(&self);
+    fn resume(self: Arc<Self>);
 }
 
 kernel::global_lock! {
@@ -105,7 +105,7 @@ unsafe extern "C" fn pm_event(
                 sim.power_on_all();
             }
             if let Some(session) = &*ACTIVE.lock() {
-                session.resume();
+                session.clone().resume();
             }
         }
         _ => {}

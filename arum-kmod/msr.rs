@@ -47,6 +47,9 @@ const ESCR_T1_USR: u64 = 1 << 0;
 const CCCR_ENABLE: u64 = 1 << 12;
 /// The most events a counter can gain per cycle on any supported CPU, for the wrap time.
 const MAX_EVENTS_PER_CYCLE: u64 = 16;
+/// CPUID leaf 7's EDX: a hybrid part; the TSX force-abort control.
+const CPUID7_EDX_HYBRID: u32 = 1 << 15;
+const CPUID7_EDX_TSX_FORCE_ABORT: u32 = 1 << 13;
 
 /// The global enable register a family has, if any: Intel's from perfmon version 2, AMD's from
 /// PerfMonV2. Without it set, the counters do not count.
@@ -69,6 +72,8 @@ pub(crate) struct Layout {
     pub(crate) ctr_base: u32,
     pub(crate) stride: u32,
     pub(crate) global: Global,
+    /// Intel's architectural performance-monitoring version (CPUID leaf 0xA); 0 elsewhere.
+    pub(crate) perfmon_version: u32,
 }
 
 pub(crate) const AMD_K8: Layout = Layout {
@@ -80,6 +85,7 @@ pub(crate) const AMD_K8: Layout = Layout {
     ctr_base: AMD_PERF_CTR0,
     stride: 1,
     global: Global::None,
+    perfmon_version: 0,
 };
 pub(crate) const AMD_ZEN: Layout = Layout {
     general: AMD_MAX_GENERAL,
@@ -101,6 +107,7 @@ pub(crate) const NETBURST: Layout = Layout {
     ctr_base: NETBURST_CTR0,
     stride: 1,
     global: Global::None,
+    perfmon_version: 0,
 };
 pub(crate) const CORE2: Layout = Layout {
     style: wire::STYLE_INTEL,
@@ -111,9 +118,28 @@ pub(crate) const CORE2: Layout = Layout {
     ctr_base: IA32_PMC0,
     stride: 1,
     global: Global::Intel,
+    perfmon_version: 2,
+};
+/// A part with version 6 of Intel's architectural performance monitoring, whose counters perf
+/// may address in the MSR range from 0x1900: the simulated PMU's case of an unprovable owner.
+pub(crate) const INTEL_V6: Layout = Layout {
+    general: 8,
+    fixed: 4,
+    width: 48,
+    perfmon_version: 6,
+    ..CORE2
 };
 
 impl Layout {
+    /// Whether claiming a counter in the kernel's counter allocator (`NmiReservation`) proves
+    /// that nobody else uses it. perf, and the NMI watchdog through it, claim every counter at
+    /// the addresses they use; the allocator tracks the legacy and AMD families' addresses only,
+    /// and answers "yours" for any other. From version 6 of Intel's architectural performance
+    /// monitoring perf may use the range from 0x1900, so a claim there proves nothing.
+    pub(crate) fn owner_provable(&self) -> bool {
+        self.style != wire::STYLE_INTEL || self.perfmon_version <= 5
+    }
+
     pub(crate) fn ctl(&self, index: u32) -> u32 {
         self.ctl_base + index * self.stride
     }
@@ -183,8 +209,22 @@ impl Layout {
             b"GenuineIntel" if max >= 0xA => {
                 let (a, _, _, d) = ffi::cpuid(0xA);
                 let p = wire::IntelPerfmon::from_cpuid(a, d)?;
+                let features = if max >= 7 { ffi::cpuid(7).3 } else { 0 };
+                if features & CPUID7_EDX_HYBRID != 0 {
+                    // Each core type has its own counters, and CPUID describes only the CPU
+                    // this runs on: one layout cannot be programmed everywhere.
+                    return None;
+                }
+                // With TSX force-abort, the microcode may take general counter 3 for itself
+                // (perf then leaves it alone too): never used here.
+                let general = if features & CPUID7_EDX_TSX_FORCE_ABORT != 0 {
+                    p.general.min(3)
+                } else {
+                    p.general
+                };
                 Some(Layout {
-                    general: p.general,
+                    general,
+                    perfmon_version: p.version,
                     fixed: p.fixed,
                     width: p.width,
                     // Counters count only with their global enable from version 2 on.
@@ -470,16 +510,28 @@ impl MsrBackend {
     }
 
     /// Puts back every register `program` changed, the global enable first so that counting
-    /// stops at once. Errors are ignored: there is nothing more to do about them.
+    /// stops at once. The registers shared with other counters (the global enable, the fixed
+    /// counters' control) get back only our counters' bits, read afresh around them: a bit
+    /// another owner changed meanwhile is not overwritten with what it was at arming. Errors
+    /// are ignored: there is nothing more to do about them.
     fn restore(&self, cpu: u32, st: &mut MsrCpu) {
         let l = &self.layout;
-        if let (Some(msr), Some(g)) = (l.global_msr(), st.saved_global.take()) {
-            let _ = self.regs.write(cpu, msr, g);
+        let put_back = |msr: u32, saved: u64, ours: u64| {
+            if let Ok(now) = self.regs.read(cpu, msr) {
+                let _ = self.regs.write(cpu, msr, (now & !ours) | (saved & ours));
+            }
+        };
+        if let (Some(msr), Some(saved)) = (l.global_msr(), st.saved_global.take()) {
+            let ours = self
+                .counters
+                .iter()
+                .fold(0, |m, c| m | l.global_bit(c.index));
+            put_back(msr, saved, ours);
         }
-        let mut fixed_ctrl = None;
+        let mut fixed_fields = 0;
         for (i, c) in self.counters.iter().enumerate().take(st.programmed) {
             if c.fixed() {
-                fixed_ctrl = st.saved_fixed_ctrl;
+                fixed_fields |= 0xF << (4 * (c.index - wire::FIXED_BASE));
             } else {
                 let _ = self.regs.write(cpu, l.ctl(c.index), st.saved[i].ctl);
                 if l.style == wire::STYLE_NETBURST {
@@ -487,10 +539,9 @@ impl MsrBackend {
                 }
             }
         }
-        if let Some(v) = fixed_ctrl.or(st.saved_fixed_ctrl) {
-            let _ = self.regs.write(cpu, IA32_FIXED_CTR_CTRL, v);
+        if let Some(saved) = st.saved_fixed_ctrl.take() {
+            put_back(IA32_FIXED_CTR_CTRL, saved, fixed_fields);
         }
-        st.saved_fixed_ctrl = None;
         st.programmed = 0;
         st.armed_at = [None; wire::MAX_COUNTERS];
     }

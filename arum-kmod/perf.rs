@@ -38,8 +38,16 @@ impl PerfBackend {
     }
 }
 
+/// One CPU's counters, each with its reading when it was last armed: a perf counter's value
+/// and times run from its creation, and a counter armed again (after a resume) must count from
+/// there, as the session expects of every back-end.
+pub(crate) struct CpuEvents {
+    events: KVec<PerfEvent>,
+    armed_at: KVec<Reading>,
+}
+
 impl Backend for PerfBackend {
-    type Cpu = KVec<PerfEvent>;
+    type Cpu = CpuEvents;
 
     fn prepare(&self, cpu: u32) -> Result<Self::Cpu, Failure> {
         let mut events = KVec::with_capacity(self.configs.len(), GFP_KERNEL)?;
@@ -51,28 +59,32 @@ impl Backend for PerfBackend {
             })?;
             events.push(event, GFP_KERNEL)?;
         }
-        Ok(events)
+        let armed_at = KVec::from_elem(Reading::default(), events.len(), GFP_KERNEL)?;
+        Ok(CpuEvents { events, armed_at })
     }
 
-    fn arm(&self, _cpu: u32, events: &mut Self::Cpu) -> Result<(), Failure> {
-        events.iter().for_each(PerfEvent::enable);
+    fn arm(&self, _cpu: u32, st: &mut Self::Cpu) -> Result<(), Failure> {
+        for (e, at) in st.events.iter().zip(st.armed_at.iter_mut()) {
+            *at = lifetime(e);
+            e.enable();
+        }
         Ok(())
     }
 
-    fn read(&self, _cpu: u32, events: &mut Self::Cpu, out: &mut [Reading]) {
-        for (e, r) in events.iter().zip(out.iter_mut()) {
-            let v = e.read();
+    fn read(&self, _cpu: u32, st: &mut Self::Cpu, out: &mut [Reading]) {
+        for ((e, at), r) in st.events.iter().zip(st.armed_at.iter()).zip(out.iter_mut()) {
+            let now = lifetime(e);
             *r = Reading {
-                value: v.value,
-                enabled_ns: v.enabled_ns,
-                running_ns: v.running_ns,
+                value: now.value.wrapping_sub(at.value),
+                enabled_ns: now.enabled_ns.wrapping_sub(at.enabled_ns),
+                running_ns: now.running_ns.wrapping_sub(at.running_ns),
             };
         }
     }
 
-    fn disarm(&self, cpu: u32, events: &mut Self::Cpu, out: &mut [Reading]) {
-        events.iter().for_each(PerfEvent::disable);
-        self.read(cpu, events, out);
+    fn disarm(&self, cpu: u32, st: &mut Self::Cpu, out: &mut [Reading]) {
+        st.events.iter().for_each(PerfEvent::disable);
+        self.read(cpu, st, out);
     }
 
     fn arms_in_hotplug(&self) -> bool {
@@ -85,5 +97,15 @@ impl Backend for PerfBackend {
 
     fn width(&self) -> u32 {
         64
+    }
+}
+
+/// The counter's value and times since its creation.
+fn lifetime(e: &PerfEvent) -> Reading {
+    let v = e.read();
+    Reading {
+        value: v.value,
+        enabled_ns: v.enabled_ns,
+        running_ns: v.running_ns,
     }
 }

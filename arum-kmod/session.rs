@@ -22,8 +22,7 @@ use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 use kernel::time::{Delta, Jiffies};
 use kernel::workqueue::{
-    self, impl_has_delayed_work, impl_has_work, new_delayed_work, new_work, DelayedWork, Work,
-    WorkItem,
+    impl_has_delayed_work, impl_has_work, new_delayed_work, new_work, DelayedWork, Work, WorkItem,
 };
 
 use crate::backend::{Backend, Failure, Reading};
@@ -115,6 +114,9 @@ struct Counting<C> {
     accumulations: u64,
     flags: u32,
     suspended: bool,
+    /// The session is being stopped: from here on nothing queues work for it (a CPU coming
+    /// back is not armed again), so that flushing its work items leaves none behind.
+    halting: bool,
     /// Counting stopped for good: hotplug and suspend leave the CPUs alone.
     finished: bool,
     /// When the next expiry is due: expiries keep to `start + k × period` however late each
@@ -158,7 +160,7 @@ impl<B: Backend> WorkItem for Session<B> {
             st.next_delay(this.period_ns)
         };
         if !this.stopped.load(Ordering::SeqCst) {
-            let _ = workqueue::system_highpri().enqueue_delayed(this, delay);
+            let _ = ffi::queue().enqueue_delayed(this, delay);
         }
     }
 }
@@ -176,34 +178,37 @@ impl<B: Backend> WorkItem<1> for Session<B> {
         {
             let st = this.state.lock();
             for (k, s) in st.slots.iter().enumerate() {
-                if s.rearm_pending && s.online && !st.finished && !st.suspended {
-                    let _ = wanted.push((k, s.cpu, None), GFP_KERNEL);
+                if s.rearm_pending && s.online && st.may_arm() {
+                    if wanted.push((k, s.cpu, None), GFP_KERNEL).is_err() {
+                        // The CPU stays unarmed: its counts end where it went offline.
+                        break;
+                    }
                 }
             }
         }
         for (_, cpu, hw) in wanted.iter_mut() {
             *hw = Some(this.backend.prepare(*cpu));
         }
-        // What is replaced is released after the lock is dropped.
-        let mut retired = KVec::with_capacity(wanted.len(), GFP_KERNEL).ok();
         let mut guard = this.state.lock();
         let st = &mut *guard;
+        let may_arm = st.may_arm();
         for (k, _, hw) in wanted.iter_mut() {
             let slot = &mut st.slots[*k];
-            if st.finished || !slot.rearm_pending || !slot.online {
+            if !may_arm || !slot.rearm_pending || !slot.online {
                 continue;
             }
             slot.rearm_pending = false;
+            // The counters replaced (or the new ones not installed) stay in `wanted`, released
+            // after the lock is dropped: releasing perf counters takes the hotplug lock.
             match hw.take() {
                 Some(Ok(new)) => {
-                    if let Some(old) = slot.hw.replace(new) {
-                        if let Some(r) = retired.as_mut() {
-                            let _ = r.push(old, GFP_KERNEL);
-                        }
-                    }
+                    *hw = slot.hw.replace(new).map(Ok);
                     slot.result = Ok(());
                 }
-                _ => slot.flags |= wire::CPU_REARM_FAILED,
+                failed => {
+                    *hw = failed;
+                    slot.flags |= wire::CPU_REARM_FAILED;
+                }
             }
         }
         let backend = &this.backend;
@@ -219,7 +224,7 @@ impl<B: Backend> WorkItem<1> for Session<B> {
             &|s: &mut Slot<B::Cpu>| arm_slot(backend, s),
         );
         drop(guard);
-        drop(retired);
+        drop(wanted);
     }
 }
 
@@ -249,6 +254,11 @@ fn disarm_slot<B: Backend>(backend: &B, n: usize, s: &mut Slot<B::Cpu>) {
 }
 
 impl<C: Send> Counting<C> {
+    /// Whether a CPU may be armed now: not while suspended, stopping or stopped.
+    fn may_arm(&self) -> bool {
+        !self.finished && !self.halting && !self.suspended
+    }
+
     /// The earliest start instant: time zero of the response.
     fn t0(&self) -> Option<Now> {
         self.slots
@@ -286,7 +296,7 @@ impl<C: Send> Counting<C> {
         if armed_before > 0 {
             self.record(last);
         }
-        self.expiries += 1;
+        self.expiries = self.expiries.wrapping_add(1);
     }
 
     /// Records this expiry's readings when it falls on the stride (always for the last one),
@@ -322,7 +332,7 @@ impl<C: Send> Counting<C> {
             for (i, c) in sample.counts.iter_mut().enumerate().take(n) {
                 *c = s.total(i).value;
             }
-            if self.samples.push(sample, GFP_KERNEL).is_err() {
+            if self.samples.push(sample, GFP_KERNEL_ACCOUNT).is_err() {
                 // No memory for a longer series: keep what there is, at half the resolution.
                 self.thin();
                 break;
@@ -348,7 +358,7 @@ impl<C: Send> Counting<C> {
 
     /// Drops every other recorded expiry; from now on only every `2 × stride`-th is recorded.
     fn thin(&mut self) {
-        let keep = self.stride * 2;
+        let keep = self.stride.saturating_mul(2);
         self.samples
             .retain(|s| s.expiry.checked_rem(keep) == Some(0));
         self.stride = keep;
@@ -382,7 +392,8 @@ impl<C: Send> Counting<C> {
         let size = wire::HEADER_SIZE
             + self.slots.len() * wire::CPU_COUNTS_SIZE
             + self.samples.len() * wire::SAMPLE_SIZE;
-        let mut buf = KVVec::from_elem(0u8, size, GFP_KERNEL)?;
+        // Charged, like the series, to the memory cgroup of whoever asked.
+        let mut buf = KVVec::from_elem(0u8, size, GFP_KERNEL_ACCOUNT)?;
         let header = wire::ResponseHeader {
             magic: wire::MAGIC,
             version: wire::VERSION,
@@ -500,9 +511,11 @@ impl<B: Backend> Session<B> {
             }
         }
         let per_cpu = (plan.series_bytes / wire::SAMPLE_SIZE / cpus.len().max(1)).max(2);
+        // The series is charged to the memory cgroup of the process that asked for it: up to
+        // twice `series_kib` (a vector growing), and the user's to pay for.
         let samples = KVVec::with_capacity(
             cpus.len() * per_cpu.min(INITIAL_SAMPLES_PER_CPU),
-            GFP_KERNEL,
+            GFP_KERNEL_ACCOUNT,
         )?;
         let session = Arc::pin_init(
             pin_init!(Session {
@@ -518,6 +531,7 @@ impl<B: Backend> Session<B> {
                     accumulations: 0,
                     flags: plan.flags,
                     suspended: false,
+                    halting: false,
                     finished: false,
                     due: None,
                 }),
@@ -551,18 +565,22 @@ impl<B: Backend> Session<B> {
             failed
         };
         if let Some(f) = failed {
-            session.stopped.store(true, Ordering::SeqCst);
+            // A CPU that came back meanwhile may have queued the re-arm work: flushed here.
+            session.halt();
             drop(hotplug::withdraw());
             return Err(f);
         }
         let delay = session.state.lock().next_delay(session.period_ns);
-        let _ = workqueue::system_highpri().enqueue_delayed(session.clone(), delay);
+        let _ = ffi::queue().enqueue_delayed(session.clone(), delay);
         Ok(session)
     }
 
-    /// Stops the timer and the re-arm work for good. Afterwards neither is pending or running.
+    /// Stops the timer and the re-arm work for good. Afterwards neither is pending or running,
+    /// and nothing queues them again: the timer sees `stopped`, the hotplug callbacks and the
+    /// re-arm work see `halting` under the session lock.
     fn halt(&self) {
         self.stopped.store(true, Ordering::SeqCst);
+        self.state.lock().halting = true;
         // SAFETY: DelayedWork and Work are #[repr(transparent)] over the C structs, so these
         // point at the initialised delayed_work and work_struct of this live session. Flushing
         // runs a pending item at once (it sees `stopped`, does nothing, does not re-arm, and
@@ -621,21 +639,27 @@ impl<B: Backend> Active for Session<B> {
                 return;
             }
             s.online = true;
-            if st.suspended {
+            if st.halting {
                 return;
             }
             if self.backend.arms_in_hotplug() {
+                if st.suspended {
+                    // Armed with every CPU at resume.
+                    return;
+                }
                 // This runs on `cpu` as it comes back.
                 arm_slot(&self.backend, s);
                 false
             } else {
+                // Its counters were detached when it went: new ones are made, after the resume
+                // if the system is suspending.
                 s.rearm_pending = true;
-                true
+                !st.suspended
             }
         };
         if deferred {
             // The caller holds the module's reference, so this one is never the last.
-            let _ = workqueue::system_highpri().enqueue::<_, 1>(self);
+            let _ = ffi::queue().enqueue::<_, 1>(self);
         }
     }
 
@@ -658,18 +682,28 @@ impl<B: Backend> Active for Session<B> {
             });
     }
 
-    fn resume(&self) {
-        let mut st = self.state.lock();
-        let st = &mut *st;
-        if st.finished || !st.suspended {
-            return;
+    fn resume(self: Arc<Self>) {
+        let recreate = {
+            let mut guard = self.state.lock();
+            let st = &mut *guard;
+            if st.finished || !st.suspended {
+                return;
+            }
+            st.suspended = false;
+            if st.halting {
+                return;
+            }
+            let backend = &self.backend;
+            st.calls.run(
+                &mut st.slots,
+                |s| s.online && !s.armed && !s.rearm_pending && s.hw.is_some(),
+                &|s: &mut Slot<B::Cpu>| arm_slot(backend, s),
+            );
+            st.slots.iter().any(|s| s.online && s.rearm_pending)
+        };
+        if recreate {
+            // The caller holds the module's reference, so this one is never the last.
+            let _ = ffi::queue().enqueue::<_, 1>(self);
         }
-        st.suspended = false;
-        let backend = &self.backend;
-        st.calls.run(
-            &mut st.slots,
-            |s| s.online && !s.armed && s.hw.is_some(),
-            &|s: &mut Slot<B::Cpu>| arm_slot(backend, s),
-        );
     }
 }

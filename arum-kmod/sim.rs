@@ -212,7 +212,15 @@ impl SimPmu {
 
     fn value(&self, c: &SimCore, slot: usize, now: Now) -> u64 {
         let advanced = match c.since[slot] {
-            Some(since) => ffi::ns_between(since, now) * self.cfg.rate_per_us * c.mult[slot] / 1000,
+            // ns × rate / 1000 modulo 2^64, exactly: a long session at a high rate overflows
+            // 64 bits, and the counter, narrower still, wraps anyway.
+            Some(since) => {
+                let ns = ffi::ns_between(since, now);
+                let per_us = self.cfg.rate_per_us.wrapping_mul(c.mult[slot]);
+                (ns / 1000)
+                    .wrapping_mul(per_us)
+                    .wrapping_add((ns % 1000).wrapping_mul(per_us) / 1000)
+            }
             None => 0,
         };
         c.base[slot].wrapping_add(advanced) & self.mask()

@@ -17,19 +17,51 @@ echo
 echo "guest: $(grep -c ^processor /proc/cpuinfo) CPUs, /init reached after $(cut -d' ' -f1 /proc/uptime) s"
 pass=0
 fail=0
+# A check that runs longer than this is stopped and fails: the slowest takes 20 s here.
+limit=60
+# Stops what a check left running: its shell, the probes and arums it started, the module.
+stop_check() {
+  kill -9 "$1" 2>/dev/null
+  pkill -9 kmod_probe
+  pkill -9 -x arum
+  sleep 1
+  grep -q '^arum ' /proc/modules && rmmod arum
+}
+# `arum.only=REGEX` on the kernel command line (run.sh's ARUM_KTEST_ONLY): only the checks whose
+# names match run, for work on one of them.
+only=$(sed -n 's/.*arum\.only=\([^ ]*\).*/\1/p' /proc/cmdline)
+# check [-t SECONDS] NAME COMMAND...: runs COMMAND, stopped after `limit` (or SECONDS) seconds.
 check() {
+  secs=$limit
+  if [ "$1" = -t ]; then
+    secs=$2
+    shift 2
+  fi
   name=$1
   shift
+  if [ -n "$only" ] && ! echo "$name" | grep -qE "$only"; then
+    return
+  fi
   t0=$(cut -d' ' -f1 /proc/uptime)
-  if "$@" >/tmp/out 2>&1; then
+  ("$@") >/tmp/out 2>&1 &
+  job=$!
+  (sleep $secs && echo "stopped after $secs s" >/tmp/stopped && stop_check $job) >/dev/null 2>&1 &
+  dog=$!
+  rm -f /tmp/stopped
+  wait $job
+  status=$?
+  kill $dog 2>/dev/null
+  wait $dog 2>/dev/null
+  if [ $status = 0 ] && [ ! -e /tmp/stopped ]; then
     echo "PASS $name ($(awk -v a="$t0" '{printf "%.1f s", $1 - a}' /proc/uptime))"
     pass=$((pass + 1))
   else
     echo "FAIL $name"
+    cat /tmp/stopped 2>/dev/null | sed 's/^/    /'
     sed 's/^/    /' /tmp/out
     fail=$((fail + 1))
   fi
-  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries)|.*spread)' /tmp/out | sed 's/^/    /'
+  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries|sessions)|.*spread|suspend took)' /tmp/out | sed 's/^/    /'
 }
 leaks() {
   [ -w /sys/kernel/debug/kmemleak ] || { echo "kmemleak is not available in this kernel"; return 1; }
@@ -76,19 +108,75 @@ rmmod_while_open() {
   /kmod_probe open-close
 }
 paranoid() { echo "$1" >/proc/sys/kernel/perf_event_paranoid; }
-group_rules() {
-  [ "$(/kmod_probe as-user 1000 1000)" = EACCES ] &&
-    [ "$(/kmod_probe as-user 1000 1000 4242)" = open ] &&
-    [ "$(/kmod_probe caps-open 1)" = open ] &&
-    [ "$(/kmod_probe caps-open 0)" = EACCES ]
+race_close_rmmod() {
+  touch /tmp/racing
+  (while [ -e /tmp/racing ]; do
+    echo 0 >/sys/devices/system/cpu/cpu1/online
+    echo 1 >/sys/devices/system/cpu/cpu1/online
+  done) &
+  t=$!
+  i=0
+  while [ $i -lt 20 ] && insmod /arum.ko && /kmod_probe churn 50 && rmmod arum; do
+    i=$((i + 1))
+  done
+  rm /tmp/racing
+  wait $t
+  echo 1 >/sys/devices/system/cpu/cpu1/online
+  grep -q '^arum ' /proc/modules && rmmod arum
+  [ $i = 20 ]
 }
-# A group member counts whole CPUs only where perf would let it.
+# expect WANT COMMAND...: COMMAND prints WANT, or the difference is shown.
+expect() {
+  want=$1
+  shift
+  got=$("$@" 2>&1)
+  [ "$got" = "$want" ] || { echo "$*: got '$got', want '$want'"; return 1; }
+}
+# With group=4242, at perf_event_paranoid 0 (where perf lets anyone count whole CPUs): members
+# and CAP_PERFMON may open, others not.
+group_rules() {
+  paranoid 0 &&
+    expect EACCES /kmod_probe as-user 1000 1000 &&
+    expect open /kmod_probe as-user 1000 1000 4242 &&
+    expect open /kmod_probe caps-open 1 &&
+    expect EACCES /kmod_probe caps-open 0
+  s=$?
+  paranoid 2
+  return $s
+}
+# A member's descriptor, opened at level 0; the sysctl raised to 2 before its write.
+raised_after_open() {
+  rm -f /tmp/go /tmp/late
+  /kmod_probe as-user 1000 1000 4242 write-after /tmp/go >/tmp/late 2>&1 &
+  p=$!
+  while ! grep -q opened /tmp/late; do sleep 0.1; done
+  paranoid 2
+  touch /tmp/go
+  wait $p
+  paranoid 0
+  [ "$(tail -n 1 /tmp/late)" = "ERR_PERMISSION errno 13" ] || { cat /tmp/late; return 1; }
+}
+# Rights as perf judges them, with the writer's credentials, at open and at every write.
 perf_rules() {
   paranoid 2 &&
-    [ "$(/kmod_probe as-user 1000 1000 4242 write)" = ERR_PERMISSION ] &&
-    /kmod_probe opened-by-root 1000 &&
+    expect EACCES /kmod_probe as-user 1000 1000 4242 &&
+    expect "ERR_PERMISSION errno 13" /kmod_probe opened-by-root 1000 4242 &&
     paranoid 0 &&
-    [ "$(/kmod_probe as-user 1000 1000 4242 write)" = accepted ]
+    expect accepted /kmod_probe as-user 1000 1000 4242 write &&
+    expect accepted /kmod_probe opened-by-root 1000 4242 &&
+    expect "ERR_PERMISSION errno 13" /kmod_probe opened-by-root 1000 &&
+    raised_after_open &&
+    paranoid 3 &&
+    expect EACCES /kmod_probe caps-open 1 &&
+    /kmod_probe open-close
+  s=$?
+  paranoid 2
+  return $s
+}
+# The register back-end bypasses perf: CAP_SYS_ADMIN only, even where perf lets anyone count.
+registers_need_sys_admin() {
+  paranoid 0 &&
+    expect "ERR_PERMISSION errno 1" /kmod_probe as-user 1000 1000 4242 write-msr core2-general
   s=$?
   paranoid 2
   return $s
@@ -133,10 +221,11 @@ check sigkill-holder-then-reopen sh -c '/kmod_probe hold & p=$!; sleep 0.5; kill
 check rmmod-while-open-refused rmmod_while_open
 check rmmod rmmod arum
 check series-thinned-to-cap with_module "series_kib=16" /kmod_probe series 2 5 thinned
-# group=4242: only CAP_PERFMON and members of group 4242 may open the device, and members count
-# whole CPUs only as perf_event_paranoid allows, judged with the opener's credentials.
+# group=4242: only CAP_PERFMON and members of group 4242 may open the device, and they count
+# whole CPUs only as perf_event_paranoid allows, judged with the writer's credentials.
 check group-and-perfmon-open-rules with_module "mode=0666 group=4242" group_rules
 check group-members-get-perfs-rules with_module "mode=0666 group=4242" perf_rules
+check register-backend-needs-sys-admin with_module "mode=0666 group=4242 backend=1 sim=2" registers_need_sys_admin
 
 # The msr back-end on the simulated PMU of each family (QEMU's emulator has no counter MSRs).
 check msr-sim-k8 sim "sim=1 sim_rate=1000" AuthenticAMD-15-41 dcache_accesses,dcache_misses,L1_DTLBmiss_L2_DTLBhit,L1_L2_DTLBmiss 0.5 1000 1
@@ -154,6 +243,9 @@ check netburst-escr-pairing-refused with_module "backend=1 sim=3" /kmod_probe re
 check anythread-cleared-and-reported with_module "backend=1 sim=2" /kmod_probe sim-count core2-anythread 0.3 1000 1
 check wrap-faster-than-timer-refused with_module "backend=1 sim=1 sim_width=16 sim_rate=100" /kmod_probe refuse k8 23
 check period-below-floor-refused with_module "backend=1 sim=1" /kmod_probe refuse k8 18 1
+# Version 6 of Intel's performance monitoring: perf's counters may live where the kernel's counter
+# allocator does not look, so no claim proves ownership.
+check register-backend-refused-on-perfmon-v6 with_module "backend=1 sim=5" /kmod_probe refuse core2-general 6
 check fixed-counter-refused-while-perf-holds-pmu with_module "backend=1 sim=2 sim_busy=1" sh -c \
   '/kmod_probe refuse core2-fixed0 14 && /kmod_probe sim-idle 200000000 b0 200000000'
 check registers-restored-after-session with_module "backend=1 sim=2 sim_global=3" sh -c \
@@ -165,6 +257,10 @@ check sigkill-while-counting-disables with_module "backend=1 sim=2" killed_while
 check failed-stop-disables-and-reports with_module "backend=1 sim=2" /kmod_probe failed-alloc-stop core2
 check msr-cpu-offline-online with_module "backend=1 sim=1" /kmod_probe hotplug 2 k8 1000
 check msr-suspend-resume with_module "backend=1 sim=1" /kmod_probe suspend k8 1000
+check perf-suspend-to-ram-counts-once with_module "" /kmod_probe suspend-perf
+# 1000 sessions started and closed, the module unloaded and loaded every 50, while CPU 1 goes
+# off- and online without pause: no work of a closed session may run, nor any after rmmod.
+check -t 300 hotplug-racing-close-and-rmmod race_close_rmmod
 check fuzz-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz 1000 7 msr 2 2 3
 check fuzz-msr-netburst-1000 with_module "backend=1 sim=3" /kmod_probe fuzz 1000 9 msr 3 18 0
 # arum's own peak-memory path on a cgroup v2 machine: the tree gets a group with memory.peak.

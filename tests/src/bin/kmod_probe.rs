@@ -403,6 +403,8 @@ const CHECKS: &[(&str, Check)] = &[
     ("fuzz", fuzz),
     ("hotplug", hotplug),
     ("suspend", suspend),
+    ("suspend-perf", suspend_perf),
+    ("churn", churn),
     ("series", series),
     ("spread", spread),
     ("failed-alloc-write", failed_alloc_write),
@@ -659,9 +661,11 @@ fn concurrent_reads(_: &[String]) {
     }
 }
 
-/// as-user UID GID [GROUP] [write]: opens /dev/arum with those credentials; prints "open" or
-/// "EACCES"; with `write`, then submits a user-mode request and prints "accepted" or the refusal's
-/// code name.
+/// as-user UID GID [GROUP [write | write-after FILE | write-msr KIND]]: drops to UID:GID (with
+/// GROUP as its one supplementary group), opens the device and prints "open" or "EACCES"; with
+/// `write`, writes a user-mode software request and prints the outcome ("accepted",
+/// "ERR_PERMISSION errno N"); `write-after FILE` prints "opened" and writes once FILE exists
+/// (at most 30 s later); `write-msr KIND` writes a register back-end request of KIND.
 fn as_user(args: &[String]) {
     let uid: u32 = arg(args, 2, "uid");
     let gid: u32 = arg(args, 3, "gid");
@@ -677,29 +681,58 @@ fn as_user(args: &[String]) {
         Err(e) if errno(&e) == libc::EACCES => return println!("EACCES"),
         Err(e) => fail(format!("open as {uid}:{gid}: {e}")),
     };
-    if args.iter().any(|a| a == "write") {
-        let mut r = software(&[0]);
-        r.flags = wire::FLAG_USER;
-        match submit(&mut f, &r) {
-            Ok(()) => println!("accepted"),
-            Err(h) if h.error_code == wire::ERR_PERMISSION && h.status == -libc::EACCES => {
-                println!("ERR_PERMISSION")
+    let mut r = software(&[0]);
+    r.flags = wire::FLAG_USER;
+    match args.get(5).map(String::as_str) {
+        None => return println!("open"),
+        Some("write") => {}
+        Some("write-after") => {
+            println!("opened");
+            std::io::stdout().flush().unwrap();
+            let go = std::path::Path::new(&args[6]);
+            let deadline = std::time::Instant::now() + Duration::from_secs(30);
+            while !go.exists() {
+                if std::time::Instant::now() > deadline {
+                    fail(format!("{} never appeared", go.display()));
+                }
+                std::thread::sleep(Duration::from_millis(20));
             }
-            Err(h) => fail(format!("refused: {h:?}")),
         }
-    } else {
-        println!("open");
+        Some("write-msr") => r = msr_request(&args[6], &[0]),
+        Some(other) => fail(format!("unknown mode {other}")),
+    }
+    print_outcome(&mut f, &r);
+}
+
+/// Writes `r` and prints "accepted" (and collects the counts), or the refusal's code and errno.
+fn print_outcome(f: &mut File, r: &wire::Request) {
+    match submit(f, r) {
+        Ok(()) => {
+            collect(f);
+            println!("accepted")
+        }
+        Err(h) if h.error_code == wire::ERR_PERMISSION => {
+            println!("ERR_PERMISSION errno {}", -h.status)
+        }
+        Err(h) => fail(format!("refused: {h:?}")),
     }
 }
 
-/// The opener's rights count, not the writer's: open as root, drop to UID, write.
+/// opened-by-root UID [GROUP]: opens as root, drops to UID (no capabilities; GROUP its one
+/// supplementary group), writes a user-mode software request and prints the outcome: the
+/// writer's rights count, not the opener's.
 fn opened_by_root(args: &[String]) {
     let mut f = must_open();
-    drop_to(arg(args, 2, "uid"), arg(args, 2, "uid"), &[]);
+    let groups: Vec<Gid> = args
+        .get(3)
+        .and_then(|g| g.parse().ok())
+        .map(Gid::from_raw)
+        .into_iter()
+        .collect();
+    drop_to(arg(args, 2, "uid"), arg(args, 2, "uid"), &groups);
     let mut r = software(&[0]);
     r.flags = wire::FLAG_USER;
-    must_submit(&mut f, &r);
-    collect(&mut f);
+    print_outcome(&mut f, &r);
 }
 
 /// caps-open PERFMON(0|1): root without CAP_SYS_ADMIN, in no group, with or without CAP_PERFMON;
@@ -895,6 +928,101 @@ fn suspend(args: &[String]) {
         fail(format!("flags {:#x}: the suspend went unnoticed", h.flags));
     }
     check_rate(&recs, r.ncounters as usize, arg(args, 3, "rate"), 1);
+}
+
+/// churn N: N sessions one after another, each on the CPUs online at its start, held for up to
+/// 2 ms and closed without reading; a CPU that went offline meanwhile may refuse one.
+fn churn(args: &[String]) {
+    let n: u32 = arg(args, 2, "sessions");
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let (mut counted, mut offline) = (0, 0);
+    for _ in 0..n {
+        let mut f = must_open();
+        match submit(&mut f, &software(&online_cpus())) {
+            Ok(()) => counted += 1,
+            // Offline when checked, or by the time its counter was made.
+            Err(h)
+                if h.error_code == wire::ERR_CPU_OFFLINE
+                    || (h.error_code == wire::ERR_PERF_CREATE && h.status == -libc::ENODEV) =>
+            {
+                offline += 1
+            }
+            Err(h) => fail(format!("refused: {h:?}")),
+        }
+        std::thread::sleep(Duration::from_micros(rng.next() % 2000));
+    }
+    println!("{counted} sessions counted, {offline} refused for an offline CPU");
+}
+
+/// suspend-perf: cpu-clock on every CPU through the perf back-end across a suspend to RAM
+/// tested at the "processors" level (the non-boot CPUs go offline and come back; the machine
+/// does not sleep). cpu-clock counts a CPU's time: each CPU's total is at most the session's
+/// length (1% over for the timer's reads), at least that less the suspend, and counting goes
+/// on at the wall clock's pace after the resume, on every CPU.
+fn suspend_perf(_: &[String]) {
+    let state = std::fs::read_to_string("/sys/power/state").unwrap_or_default();
+    if !state.split_whitespace().any(|s| s == "mem") {
+        fail(format!(
+            "no suspend to RAM here (/sys/power/state: {state:?})"
+        ));
+    }
+    let cpus = online_cpus();
+    let mut r = software(&cpus);
+    r.timer_period_ns = 100_000_000;
+    let mut f = must_open();
+    let t0 = Instant::now();
+    must_submit(&mut f, &r);
+    std::thread::sleep(Duration::from_millis(1000));
+    let write = |path: &str, value: &str| {
+        std::fs::write(path, value).unwrap_or_else(|e| fail(format!("{path}: {e}")))
+    };
+    write("/sys/module/suspend/parameters/pm_test_delay", "0");
+    write("/sys/power/pm_test", "processors");
+    let before = t0.elapsed();
+    write("/sys/power/state", "mem");
+    let after = t0.elapsed();
+    write("/sys/power/pm_test", "none");
+    std::thread::sleep(Duration::from_millis(2000));
+    let (h, recs, samples) = collect(&mut f);
+    if h.flags & wire::RESPONSE_SUSPENDED == 0 {
+        fail(format!("flags {:#x}: the suspend went unnoticed", h.flags));
+    }
+    let length = h.time_counted_ns as f64;
+    let suspend = (after - before).as_nanos() as f64;
+    let resumed = (after + Duration::from_millis(300)).as_nanos() as u64;
+    println!(
+        "suspend took {:.0} ms of a {:.0} ms session",
+        suspend / 1e6,
+        length / 1e6
+    );
+    for c in &recs {
+        let counted = c.counts[0] as f64;
+        if counted > 1.01 * length || counted < length - suspend - 0.01 * length {
+            fail(format!(
+                "CPU {} counted {:.0} ms of cpu-clock in a {:.0} ms session with a {:.0} ms suspend (flags {:#x})",
+                c.cpu,
+                counted / 1e6,
+                length / 1e6,
+                suspend / 1e6,
+                c.flags
+            ));
+        }
+        let late: Vec<&wire::Sample> = samples
+            .iter()
+            .filter(|s| s.cpu == c.cpu && s.time_ns >= resumed)
+            .collect();
+        let (Some(first), Some(last)) = (late.first(), late.last()) else {
+            fail(format!("CPU {}: no samples after the resume", c.cpu));
+        };
+        let pace = last.counts[0].saturating_sub(first.counts[0]) as f64
+            / last.time_ns.saturating_sub(first.time_ns).max(1) as f64;
+        if !(0.95..=1.05).contains(&pace) {
+            fail(format!(
+                "CPU {}: cpu-clock ran at {pace:.3} of the wall clock after the resume",
+                c.cpu
+            ));
+        }
+    }
 }
 
 /// series SECONDS MIN_PER_CPU [THINNED]: a 10 ms timer for SECONDS; every CPU has at least MIN
