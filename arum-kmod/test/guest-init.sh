@@ -233,6 +233,9 @@ check msr-sim-core2-general-and-fixed sim "sim=2 sim_rate=500" GenuineIntel-6-17
 check msr-sim-netburst-escr-cccr sim "sim=3 sim_rate=250" GenuineIntel-15-3 cycles,instructions,branch_misses 0.5 250 1
 # 24-bit counters at 40 events/us wrap every 420 ms: 3 s is 7 wraps, and nothing may be lost.
 check msr-sim-24-bit-wraps-lose-nothing sim "sim=1 sim_width=24 sim_rate=40" AuthenticAMD-15-41 dcache_accesses,dcache_misses 3 40 100000000
+# 4·10⁹ events a microsecond for 5 s: ns × rate passes 2⁶⁴ after 4.6 s while the 64-bit count
+# does not (a long session, simulated): the arithmetic must not overflow, nor the count be lost.
+check msr-sim-long-session-no-overflow sim "sim=1 sim_width=64 sim_rate=4000000000" AuthenticAMD-15-41 dcache_accesses 5 4000000000 1
 # Each CPU's event-select writes take 100 ms: started one after another the CPUs would be at
 # least 300 ms apart; started in parallel they are not even one write apart.
 check cpus-start-in-parallel with_module "backend=1 sim=1 sim_delay_ms=100" /kmod_probe spread 100 k8
