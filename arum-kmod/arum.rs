@@ -14,15 +14,21 @@
 //! `hotplug` (CPU hotplug and suspend), `backend` (what a way of counting provides), `perf` and
 //! `msr` (the two ways), `sim` (the simulated PMU for tests), `session` (one measurement).
 
+use core::sync::atomic::{AtomicBool, Ordering};
+
 use kernel::{
     bindings, debugfs,
     fs::{File, Kiocb},
     iov::{IovIterDest, IovIterSource},
-    miscdevice::{MiscDevice, MiscDeviceOptions, MiscDeviceRegistration},
+    miscdevice::{MiscDevice, MiscDeviceRegistration},
     new_mutex,
     prelude::*,
     sync::{Arc, Mutex},
 };
+
+// The counter registers, CPUID and perf's x86 counter allocator: x86-64 only.
+#[cfg(not(target_arch = "x86_64"))]
+compile_error!("arum is for x86-64: its register back-end and CPUID code are x86's");
 
 mod backend;
 mod ffi;
@@ -40,29 +46,44 @@ use backend::{Backend, Failure};
 use hotplug::Active;
 use sim::{SimConfig, SimPmu};
 
-module! {
-    type: ArumModule,
-    name: "arum",
-    authors: ["ARUM developers"],
-    description: "Per-CPU performance counters for the ARUM resource usage monitor",
-    license: "GPL",
-    params: {
-        mode: u32 {
-            default: 0o600,
-            description: "Permissions of /dev/arum (default 0600)",
-        },
-        group: i32 {
-            default: -1,
-            description: "If >= 0, only CAP_PERFMON and members of this group may open /dev/arum",
-        },
-        backend: u32 {
-            default: 0,
-            description: "0: count through the kernel's perf API (default); 1: program the counter MSRs directly",
-        },
-        series_kib: u32 {
-            default: 16384,
-            description: "Most memory the time series of one measurement may take, KiB; beyond it the series is thinned",
-        },
+// The production parameters, and in the test build (`ARUM_SIM=1`, see Kbuild) the simulated
+// PMU's: a module loaded on a real machine has no test-only parameter.
+macro_rules! arum_module {
+    ($($sim_params:tt)*) => {
+        module! {
+            type: ArumModule,
+            name: "arum",
+            authors: ["ARUM developers"],
+            description: "Per-CPU performance counters for the ARUM resource usage monitor",
+            license: "GPL",
+            params: {
+                mode: u32 {
+                    default: 0o600,
+                    description: "Permissions of /dev/arum (default 0600)",
+                },
+                group: i32 {
+                    default: -1,
+                    description: "If >= 0, only CAP_PERFMON and members of this group may open /dev/arum",
+                },
+                backend: u32 {
+                    default: 0,
+                    description: "0: count through the kernel's perf API (default); 1: program the counter MSRs directly",
+                },
+                series_kib: u32 {
+                    default: 16384,
+                    description: "Most memory the time series of one measurement may take, KiB; beyond it the series is thinned",
+                },
+                $($sim_params)*
+            },
+        }
+    };
+}
+
+#[cfg(not(arum_sim))]
+arum_module! {}
+
+#[cfg(arum_sim)]
+arum_module! {
         sim: u32 {
             default: 0,
             description: "With backend=1, a simulated PMU instead of the real MSRs (for tests): 1 K8, 2 Core 2, 3 NetBurst, 4 Zen 4, 5 Intel perfmon v6",
@@ -99,21 +120,10 @@ module! {
             default: 0,
             description: "Milliseconds each simulated event-select write takes",
         },
-    },
 }
 
-kernel::global_lock! {
-    // SAFETY: initialised in `ArumModule::init` before the device is registered.
-    unsafe(uninit) static IN_USE: SpinLock<bool> = false;
-}
-
-// `register_with_mode` writes a `struct miscdevice` where a registration lives.
-const _: () = assert!(
-    core::mem::size_of::<MiscDeviceRegistration<ArumFile>>()
-        == core::mem::size_of::<bindings::miscdevice>()
-        && core::mem::align_of::<MiscDeviceRegistration<ArumFile>>()
-            == core::mem::align_of::<bindings::miscdevice>()
-);
+/// Whether a file has the device open: one at a time.
+static IN_USE: AtomicBool = AtomicBool::new(false);
 
 #[pin_data]
 struct ArumModule {
@@ -129,15 +139,13 @@ struct ArumModule {
 
 impl kernel::InPlaceModule for ArumModule {
     fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
-        // SAFETY: called once, before anything can open the device.
-        unsafe { IN_USE.init() };
         let debugfs = debugfs::Dir::new(c"arum");
         try_pin_init!(Self {
             _queue: ffi::OwnedQueue::new()?,
             _hotplug: hotplug::Registration::new()?,
             _sim_view: sim_view(&debugfs)?,
             _debugfs: debugfs,
-            _dev <- register_with_mode(module_parameters::mode.value()),
+            _dev <- ffi::register_misc_with_mode(c"arum", module_parameters::mode.value()),
         }? Error)
     }
 }
@@ -152,6 +160,21 @@ fn sim_view(dir: &debugfs::Dir) -> Result<Option<Pin<KBox<debugfs::File<Arc<SimP
         );
         return Err(EINVAL);
     }
+    let Some(cfg) = sim_config()? else {
+        return Ok(None);
+    };
+    let sim = SimPmu::new(cfg, kernel::cpu::nr_cpu_ids())?;
+    hotplug::set_sim(Some(sim.clone()));
+    let view = KBox::pin_init(
+        dir.read_callback_file(c"sim", sim, &|s: &Arc<SimPmu>, f| s.describe(f)),
+        GFP_KERNEL,
+    )?;
+    Ok(Some(view))
+}
+
+/// The simulated PMU the test build's parameters ask for.
+#[cfg(arum_sim)]
+fn sim_config() -> Result<Option<SimConfig>> {
     let mut layout = match module_parameters::sim.value() {
         0 => return Ok(None),
         1 => msr::AMD_K8,
@@ -169,7 +192,7 @@ fn sim_view(dir: &debugfs::Dir) -> Result<Option<Pin<KBox<debugfs::File<Arc<SimP
     if fixed >= 0 && layout.style == wire::STYLE_INTEL {
         layout.fixed = (fixed as u32).min(msr::INTEL_MAX_FIXED);
     }
-    let cfg = SimConfig {
+    Ok(Some(SimConfig {
         layout,
         rate_per_us: u64::from(module_parameters::sim_rate.value()),
         ht: module_parameters::sim_ht.value() != 0,
@@ -177,33 +200,13 @@ fn sim_view(dir: &debugfs::Dir) -> Result<Option<Pin<KBox<debugfs::File<Arc<SimP
         fail_msr: module_parameters::sim_fail_msr.value(),
         global_at_power_on: module_parameters::sim_global.value(),
         delay_ms: module_parameters::sim_delay_ms.value(),
-    };
-    let sim = SimPmu::new(cfg, kernel::cpu::nr_cpu_ids())?;
-    hotplug::set_sim(Some(sim.clone()));
-    let view = KBox::pin_init(
-        dir.read_callback_file(c"sim", sim, &|s: &Arc<SimPmu>, f| s.describe(f)),
-        GFP_KERNEL,
-    )?;
-    Ok(Some(view))
+    }))
 }
 
-/// `MiscDeviceRegistration::register` with the device node's mode set: the registration type is
-/// `#[repr(transparent)]` over `struct miscdevice` (asserted above), so this writes the same
-/// `miscdevice` that `register` would, plus `mode`, and registers it.
-fn register_with_mode(mode: u32) -> impl PinInit<MiscDeviceRegistration<ArumFile>, Error> {
-    let opts = MiscDeviceOptions { name: c"arum" };
-    // SAFETY: `slot` is valid for writes and pinned; on success it holds a registered
-    // miscdevice, exactly the invariant of MiscDeviceRegistration (whose Drop deregisters it);
-    // on failure nothing is registered.
-    unsafe {
-        pin_init::pin_init_from_closure(move |slot: *mut MiscDeviceRegistration<ArumFile>| {
-            let raw = slot.cast::<bindings::miscdevice>();
-            let mut misc = opts.into_raw::<ArumFile>();
-            misc.mode = (mode & 0o777) as _;
-            raw.write(misc);
-            kernel::error::to_result(bindings::misc_register(raw))
-        })
-    }
+/// A production build has no simulated PMU.
+#[cfg(not(arum_sim))]
+fn sim_config() -> Result<Option<SimConfig>> {
+    Ok(None)
 }
 
 /// What one open file is doing.
@@ -280,12 +283,11 @@ impl MiscDevice for ArumFile {
             );
             return Err(e);
         }
+        if IN_USE
+            .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .is_err()
         {
-            let mut busy = IN_USE.lock();
-            if *busy {
-                return Err(EBUSY);
-            }
-            *busy = true;
+            return Err(EBUSY);
         }
         KBox::try_pin_init(
             try_pin_init!(ArumFile {
@@ -293,7 +295,7 @@ impl MiscDevice for ArumFile {
             }),
             GFP_KERNEL,
         )
-        .inspect_err(|_| *IN_USE.lock() = false)
+        .inspect_err(|_| IN_USE.store(false, Ordering::Release))
     }
 
     fn write_iter(mut kiocb: Kiocb<'_, Self::Ptr>, iov: &mut IovIterSource<'_>) -> Result<usize> {
@@ -377,7 +379,7 @@ impl PinnedDrop for ArumFile {
             let _ = session.stop();
         }
         drop(state);
-        *IN_USE.lock() = false;
+        IN_USE.store(false, Ordering::Release);
     }
 }
 
@@ -402,11 +404,9 @@ fn msr_registers() -> Result<(msr::Registers, msr::Layout, Option<u64>), Failure
     let refuse = Failure::new(ENODEV, wire::ERR_SOURCE);
     let (registers, layout, rate) = match hotplug::sim() {
         Some(sim) => {
-            let layout = sim.layout();
-            let rate = u64::from(module_parameters::sim_rate.value());
+            let (layout, rate) = (sim.layout(), sim.rate_per_us());
             (msr::Registers::Sim(sim), layout, Some(rate))
         }
-        None if module_parameters::sim.value() != 0 => return Err(refuse),
         None => {
             if ffi::path_exists(c"/sys/module/kvm") {
                 return Err(refuse);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 //! Every C function of the kernel that `bindings` does not cover, declared here once, each behind
-//! a safe wrapper; plus the thin safe wrappers over the `bindings` calls the module makes. No
-//! other file of the module declares an `extern` function.
+//! a safe wrapper; plus the thin safe wrappers over the `bindings` calls the module makes, the
+//! callbacks the kernel calls (CPU hotplug, PM notifier) and the globals they reach. No other
+//! file of the module declares an `extern` function, and none but `percpu`'s core has `unsafe`.
 
 use core::ffi::{c_int, c_uint, c_void};
 use core::ptr::NonNull;
@@ -9,6 +10,7 @@ use core::ptr::NonNull;
 use kernel::bindings;
 use kernel::error::{from_err_ptr, to_result};
 use kernel::prelude::*;
+use kernel::sync::Arc;
 use kernel::time::{Instant, Monotonic};
 
 // --- perf's in-kernel counter API (include/linux/perf_event.h, GPL-only exports) ------------
@@ -58,6 +60,24 @@ const fn parse_usize(s: &str) -> usize {
     }
     v
 }
+// Each published size of the attr (PERF_ATTR_SIZE_VER0..9) ends where the next version's first
+// field begins: a field declared out of place moves one of these, not only the total.
+const _: () = {
+    use core::mem::offset_of;
+    assert!(offset_of!(PerfEventAttr, config) == 8);
+    assert!(offset_of!(PerfEventAttr, flags) == 40);
+    assert!(offset_of!(PerfEventAttr, config1) == 56);
+    assert!(offset_of!(PerfEventAttr, config2) == 64); // VER0
+    assert!(offset_of!(PerfEventAttr, branch_sample_type) == 72); // VER1
+    assert!(offset_of!(PerfEventAttr, sample_regs_user) == 80); // VER2
+    assert!(offset_of!(PerfEventAttr, sample_regs_intr) == 96); // VER3
+    assert!(offset_of!(PerfEventAttr, aux_watermark) == 104); // VER4
+    assert!(offset_of!(PerfEventAttr, aux_sample_size) == 112); // VER5
+    assert!(offset_of!(PerfEventAttr, sig_data) == 120); // VER6
+    assert!(offset_of!(PerfEventAttr, config3) == 128); // VER7
+    assert!(offset_of!(PerfEventAttr, config4) == 136); // VER8
+    assert!(core::mem::size_of::<PerfEventAttr>() == 144); // VER9
+};
 const KERNEL_PERF_ATTR_SIZE: usize = parse_usize(env!("ARUM_PERF_ATTR_SIZE"));
 const _: () = assert!(core::mem::size_of::<PerfEventAttr>() == KERNEL_PERF_ATTR_SIZE);
 
@@ -332,6 +352,167 @@ pub(crate) fn perfmon_capable() -> bool {
     }
 }
 
+// --- The device -------------------------------------------------------------------------------
+
+/// `MiscDeviceRegistration::register` with the device node's mode set, which its options do not
+/// offer: the registration type is `#[repr(transparent)]` over `struct miscdevice` (asserted
+/// below), so this writes the same `miscdevice` that `register` would, plus `mode`, and
+/// registers it; the registration's Drop deregisters it as usual.
+pub(crate) fn register_misc_with_mode<T: kernel::miscdevice::MiscDevice>(
+    name: &'static CStr,
+    mode: u32,
+) -> impl PinInit<kernel::miscdevice::MiscDeviceRegistration<T>, Error> {
+    const {
+        use core::mem::{align_of, size_of};
+        assert!(
+            size_of::<kernel::miscdevice::MiscDeviceRegistration<T>>()
+                == size_of::<bindings::miscdevice>()
+                && align_of::<kernel::miscdevice::MiscDeviceRegistration<T>>()
+                    == align_of::<bindings::miscdevice>()
+        );
+    }
+    let opts = kernel::miscdevice::MiscDeviceOptions { name };
+    // SAFETY: `slot` is valid for writes and pinned; on success it holds a registered
+    // miscdevice, exactly the invariant of MiscDeviceRegistration (whose Drop deregisters it);
+    // on failure nothing is registered.
+    unsafe {
+        pin_init::pin_init_from_closure(
+            move |slot: *mut kernel::miscdevice::MiscDeviceRegistration<T>| {
+                let raw = slot.cast::<bindings::miscdevice>();
+                let mut misc = opts.into_raw::<T>();
+                misc.mode = (mode & 0o777) as _;
+                raw.write(misc);
+                to_result(bindings::misc_register(raw))
+            },
+        )
+    }
+}
+
+// --- CPU hotplug and system sleep ---------------------------------------------------------------
+
+kernel::global_lock! {
+    // SAFETY: initialised in `Callbacks::register`, before the callbacks are registered.
+    unsafe(uninit) static ACTIVE: Mutex<Option<Arc<dyn crate::hotplug::Active>>> = None;
+}
+
+kernel::global_lock! {
+    // SAFETY: initialised in `Callbacks::register`, before the callbacks are registered.
+    unsafe(uninit) static SIM: Mutex<Option<Arc<crate::sim::SimPmu>>> = None;
+}
+
+/// The session the callbacks reach, under its lock (taken before any session's lock).
+pub(crate) fn with_active<R>(
+    f: impl FnOnce(&mut Option<Arc<dyn crate::hotplug::Active>>) -> R,
+) -> R {
+    f(&mut ACTIVE.lock())
+}
+
+/// The simulated PMU, under its lock.
+pub(crate) fn with_sim<R>(f: impl FnOnce(&mut Option<Arc<crate::sim::SimPmu>>) -> R) -> R {
+    f(&mut SIM.lock())
+}
+
+unsafe extern "C" fn on_cpu_online(cpu: c_uint) -> c_int {
+    crate::hotplug::cpu_online(cpu);
+    0
+}
+
+unsafe extern "C" fn on_cpu_offline(cpu: c_uint) -> c_int {
+    crate::hotplug::cpu_offline(cpu);
+    0
+}
+
+#[cfg(CONFIG_PM_SLEEP)]
+unsafe extern "C" fn on_pm_event(
+    _nb: *mut bindings::notifier_block,
+    action: kernel::ffi::c_ulong,
+    _data: *mut c_void,
+) -> c_int {
+    match action as u32 {
+        bindings::PM_SUSPEND_PREPARE | bindings::PM_HIBERNATION_PREPARE => {
+            crate::hotplug::sleep(true)
+        }
+        bindings::PM_POST_SUSPEND | bindings::PM_POST_HIBERNATION | bindings::PM_POST_RESTORE => {
+            crate::hotplug::sleep(false)
+        }
+        _ => {}
+    }
+    bindings::NOTIFY_OK as c_int
+}
+
+/// The module's CPU hotplug state (`hotplug::cpu_online`/`cpu_offline` on each CPU that comes
+/// or goes) and PM notifier (`hotplug::sleep`), removed on drop.
+pub(crate) struct Callbacks {
+    state: c_int,
+    #[cfg(CONFIG_PM_SLEEP)]
+    pm: Pin<KBox<kernel::types::Opaque<bindings::notifier_block>>>,
+}
+
+// SAFETY: the notifier block is only touched by the PM core (under its own lock) and by Drop.
+unsafe impl Send for Callbacks {}
+// SAFETY: as above; `&Callbacks` gives no access.
+unsafe impl Sync for Callbacks {}
+
+impl Callbacks {
+    pub(crate) fn register() -> Result<Self> {
+        // SAFETY: called once from module init, before any callback or file can use them.
+        unsafe {
+            ACTIVE.init();
+            SIM.init();
+        }
+        // SAFETY: the name is static; the callbacks have the right signature and stay valid
+        // until `__cpuhp_remove_state` in Drop; `false`: not invoked for the CPUs already up.
+        let state = unsafe {
+            bindings::__cpuhp_setup_state(
+                bindings::cpuhp_state_CPUHP_AP_ONLINE_DYN,
+                c"arum:online".as_char_ptr(),
+                false,
+                Some(on_cpu_online),
+                Some(on_cpu_offline),
+                false,
+            )
+        };
+        to_result(state)?;
+        #[cfg(CONFIG_PM_SLEEP)]
+        let pm = {
+            let remove_state = || {
+                // SAFETY: the state was set up above and nothing else removes it.
+                unsafe { bindings::__cpuhp_remove_state(state as _, false) };
+            };
+            let nb = KBox::pin(
+                kernel::types::Opaque::new(bindings::notifier_block {
+                    notifier_call: Some(on_pm_event),
+                    ..Default::default()
+                }),
+                GFP_KERNEL,
+            )
+            .inspect_err(|_| remove_state())?;
+            // SAFETY: the block is pinned on the heap and unregistered in Drop before it is
+            // freed.
+            to_result(unsafe { bindings::register_pm_notifier(nb.get()) })
+                .inspect_err(|_| remove_state())?;
+            nb
+        };
+        Ok(Callbacks {
+            state,
+            #[cfg(CONFIG_PM_SLEEP)]
+            pm,
+        })
+    }
+}
+
+impl Drop for Callbacks {
+    fn drop(&mut self) {
+        #[cfg(CONFIG_PM_SLEEP)]
+        // SAFETY: registered in `register`.
+        unsafe {
+            bindings::unregister_pm_notifier(self.pm.get())
+        };
+        // SAFETY: set up in `register`; afterwards no callback runs.
+        unsafe { bindings::__cpuhp_remove_state(self.state as _, false) };
+    }
+}
+
 // --- The module's workqueue --------------------------------------------------------------------
 
 static QUEUE: core::sync::atomic::AtomicPtr<bindings::workqueue_struct> =
@@ -379,6 +560,35 @@ pub(crate) fn queue() -> &'static kernel::workqueue::Queue {
 }
 
 // --- CPUs and time ----------------------------------------------------------------------------
+
+/// `jiffies` in nanoseconds.
+pub(crate) fn jiffies_to_ns(jiffies: u64) -> u64 {
+    // SAFETY: a pure conversion.
+    unsafe { bindings::jiffies64_to_nsecs(jiffies) }
+}
+
+/// Sleeps `ms` milliseconds (process context only).
+pub(crate) fn sleep_ms(ms: u32) {
+    // SAFETY: a plain sleep; the callers run in process context.
+    unsafe { bindings::msleep(ms) };
+}
+
+/// Flushes a delayed work item and a work item until neither is pending or running: flushing
+/// runs a pending item at once and waits for a running one, which may queue itself again.
+pub(crate) fn flush_until_idle<T, const ID: u64>(
+    timer: &kernel::workqueue::DelayedWork<T>,
+    work: &kernel::workqueue::Work<T, ID>,
+) {
+    // DelayedWork and Work are #[repr(transparent)] over the C structs.
+    let timer = core::ptr::from_ref(timer)
+        .cast::<bindings::delayed_work>()
+        .cast_mut();
+    let work = core::ptr::from_ref(work)
+        .cast::<bindings::work_struct>()
+        .cast_mut();
+    // SAFETY: both point at initialised items of a live object (borrowed for this call).
+    while unsafe { bindings::flush_delayed_work(timer) || bindings::flush_work(work) } {}
+}
 
 /// Whether `cpu` is online. Stable only under `CpusReadGuard` (or in a hotplug callback).
 pub(crate) fn cpu_online(cpu: u32) -> bool {

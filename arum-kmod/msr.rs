@@ -122,6 +122,7 @@ pub(crate) const CORE2: Layout = Layout {
 };
 /// A part with version 6 of Intel's architectural performance monitoring, whose counters perf
 /// may address in the MSR range from 0x1900: the simulated PMU's case of an unprovable owner.
+#[cfg_attr(not(arum_sim), allow(dead_code))]
 pub(crate) const INTEL_V6: Layout = Layout {
     general: 8,
     fixed: 4,

@@ -17,7 +17,6 @@
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use kernel::bindings;
 use kernel::prelude::*;
 use kernel::sync::{Arc, Mutex};
 use kernel::time::{Delta, Jiffies};
@@ -53,8 +52,7 @@ pub(crate) fn timer_period(requested_ns: u64, wrap_ns: u64) -> Result<(Jiffies, 
     let want = want.max(wire::MIN_PERIOD_NS);
     let ms = want.div_ceil(1_000_000).min(u64::from(u32::MAX)) as u32;
     let jiffies = kernel::time::msecs_to_jiffies(ms).max(1);
-    // SAFETY: a pure conversion.
-    let ns = unsafe { bindings::jiffies64_to_nsecs(jiffies as u64) };
+    let ns = ffi::jiffies_to_ns(jiffies as u64);
     if ns.saturating_mul(2) > wrap_ns {
         return Err(Failure::new(EINVAL, wire::ERR_WRAP_TOO_FAST));
     }
@@ -581,18 +579,8 @@ impl<B: Backend> Session<B> {
     fn halt(&self) {
         self.stopped.store(true, Ordering::SeqCst);
         self.state.lock().halting = true;
-        // SAFETY: DelayedWork and Work are #[repr(transparent)] over the C structs, so these
-        // point at the initialised delayed_work and work_struct of this live session. Flushing
-        // runs a pending item at once (it sees `stopped`, does nothing, does not re-arm, and
-        // releases its reference) and waits for a running one; repeat until idle.
-        let timer = (&raw const self.timer)
-            .cast::<bindings::delayed_work>()
-            .cast_mut();
-        let rearm = (&raw const self.rearm)
-            .cast::<bindings::work_struct>()
-            .cast_mut();
-        // SAFETY: as above.
-        while unsafe { bindings::flush_delayed_work(timer) || bindings::flush_work(rearm) } {}
+        // A pending item runs at once, sees `stopped`, does nothing and does not come again.
+        ffi::flush_until_idle(&self.timer, &self.rearm);
     }
 }
 

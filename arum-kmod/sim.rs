@@ -9,7 +9,6 @@
 //!
 //! `/sys/kernel/debug/arum/sim` shows which counters run on each core, for the tests.
 
-use kernel::bindings;
 use kernel::fmt;
 use kernel::prelude::*;
 use kernel::sync::{Arc, SpinLock};
@@ -145,6 +144,11 @@ impl SimPmu {
         self.cfg.layout
     }
 
+    /// Events per microsecond each counter gains while enabled.
+    pub(crate) fn rate_per_us(&self) -> u64 {
+        self.cfg.rate_per_us
+    }
+
     pub(crate) fn thread_of(&self, cpu: u32) -> (u32, u32) {
         if self.cfg.ht {
             (cpu / 2, cpu % 2)
@@ -278,8 +282,8 @@ impl SimPmu {
         }
         let l = self.cfg.layout;
         if self.cfg.delay_ms > 0 && (0..l.general).any(|i| msr == l.ctl(i)) {
-            // SAFETY: a plain sleep; register writes run in process context.
-            unsafe { bindings::msleep(self.cfg.delay_ms) };
+            // Register writes run in process context.
+            ffi::sleep_ms(self.cfg.delay_ms);
         }
         let mut cores = self.cores.lock();
         let now = Now::now();

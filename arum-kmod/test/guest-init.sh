@@ -61,7 +61,7 @@ check() {
     sed 's/^/    /' /tmp/out
     fail=$((fail + 1))
   fi
-  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries|sessions)|.*spread|suspend took)' /tmp/out | sed 's/^/    /'
+  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries|sessions)|.*spread|suspend took)' /tmp/out | sort -u | sed 's/^/    /'
 }
 leaks() {
   [ -w /sys/kernel/debug/kmemleak ] || { echo "kmemleak is not available in this kernel"; return 1; }
@@ -217,6 +217,9 @@ check start-spread-reported /kmod_probe spread
 check perf-cpu-offline-online /kmod_probe hotplug 1 perf
 check failed-alloc-write-leaves-no-stale-data /kmod_probe failed-alloc-write
 check fuzz-perf-3000 /kmod_probe fuzz 3000 42 perf
+# Payloads from a grammar whose oracle is its own (each breaks at most one rule it names), not the
+# validator the module shares with the other fuzzer.
+check fuzz-oracle-perf-2000 /kmod_probe fuzz-oracle 2000 5 perf
 check sigkill-holder-then-reopen sh -c '/kmod_probe hold & p=$!; sleep 0.5; kill -9 $p; wait $p; /kmod_probe open-close'
 check rmmod-while-open-refused rmmod_while_open
 check rmmod rmmod arum
@@ -266,6 +269,8 @@ check perf-suspend-to-ram-counts-once with_module "" /kmod_probe suspend-perf
 check -t 300 hotplug-racing-close-and-rmmod race_close_rmmod
 check fuzz-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz 1000 7 msr 2 2 3
 check fuzz-msr-netburst-1000 with_module "backend=1 sim=3" /kmod_probe fuzz 1000 9 msr 3 18 0
+check fuzz-oracle-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz-oracle 1000 17 msr 2 2 3
+check fuzz-oracle-msr-k8-1000 with_module "backend=1 sim=1" /kmod_probe fuzz-oracle 1000 19 msr 1 4 0
 # arum's own peak-memory path on a cgroup v2 machine: the tree gets a group with memory.peak.
 check peak-memory-from-cgroup-v2 sh -c 'mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup &&
   echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&

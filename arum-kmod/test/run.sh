@@ -17,7 +17,8 @@ echo "run.sh: building the module against $kdir" >&2
 rm -rf "$work/mod" && mkdir -p "$work/mod/arum-kmod" "$work/mod/arum-wire/src"
 cp "$top"/arum-kmod/*.rs "$top/arum-kmod/Kbuild" "$work/mod/arum-kmod/"
 cp "$top/arum-wire/src/wire.rs" "$work/mod/arum-wire/src/"
-make -s -C "$kdir" M="$work/mod/arum-kmod" LLVM=-19 modules >&2
+# ARUM_SIM=1: the test build, with the simulated PMU's parameters.
+make -s -C "$kdir" M="$work/mod/arum-kmod" LLVM=-19 ARUM_SIM=1 modules >&2
 
 echo "run.sh: building static arum and kmod_probe" >&2
 (cd "$top" && RUSTFLAGS='-C target-feature=+crt-static' cargo build -q --release \

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 use arum_wire as wire;
 use nix::unistd::{setgid, setgroups, setuid, Gid, Uid};
 
+mod oracle;
+
 const DEV: &str = wire::DEVICE_PATH;
 const SIM: &str = "/sys/kernel/debug/arum/sim";
 
@@ -405,6 +407,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("suspend", suspend),
     ("suspend-perf", suspend_perf),
     ("churn", churn),
+    ("fuzz-oracle", fuzz_oracle),
     ("series", series),
     ("spread", spread),
     ("failed-alloc-write", failed_alloc_write),
@@ -928,6 +931,67 @@ fn suspend(args: &[String]) {
         fail(format!("flags {:#x}: the suspend went unnoticed", h.flags));
     }
     check_rate(&recs, r.ncounters as usize, arg(args, 3, "rate"), 1);
+}
+
+/// fuzz-oracle N SEED perf|msr [STYLE GENERAL FIXED]: N payloads from `oracle`'s grammar, each
+/// answered as the rule it breaks says (accepted, or refused with EINVAL, that code and counter).
+fn fuzz_oracle(args: &[String]) {
+    let n: u32 = arg(args, 2, "count");
+    let mut rng = Rng(arg::<u64>(args, 3, "seed") | 1);
+    let target = match args.get(4).map(String::as_str) {
+        Some("perf") => oracle::Target::Perf,
+        Some("msr") => oracle::Target::Msr {
+            style: arg(args, 5, "style"),
+            general: arg(args, 6, "general"),
+            fixed: arg(args, 7, "fixed"),
+        },
+        other => fail(format!("target {other:?}: perf or msr")),
+    };
+    let cpus = online_cpus();
+    let mut f = must_open();
+    let mut rules = std::collections::BTreeMap::new();
+    let mut wrong = Vec::new();
+    for i in 0..n {
+        let case = oracle::case(&mut rng, target, &cpus);
+        let written = f.write(&case.payload);
+        let resp = read_all(&mut f);
+        let h = wire::ResponseHeader::decode(&resp)
+            .unwrap_or_else(|| fail(format!("#{i} ({}): no response header", case.rule)));
+        let got = match written {
+            Ok(_) if h.status == 0 => oracle::Expect::Accepted,
+            Ok(_) => fail(format!(
+                "#{i} ({}): accepted, then failed: {h:?}",
+                case.rule
+            )),
+            Err(_) => oracle::Expect::Refused(
+                h.error_code,
+                (h.error_counter != wire::NO_COUNTER).then_some(h.error_counter),
+            ),
+        };
+        let matches = match (case.expect, got) {
+            (oracle::Expect::Refused(code, None), oracle::Expect::Refused(got_code, _)) => {
+                code == got_code && h.status == -libc::EINVAL
+            }
+            (oracle::Expect::Refused(..), oracle::Expect::Refused(..)) => {
+                case.expect == got && h.status == -libc::EINVAL
+            }
+            (want, got) => want == got,
+        };
+        *rules.entry(case.rule).or_insert(0u32) += 1;
+        if !matches && wrong.len() < 5 {
+            wrong.push(format!(
+                "#{i} {}: expected {:?}, got {got:?} (errno {})",
+                case.rule, case.expect, -h.status
+            ));
+        }
+    }
+    if !wrong.is_empty() {
+        fail(wrong.join("; "));
+    }
+    println!(
+        "{n} payloads over {} rules, each answered as its rule says",
+        rules.len()
+    );
 }
 
 /// churn N: N sessions one after another, each on the CPUs online at its start, held for up to
