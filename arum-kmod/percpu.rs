@@ -123,12 +123,17 @@ impl Calls {
         if queued == 0 {
             return;
         }
-        for call in self.calls.iter_mut() {
+        // Shared references only while items may run: a running `work_fn` reads its `Call`
+        // through a raw pointer, which a `&mut Call` would claim to be the only access to.
+        for call in self.calls.iter() {
             if call.trampoline.is_some() {
                 // SAFETY: the work item is initialised; flushing waits for it to finish.
                 unsafe { bindings::flush_work(call.work.get()) };
-                call.trampoline = None;
             }
+        }
+        // Every item has finished: nothing reads the calls any more.
+        for call in self.calls.iter_mut() {
+            call.trampoline = None;
         }
     }
 }
