@@ -120,6 +120,10 @@ arum_module! {
             default: 0,
             description: "Milliseconds each simulated event-select write takes",
         },
+        sim_perf_absent: u64 {
+            default: 0,
+            description: "CPUs (a mask) where the perf back-end's first counter is missing, as on a hybrid part's other core type",
+        },
 }
 
 /// Whether a file has the device open: one at a time.
@@ -170,6 +174,22 @@ fn sim_view(dir: &debugfs::Dir) -> Result<Option<Pin<KBox<debugfs::File<Arc<SimP
         GFP_KERNEL,
     )?;
     Ok(Some(view))
+}
+
+/// What the test build's parameters make the module pretend; nothing in a production build.
+mod test_hooks {
+    /// Whether counter `counter` is to be treated as missing on `cpu` (`sim_perf_absent`, for
+    /// counter 0): the other core type of a hybrid part, which no test machine has.
+    #[cfg(arum_sim)]
+    pub(crate) fn perf_absent(cpu: u32, counter: usize) -> bool {
+        let mask = super::module_parameters::sim_perf_absent.value();
+        counter == 0 && cpu < 64 && mask >> cpu & 1 == 1
+    }
+
+    #[cfg(not(arum_sim))]
+    pub(crate) fn perf_absent(_cpu: u32, _counter: usize) -> bool {
+        false
+    }
 }
 
 /// The simulated PMU the test build's parameters ask for.

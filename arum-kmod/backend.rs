@@ -83,6 +83,12 @@ pub(crate) trait Backend: Send + Sync + 'static {
         false
     }
 
+    /// Whether `counter` does not exist on the CPU `st` was prepared for (perf: the other core
+    /// type of a hybrid part). A counter absent on every requested CPU refuses the request.
+    fn absent(&self, _st: &Self::Cpu, _counter: usize) -> bool {
+        false
+    }
+
     /// Starts counting, from the counters' current values. Runs on `cpu`.
     fn arm(&self, cpu: u32, st: &mut Self::Cpu) -> Result<(), Failure>;
 

@@ -496,6 +496,16 @@ impl<B: Backend> Session<B> {
         if let Some(f) = slots.iter().find_map(|s| s.result.err()) {
             return Err(f);
         }
+        // A counter may be missing on some CPUs (a hybrid part's other core type), not on all.
+        if let Some(i) = (0..plan.ncounters).find(|&i| {
+            slots
+                .iter()
+                .all(|s| s.hw.as_ref().is_some_and(|hw| backend.absent(hw, i)))
+        }) {
+            return Err(Failure::new(ENOENT, wire::ERR_PERF_CREATE)
+                .on_cpu(cpus[0])
+                .counter(i));
+        }
         // Threads that share counters (NetBurst): the first counts for both.
         for j in 1..slots.len() {
             let (head, tail) = slots.split_at_mut(j);

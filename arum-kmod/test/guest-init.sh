@@ -264,6 +264,8 @@ check failed-stop-disables-and-reports with_module "backend=1 sim=2" /kmod_probe
 check msr-cpu-offline-online with_module "backend=1 sim=1" /kmod_probe hotplug 2 k8 1000
 check msr-suspend-resume with_module "backend=1 sim=1" /kmod_probe suspend k8 1000
 check perf-suspend-to-ram-counts-once with_module "" /kmod_probe suspend-perf
+# A hybrid part's other core type lacks an event (simulated on CPU 1): counted where it exists.
+check perf-event-missing-on-one-core-type with_module "sim_perf_absent=2" /kmod_probe hybrid 1
 # 1000 sessions started and closed, the module unloaded and loaded every 50, while CPU 1 goes
 # off- and online without pause: no work of a closed session may run, nor any after rmmod.
 check -t 300 hotplug-racing-close-and-rmmod race_close_rmmod

@@ -157,6 +157,10 @@ pub const CPU_INCLUDES_SIBLING: u32 = 1 << 4;
 /// busy to run it): a whole wrap may have gone unseen, so counts may be short by multiples of
 /// 2^`counter_width`.
 pub const CPU_LATE_READ: u32 = 1 << 5;
+/// Some counter does not exist on this CPU (a hybrid part's other core type: its PMU lacks the
+/// event): that counter's times are 0 on this CPU, and its count is not a count. A counter that
+/// exists on no requested CPU refuses the request instead.
+pub const CPU_COUNTER_ABSENT: u32 = 1 << 6;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -219,6 +219,11 @@ pub fn decode(bytes: &[u8], ncounters: usize, cpus: &[u32]) -> Result<Decoded, S
     for c in response.cpus() {
         let Some(k) = column(c.cpu) else { continue };
         for (e, slot) in counts.iter_mut().enumerate() {
+            // An event this CPU's core type lacks (hybrid parts): no reading, as for a CPU
+            // that was not counted.
+            if c.flags & wire::CPU_COUNTER_ABSENT != 0 && c.time_enabled_ns[e] == 0 {
+                continue;
+            }
             slot[k] = Some(Reading {
                 value: c.counts[e],
                 enabled_ns: c.time_enabled_ns[e],
@@ -291,6 +296,10 @@ fn facts(r: &wire::Response<'_>) -> BackendFacts {
             (
                 wire::CPU_LATE_READ,
                 "was read later than its counters can wrap: its counts may be short by whole wraps",
+            ),
+            (
+                wire::CPU_COUNTER_ABSENT,
+                "lacks some requested events (its core type's PMU has none of them): they have no count there",
             ),
         ] {
             if c.flags & flag != 0 {
@@ -469,6 +478,25 @@ mod tests {
         };
         s.counts[0] = a;
         s
+    }
+
+    #[test]
+    fn an_event_a_cpus_core_type_lacks_has_no_reading_there() {
+        // CPU 3 (an E-core, say) has no counter 0; counter 1 counts everywhere.
+        let mut atom = counts(3, 0, 50);
+        atom.flags = wire::CPU_COUNTER_ABSENT;
+        atom.time_enabled_ns[0] = 0;
+        atom.time_running_ns[0] = 0;
+        let bytes = response(&[counts(2, 30, 40), atom], &[], 0, 0);
+        let d = decode(&bytes, 2, &[2, 3]).unwrap();
+        assert_eq!(d.counts[0][0].unwrap().value, 30);
+        assert!(d.counts[0][1].is_none(), "{:?}", d.counts[0][1]);
+        assert_eq!(d.counts[1][1].unwrap().value, 50);
+        assert!(
+            d.facts.notes.iter().any(|n| n.starts_with("CPU 3 lacks")),
+            "{:?}",
+            d.facts.notes
+        );
     }
 
     #[test]

@@ -408,6 +408,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("suspend-perf", suspend_perf),
     ("churn", churn),
     ("fuzz-oracle", fuzz_oracle),
+    ("hybrid", hybrid),
     ("series", series),
     ("spread", spread),
     ("failed-alloc-write", failed_alloc_write),
@@ -931,6 +932,41 @@ fn suspend(args: &[String]) {
         fail(format!("flags {:#x}: the suspend went unnoticed", h.flags));
     }
     check_rate(&recs, r.ncounters as usize, arg(args, 3, "rate"), 1);
+}
+
+/// hybrid CPU: with `sim_perf_absent` naming CPU (the test build's stand-in for a hybrid part's
+/// other core type), the first counter is missing there and only there: the session counts,
+/// CPU's record says so with no time for it, the other counter and CPUs count as usual; a
+/// request on CPU alone, where the first counter exists nowhere, is refused.
+fn hybrid(args: &[String]) {
+    let absent: u32 = arg(args, 2, "cpu");
+    let cpus = online_cpus();
+    let mut f = must_open();
+    must_submit(&mut f, &software(&cpus));
+    std::thread::sleep(Duration::from_millis(300));
+    let (_, recs, _) = collect(&mut f);
+    for c in &recs {
+        let flagged = c.flags & wire::CPU_COUNTER_ABSENT != 0;
+        let ok = if c.cpu == absent {
+            flagged && c.time_enabled_ns[0] == 0 && c.counts[0] == 0 && c.time_enabled_ns[1] > 0
+        } else {
+            !flagged && c.time_enabled_ns[0] > 0 && c.counts[0] > 0
+        };
+        if !ok {
+            fail(format!(
+                "CPU {}: flags {:#x}, counter 0 {} in {} ns, counter 1 enabled {} ns",
+                c.cpu, c.flags, c.counts[0], c.time_enabled_ns[0], c.time_enabled_ns[1]
+            ));
+        }
+    }
+    let h = expect_refusal(&mut f, &software(&[absent]), wire::ERR_PERF_CREATE);
+    if h.status != -libc::ENOENT || h.error_counter != 0 {
+        fail(format!("alone on CPU {absent}: {h:?}"));
+    }
+    println!(
+        "refused: a counter no requested CPU has (errno {})",
+        -h.status
+    );
 }
 
 /// fuzz-oracle N SEED perf|msr [STYLE GENERAL FIXED]: N payloads from `oracle`'s grammar, each
