@@ -673,13 +673,7 @@ fn concurrent_reads(_: &[String]) {
 fn as_user(args: &[String]) {
     let uid: u32 = arg(args, 2, "uid");
     let gid: u32 = arg(args, 3, "gid");
-    let groups: Vec<Gid> = args
-        .get(4)
-        .and_then(|g| g.parse().ok())
-        .map(Gid::from_raw)
-        .into_iter()
-        .collect();
-    drop_to(uid, gid, &groups);
+    drop_to(uid, gid, &group_arg(args, 4));
     let mut f = match open() {
         Ok(f) => f,
         Err(e) if errno(&e) == libc::EACCES => return println!("EACCES"),
@@ -727,13 +721,7 @@ fn print_outcome(f: &mut File, r: &wire::Request) {
 /// writer's rights count, not the opener's.
 fn opened_by_root(args: &[String]) {
     let mut f = must_open();
-    let groups: Vec<Gid> = args
-        .get(3)
-        .and_then(|g| g.parse().ok())
-        .map(Gid::from_raw)
-        .into_iter()
-        .collect();
-    drop_to(arg(args, 2, "uid"), arg(args, 2, "uid"), &groups);
+    drop_to(arg(args, 2, "uid"), arg(args, 2, "uid"), &group_arg(args, 3));
     let mut r = software(&[0]);
     r.flags = wire::FLAG_USER;
     print_outcome(&mut f, &r);
@@ -1374,6 +1362,15 @@ fn report(path: &str) -> serde_json::Value {
 }
 
 /// Takes the credentials in the order that keeps each change permitted (the user last).
+/// The one supplementary group given as argument `i`, if any.
+fn group_arg(args: &[String], i: usize) -> Vec<Gid> {
+    args.get(i)
+        .and_then(|g| g.parse().ok())
+        .map(Gid::from_raw)
+        .into_iter()
+        .collect()
+}
+
 fn drop_to(uid: u32, gid: u32, groups: &[Gid]) {
     setgroups(groups).unwrap_or_else(|e| fail(format!("setgroups: {e}")));
     setgid(Gid::from_raw(gid)).unwrap_or_else(|e| fail(format!("setgid: {e}")));
