@@ -54,14 +54,22 @@ NOINLINE unsigned tiny(unsigned x) {
     }
 STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9)
 
-/* Spins for `ns` of wall time and adds how long it took by its own clock to `spun_ns`: a
- * function that knows its own length. */
-static double spun_ns;
+/* Spins for `ns` of wall time and adds how long it took by its own clock to `spun_ns`, keeping
+ * each call's length (the first MAX_SPINS) for the median: a function that knows its own length. */
+#define MAX_SPINS 65536
+static double spun_ns, spins[MAX_SPINS];
+static long nspins;
 NOINLINE void spin_for(long ns) {
     double t = now(), d;
     while ((d = now() - t) * 1e9 < ns) {
     }
     spun_ns += d * 1e9;
+    if (nspins < MAX_SPINS) spins[nspins++] = d * 1e9;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 NOINLINE long fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
@@ -114,7 +122,9 @@ int main(int argc, char **argv) {
             while ((now() - t) * 1e9 < ns) {
             }
         }
-        printf("calls %ld\nmean_ns %.1f\n", n, spun_ns / n);
+        qsort(spins, nspins, sizeof spins[0], by_value);
+        printf("calls %ld\nmean_ns %.1f\np50_ns %.1f\n", n, spun_ns / n,
+               nspins ? spins[nspins / 2] : 0.0);
     } else if (!strcmp(mode, "fib")) {
         long reps = argc > 3 ? atol(argv[3]) : 1, r = 0;
         for (long i = 0; i < reps; i++) r += fib((int)n);

@@ -121,14 +121,38 @@ fn durations_of_functions_that_know_their_own_length() {
         };
         let f = function(&json, "spin_for");
         assert_eq!(u64_at(f, "/timed_calls"), calls, "{f}");
-        let truth: f64 = own["mean_ns"].parse().unwrap();
-        let mean = f["inclusive"]["mean_ns"].as_f64().unwrap();
-        let error = (mean - truth).abs() / truth;
-        eprintln!("spin_for({ns}): arum {mean:.0} ns, its own clock {truth:.0} ns");
-        assert!(
-            error <= tolerance || (ns < 1000 && f["too_short"] == true),
-            "spin_for({ns}): arum's mean {mean:.0} ns, its own {truth:.0} ns ({f})"
+        // A preemption inside a call lengthens it by its own clock too, but one in the probes'
+        // trap or return path only by arum's: on a busy machine the means differ by that. The
+        // medians, of calls that nothing interrupted, are compared always; the means where the
+        // program's own mean shows few preemptions (within 10% of its median).
+        let own_of = |key: &str| -> f64 { own[key].parse().unwrap() };
+        let (own_mean, own_p50) = (own_of("mean_ns"), own_of("p50_ns"));
+        let (mean, p50) = (
+            f["inclusive"]["mean_ns"].as_f64().unwrap(),
+            f["inclusive"]["p50_ns"].as_f64().unwrap(),
         );
+        eprintln!(
+            "spin_for({ns}): arum mean {mean:.0} ns, p50 {p50:.0} ns; its own clock mean \
+             {own_mean:.0} ns, p50 {own_p50:.0} ns"
+        );
+        let close = |ours: f64, truth: f64| (ours - truth).abs() / truth <= tolerance;
+        let short = ns < 1000 && f["too_short"] == true;
+        assert!(
+            close(p50, own_p50) || short,
+            "spin_for({ns}): arum's median {p50:.0} ns, its own {own_p50:.0} ns ({f})"
+        );
+        if own_mean > 1.1 * own_p50 {
+            eprintln!(
+                "spin_for({ns}): its own mean is {:.0}% over its median (preempted calls): \
+                 the means are not compared on a machine this busy",
+                100.0 * (own_mean / own_p50 - 1.0)
+            );
+        } else {
+            assert!(
+                close(mean, own_mean) || short,
+                "spin_for({ns}): arum's mean {mean:.0} ns, its own {own_mean:.0} ns ({f})"
+            );
+        }
     }
 }
 
