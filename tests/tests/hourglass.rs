@@ -200,9 +200,12 @@ fn a_cpu_thread_covers_its_cpu_and_sees_the_kernels_tick() {
         println!("timer interrupts on CPU {cpu}: {timer:.0} a second (HZ={hz})");
         if timer > 1.1 * hz {
             println!(
-                "other timers fired on CPU {cpu} beside the tick: its period cannot be judged here; checked instead: a periodic source was found"
+                "other timers fired on CPU {cpu} beside the tick: its period cannot be judged here; checked instead: a periodic source was found, or the tick's lattice"
             );
-            assert!(!t["sources_hz"].as_array().unwrap().is_empty(), "{t}");
+            assert!(
+                t["agrees"] == true || !t["sources_hz"].as_array().unwrap().is_empty(),
+                "{t}"
+            );
             return;
         }
     }

@@ -721,7 +721,11 @@ fn print_outcome(f: &mut File, r: &wire::Request) {
 /// writer's rights count, not the opener's.
 fn opened_by_root(args: &[String]) {
     let mut f = must_open();
-    drop_to(arg(args, 2, "uid"), arg(args, 2, "uid"), &group_arg(args, 3));
+    drop_to(
+        arg(args, 2, "uid"),
+        arg(args, 2, "uid"),
+        &group_arg(args, 3),
+    );
     let mut r = software(&[0]);
     r.flags = wire::FLAG_USER;
     print_outcome(&mut f, &r);
