@@ -21,6 +21,11 @@ fail=0
 limit=60
 # Stops what a check left running: its shell, the probes and arums it started, the module.
 stop_check() {
+  # Where the check's processes are in the kernel, before they are killed.
+  for p in $(pgrep kmod_probe) $(pgrep -x arum); do
+    echo "process $p ($(cat /proc/$p/comm 2>/dev/null)), state $(awk '{print $3}' /proc/$p/stat 2>/dev/null), in:"
+    cat /proc/$p/task/*/stack 2>/dev/null | sed 's/^/  /'
+  done >>/tmp/stopped
   kill -9 "$1" 2>/dev/null
   pkill -9 kmod_probe
   pkill -9 -x arum
@@ -199,87 +204,95 @@ if [ $suite = big ]; then
   reboot -f
 fi
 
-check insmod insmod /arum.ko mode=0660 group=-1
-check device-mode sh -c '[ "$(stat -c %a /dev/arum)" = 660 ] && [ -c /dev/arum ]'
-check second-open-ebusy /kmod_probe ebusy
-check read-before-write-not-configured /kmod_probe not-configured
-check offline-cpu-error-code /kmod_probe offline-cpu
-check write-while-counting-ebusy /kmod_probe write-while-counting
-check several-sessions-one-descriptor /kmod_probe sessions
-check partial-reads /kmod_probe partial-reads
-check concurrent-reads /kmod_probe concurrent-reads
-check perf-allow-list /kmod_probe allow-list
-check software-events-every-cpu sh -c '/arum --backend kmod --format json -o /tmp/r.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.5 && /kmod_probe counts /tmp/r.json 4'
-check hardware-event-clear-error-rusage-kept sh -c '/arum --backend kmod --format json -o /tmp/h.json -e r003c -- /bin/busybox true && grep -q "not_supported" /tmp/h.json && grep -q "refused the request" /tmp/h.json && grep -q "\"wall_ns\"" /tmp/h.json'
-check module-timer-series-sums-to-totals sh -c '/arum --backend kmod -I 100 --format json -o /tmp/i.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.6 && /kmod_probe intervals /tmp/i.json'
-check series-1024-plus-samples-per-cpu /kmod_probe series auto 1030
-check start-spread-reported /kmod_probe spread
-check perf-cpu-offline-online /kmod_probe hotplug 1 perf
-check failed-alloc-write-leaves-no-stale-data /kmod_probe failed-alloc-write
-check fuzz-perf-3000 /kmod_probe fuzz 3000 42 perf
-# Payloads from a grammar whose oracle is its own (each breaks at most one rule it names), not the
-# validator the module shares with the other fuzzer.
-check fuzz-oracle-perf-2000 /kmod_probe fuzz-oracle 2000 5 perf
-check sigkill-holder-then-reopen sh -c '/kmod_probe hold & p=$!; sleep 0.5; kill -9 $p; wait $p; /kmod_probe open-close'
-check rmmod-while-open-refused rmmod_while_open
-check rmmod rmmod arum
-check series-thinned-to-cap with_module "series_kib=16" /kmod_probe series 2 5 thinned
-# group=4242: only CAP_PERFMON and members of group 4242 may open the device, and they count
-# whole CPUs only as perf_event_paranoid allows, judged with the writer's credentials.
-check group-and-perfmon-open-rules with_module "mode=0666 group=4242" group_rules
-check group-members-get-perfs-rules with_module "mode=0666 group=4242" perf_rules
-check register-backend-needs-sys-admin with_module "mode=0666 group=4242 backend=1 sim=2" registers_need_sys_admin
+# The checks of the 4-CPU guest; `arum.repeat=N` (run.sh's ARUM_KTEST_REPEAT) runs them N times,
+# for a check that fails now and then.
+main_checks() {
+  check insmod insmod /arum.ko mode=0660 group=-1
+  check device-mode sh -c '[ "$(stat -c %a /dev/arum)" = 660 ] && [ -c /dev/arum ]'
+  check second-open-ebusy /kmod_probe ebusy
+  check read-before-write-not-configured /kmod_probe not-configured
+  check offline-cpu-error-code /kmod_probe offline-cpu
+  check write-while-counting-ebusy /kmod_probe write-while-counting
+  check several-sessions-one-descriptor /kmod_probe sessions
+  check partial-reads /kmod_probe partial-reads
+  check concurrent-reads /kmod_probe concurrent-reads
+  check perf-allow-list /kmod_probe allow-list
+  check software-events-every-cpu sh -c '/arum --backend kmod --format json -o /tmp/r.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.5 && /kmod_probe counts /tmp/r.json 4'
+  check hardware-event-clear-error-rusage-kept sh -c '/arum --backend kmod --format json -o /tmp/h.json -e r003c -- /bin/busybox true && grep -q "not_supported" /tmp/h.json && grep -q "refused the request" /tmp/h.json && grep -q "\"wall_ns\"" /tmp/h.json'
+  check module-timer-series-sums-to-totals sh -c '/arum --backend kmod -I 100 --format json -o /tmp/i.json -e cpu-clock,context-switches -- /bin/busybox sleep 0.6 && /kmod_probe intervals /tmp/i.json'
+  check series-1024-plus-samples-per-cpu /kmod_probe series auto 1030
+  check start-spread-reported /kmod_probe spread
+  check perf-cpu-offline-online /kmod_probe hotplug 1 perf
+  check failed-alloc-write-leaves-no-stale-data /kmod_probe failed-alloc-write
+  check fuzz-perf-3000 /kmod_probe fuzz 3000 42 perf
+  # Payloads from a grammar whose oracle is its own (each breaks at most one rule it names), not the
+  # validator the module shares with the other fuzzer.
+  check fuzz-oracle-perf-2000 /kmod_probe fuzz-oracle 2000 5 perf
+  check sigkill-holder-then-reopen sh -c '/kmod_probe hold & p=$!; sleep 0.5; kill -9 $p; wait $p; /kmod_probe open-close'
+  check rmmod-while-open-refused rmmod_while_open
+  check rmmod rmmod arum
+  check series-thinned-to-cap with_module "series_kib=16" /kmod_probe series 2 5 thinned
+  # group=4242: only CAP_PERFMON and members of group 4242 may open the device, and they count
+  # whole CPUs only as perf_event_paranoid allows, judged with the writer's credentials.
+  check group-and-perfmon-open-rules with_module "mode=0666 group=4242" group_rules
+  check group-members-get-perfs-rules with_module "mode=0666 group=4242" perf_rules
+  check register-backend-needs-sys-admin with_module "mode=0666 group=4242 backend=1 sim=2" registers_need_sys_admin
 
-# The msr back-end on the simulated PMU of each family (QEMU's emulator has no counter MSRs).
-check msr-sim-k8 sim "sim=1 sim_rate=1000" AuthenticAMD-15-41 dcache_accesses,dcache_misses,L1_DTLBmiss_L2_DTLBhit,L1_L2_DTLBmiss 0.5 1000 1
-check msr-sim-core2-general-and-fixed sim "sim=2 sim_rate=500" GenuineIntel-6-17 instructions,cycles,dcache_accesses,FP_ASSIST 0.5 500 1
-check msr-sim-netburst-escr-cccr sim "sim=3 sim_rate=250" GenuineIntel-15-3 cycles,instructions,branch_misses 0.5 250 1
-# 24-bit counters at 40 events/us wrap every 420 ms: 3 s is 7 wraps, and nothing may be lost.
-check msr-sim-24-bit-wraps-lose-nothing sim "sim=1 sim_width=24 sim_rate=40" AuthenticAMD-15-41 dcache_accesses,dcache_misses 3 40 100000000
-# 4·10⁹ events a microsecond for 5 s: ns × rate passes 2⁶⁴ after 4.6 s while the 64-bit count
-# does not (a long session, simulated): the arithmetic must not overflow, nor the count be lost.
-check msr-sim-long-session-no-overflow sim "sim=1 sim_width=64 sim_rate=4000000000" AuthenticAMD-15-41 dcache_accesses 5 4000000000 1
-# Each CPU's event-select writes take 100 ms: started one after another the CPUs would be at
-# least 300 ms apart; started in parallel they are not even one write apart.
-check cpus-start-in-parallel with_module "backend=1 sim=1 sim_delay_ms=100" /kmod_probe spread 100 k8
-check zen4-global-enable with_module "backend=1 sim=4" /kmod_probe sim-count zen4 0.5 1000
-check intel-global-enable-without-fixed with_module "backend=1 sim=2 sim_fixed=0" /kmod_probe sim-count core2-general 0.5 1000
-check netburst-ht-counted-per-core with_module "backend=1 sim=3 sim_ht=1 sim_rate=250" /kmod_probe ht-count 250
-check netburst-escr-pairing-refused with_module "backend=1 sim=3" /kmod_probe refuse netburst-badpair 21
-check anythread-cleared-and-reported with_module "backend=1 sim=2" /kmod_probe sim-count core2-anythread 0.3 1000 1
-check wrap-faster-than-timer-refused with_module "backend=1 sim=1 sim_width=16 sim_rate=100" /kmod_probe refuse k8 23
-check period-below-floor-refused with_module "backend=1 sim=1" /kmod_probe refuse k8 18 1
-# Version 6 of Intel's performance monitoring: perf's counters may live where the kernel's counter
-# allocator does not look, so no claim proves ownership.
-check register-backend-refused-on-perfmon-v6 with_module "backend=1 sim=5" /kmod_probe refuse core2-general 6
-check fixed-counter-refused-while-perf-holds-pmu with_module "backend=1 sim=2 sim_busy=1" sh -c \
-  '/kmod_probe refuse core2-fixed0 14 && /kmod_probe sim-idle 200000000 b0 200000000'
-check registers-restored-after-session with_module "backend=1 sim=2 sim_global=3" sh -c \
-  '/kmod_probe sim-count core2-general 0.3 1000 && /kmod_probe sim-idle 3 0'
-check msr-fault-keeps-errno-and-restores with_module "backend=1 sim=2 sim_fail_msr=391" sh -c \
-  '/kmod_probe refuse core2-general 22 | grep -q "errno 5, counter 1" && /kmod_probe sim-idle'
-check close-while-counting-disables with_module "backend=1 sim=2" sh -c '/kmod_probe write-close core2 && /kmod_probe sim-idle'
-check sigkill-while-counting-disables with_module "backend=1 sim=2" killed_while_counting core2
-check failed-stop-disables-and-reports with_module "backend=1 sim=2" /kmod_probe failed-alloc-stop core2
-check msr-cpu-offline-online with_module "backend=1 sim=1" /kmod_probe hotplug 2 k8 1000
-check msr-suspend-resume with_module "backend=1 sim=1" /kmod_probe suspend k8 1000
-check perf-suspend-to-ram-counts-once with_module "" /kmod_probe suspend-perf
-# A hybrid part's other core type lacks an event (simulated on CPU 1): counted where it exists.
-check perf-event-missing-on-one-core-type with_module "sim_perf_absent=2" /kmod_probe hybrid 1
-# 1000 sessions started and closed, the module unloaded and loaded every 50, while CPU 1 goes
-# off- and online without pause: no work of a closed session may run, nor any after rmmod.
-check -t 300 hotplug-racing-close-and-rmmod race_close_rmmod
-check fuzz-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz 1000 7 msr 2 2 3
-check fuzz-msr-netburst-1000 with_module "backend=1 sim=3" /kmod_probe fuzz 1000 9 msr 3 18 0
-check fuzz-oracle-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz-oracle 1000 17 msr 2 2 3
-check fuzz-oracle-msr-k8-1000 with_module "backend=1 sim=1" /kmod_probe fuzz-oracle 1000 19 msr 1 4 0
-# arum's own peak-memory path on a cgroup v2 machine: the tree gets a group with memory.peak.
-check peak-memory-from-cgroup-v2 sh -c 'mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup &&
-  echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&
-  /arum --format json -o /tmp/m.json -- /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=2 &&
-  /kmod_probe peak /tmp/m.json 64 cgroup_v2_memory_peak 96'
-check no-oops-or-warning clean_dmesg
-check kmemleak-clean leaks
+  # The msr back-end on the simulated PMU of each family (QEMU's emulator has no counter MSRs).
+  check msr-sim-k8 sim "sim=1 sim_rate=1000" AuthenticAMD-15-41 dcache_accesses,dcache_misses,L1_DTLBmiss_L2_DTLBhit,L1_L2_DTLBmiss 0.5 1000 1
+  check msr-sim-core2-general-and-fixed sim "sim=2 sim_rate=500" GenuineIntel-6-17 instructions,cycles,dcache_accesses,FP_ASSIST 0.5 500 1
+  check msr-sim-netburst-escr-cccr sim "sim=3 sim_rate=250" GenuineIntel-15-3 cycles,instructions,branch_misses 0.5 250 1
+  # 24-bit counters at 40 events/us wrap every 420 ms: 3 s is 7 wraps, and nothing may be lost.
+  check msr-sim-24-bit-wraps-lose-nothing sim "sim=1 sim_width=24 sim_rate=40" AuthenticAMD-15-41 dcache_accesses,dcache_misses 3 40 100000000
+  # 4·10⁹ events a microsecond for 5 s: ns × rate passes 2⁶⁴ after 4.6 s while the 64-bit count
+  # does not (a long session, simulated): the arithmetic must not overflow, nor the count be lost.
+  check msr-sim-long-session-no-overflow sim "sim=1 sim_width=64 sim_rate=4000000000" AuthenticAMD-15-41 dcache_accesses 5 4000000000 1
+  # Each CPU's event-select writes take 100 ms: started one after another the CPUs would be at
+  # least 300 ms apart; started in parallel they are not even one write apart.
+  check cpus-start-in-parallel with_module "backend=1 sim=1 sim_delay_ms=100" /kmod_probe spread 100 k8
+  check zen4-global-enable with_module "backend=1 sim=4" /kmod_probe sim-count zen4 0.5 1000
+  check intel-global-enable-without-fixed with_module "backend=1 sim=2 sim_fixed=0" /kmod_probe sim-count core2-general 0.5 1000
+  check netburst-ht-counted-per-core with_module "backend=1 sim=3 sim_ht=1 sim_rate=250" /kmod_probe ht-count 250
+  check netburst-escr-pairing-refused with_module "backend=1 sim=3" /kmod_probe refuse netburst-badpair 21
+  check anythread-cleared-and-reported with_module "backend=1 sim=2" /kmod_probe sim-count core2-anythread 0.3 1000 1
+  check wrap-faster-than-timer-refused with_module "backend=1 sim=1 sim_width=16 sim_rate=100" /kmod_probe refuse k8 23
+  check period-below-floor-refused with_module "backend=1 sim=1" /kmod_probe refuse k8 18 1
+  # Version 6 of Intel's performance monitoring: perf's counters may live where the kernel's counter
+  # allocator does not look, so no claim proves ownership.
+  check register-backend-refused-on-perfmon-v6 with_module "backend=1 sim=5" /kmod_probe refuse core2-general 6
+  check fixed-counter-refused-while-perf-holds-pmu with_module "backend=1 sim=2 sim_busy=1" sh -c \
+    '/kmod_probe refuse core2-fixed0 14 && /kmod_probe sim-idle 200000000 b0 200000000'
+  check registers-restored-after-session with_module "backend=1 sim=2 sim_global=3" sh -c \
+    '/kmod_probe sim-count core2-general 0.3 1000 && /kmod_probe sim-idle 3 0'
+  check msr-fault-keeps-errno-and-restores with_module "backend=1 sim=2 sim_fail_msr=391" sh -c \
+    '/kmod_probe refuse core2-general 22 | grep -q "errno 5, counter 1" && /kmod_probe sim-idle'
+  check close-while-counting-disables with_module "backend=1 sim=2" sh -c '/kmod_probe write-close core2 && /kmod_probe sim-idle'
+  check sigkill-while-counting-disables with_module "backend=1 sim=2" killed_while_counting core2
+  check failed-stop-disables-and-reports with_module "backend=1 sim=2" /kmod_probe failed-alloc-stop core2
+  check msr-cpu-offline-online with_module "backend=1 sim=1" /kmod_probe hotplug 2 k8 1000
+  check msr-suspend-resume with_module "backend=1 sim=1" /kmod_probe suspend k8 1000
+  check perf-suspend-to-ram-counts-once with_module "" /kmod_probe suspend-perf
+  # A hybrid part's other core type lacks an event (simulated on CPU 1): counted where it exists.
+  check perf-event-missing-on-one-core-type with_module "sim_perf_absent=2" /kmod_probe hybrid 1
+  # 1000 sessions started and closed, the module unloaded and loaded every 50, while CPU 1 goes
+  # off- and online without pause: no work of a closed session may run, nor any after rmmod.
+  check -t 300 hotplug-racing-close-and-rmmod race_close_rmmod
+  check fuzz-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz 1000 7 msr 2 2 3
+  check fuzz-msr-netburst-1000 with_module "backend=1 sim=3" /kmod_probe fuzz 1000 9 msr 3 18 0
+  check fuzz-oracle-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz-oracle 1000 17 msr 2 2 3
+  check fuzz-oracle-msr-k8-1000 with_module "backend=1 sim=1" /kmod_probe fuzz-oracle 1000 19 msr 1 4 0
+  # arum's own peak-memory path on a cgroup v2 machine: the tree gets a group with memory.peak.
+  check peak-memory-from-cgroup-v2 sh -c 'mkdir -p /sys/fs/cgroup && mount -t cgroup2 none /sys/fs/cgroup &&
+    echo +memory >/sys/fs/cgroup/cgroup.subtree_control &&
+    /arum --format json -o /tmp/m.json -- /bin/busybox dd if=/dev/zero of=/dev/null bs=64M count=2 &&
+    /kmod_probe peak /tmp/m.json 64 cgroup_v2_memory_peak 96'
+  check no-oops-or-warning clean_dmesg
+  check kmemleak-clean leaks
+}
+repeat=$(sed -n 's/.*arum\.repeat=\([0-9]*\).*/\1/p' /proc/cmdline)
+for _ in $(seq "${repeat:-1}"); do
+  main_checks
+done
 echo "$pass passed, $fail failed"
 sync
 reboot -f

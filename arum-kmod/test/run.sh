@@ -107,8 +107,9 @@ boot() {
 
 # ARUM_KTEST_ONLY=REGEX: only the 4-CPU guest's checks whose names match (include insmod where
 # the module must be loaded first), for work on a few of them.
+# ARUM_KTEST_REPEAT=N runs them N times.
 if [ -n "${ARUM_KTEST_ONLY:-}" ]; then
-  boot console 4 1536M 1500 "arum.only=$ARUM_KTEST_ONLY"
+  boot console 4 1536M 1500 "arum.only=$ARUM_KTEST_ONLY arum.repeat=${ARUM_KTEST_REPEAT:-1}"
   cat "$work/console.summary"
   grep -q ' 0 failed' "$work/console.summary"
   exit
