@@ -452,8 +452,20 @@ fn sparse_calls_of_a_short_function_are_estimated_from_windows() {
     let f = function(&json, "tiny");
     assert!(!f["throttled"].is_null(), "{f}");
     let e = &f["estimate"];
-    assert!(u64_at(e, "/windows") >= 2, "{e}");
     let truth = n as f64;
+    if e["saturated"] == true {
+        // The hits took over a fifth of the windows' time: in this run a hit cost more than
+        // twice its calibration (a CI run saw it with a 21 µs calibration). arum then gives no
+        // estimate, only a lower bound: that is what is checked.
+        println!(
+            "the sampling windows saturated (a hit calibrated at {cost_ns:.0} ns cost far more in \
+             the run): no estimate to judge; checked instead: none is given, and the lower bound holds"
+        );
+        assert!(e["calls"].is_null(), "{e}");
+        assert!(e["low"].as_f64().unwrap() <= truth, "{e}");
+        return;
+    }
+    assert!(u64_at(e, "/windows") >= 2, "{e}");
     let calls = e["calls"].as_f64().unwrap_or_else(|| {
         panic!("no estimate of {n} calls {gap_us} µs apart (a hit: {cost_ns:.0} ns): {e}")
     });
