@@ -171,7 +171,14 @@ impl Sink {
     ) -> Result<(), SinkError> {
         let bytes = report.as_bytes();
         let width = slot.len();
-        let fill = |figure: String| format!("{figure:<width$}").into_bytes();
+        let mut measure = Some(measure);
+        let mut figure = move || -> Vec<u8> {
+            let text = measure.take().map(|m| m()).unwrap_or_default();
+            let mut padded = format!("{text:<width$}").into_bytes();
+            padded.truncate(width);
+            padded
+        };
+        let mut filled: Option<Vec<u8>> = None;
         let result = match self {
             Sink::Atomic {
                 path,
@@ -185,26 +192,26 @@ impl Sink {
                     .and_then(|_| keep_attributes(&tmp, keep.as_deref()))
                     .and_then(|_| link_over(&tmp, &dir, &name))
                     .and_then(|_| {
-                        let figure = fill(measure());
-                        std::os::unix::fs::FileExt::write_all_at(
-                            &tmp,
-                            &figure[..width],
-                            slot.start as u64,
-                        )
+                        let f = filled.insert(figure());
+                        std::os::unix::fs::FileExt::write_all_at(&tmp, f, slot.start as u64)
                     });
                 written.map_err(|source| SinkError { path, source })
             }
             sink => {
                 let mut parts = StreamWriter::new(sink);
                 parts.put(&bytes[..slot.start]);
-                let figure = fill(measure());
-                parts.put(&figure[..width]);
+                parts.put(filled.insert(figure()));
                 parts.put(&bytes[slot.end..]);
                 parts.finish()
             }
         };
         result.inspect_err(|_| {
-            let _ = std::io::stderr().lock().write_all(bytes);
+            let f = filled.unwrap_or_else(figure);
+            let mut out = std::io::stderr().lock();
+            let _ = out
+                .write_all(&bytes[..slot.start])
+                .and_then(|_| out.write_all(&f))
+                .and_then(|_| out.write_all(&bytes[slot.end..]));
         })
     }
 
