@@ -5,19 +5,17 @@
 //! - SIGINT, SIGTERM and SIGHUP remove this run's files before arum ends: a handler unlinks the
 //!   names a calibration can write (a fixed list, known before the first is written, so that
 //!   the handler does nothing but unlink and rmdir, which are async-signal-safe), then lets the
-//!   signal do what it would have done. No thread waits for the signals: one more thread would
-//!   change what fork and the other task measurements measure;
+//!   signal do what it would have done (`arum_signals`);
 //! - a run started later removes what runs killed by SIGKILL left (their pid no longer runs),
 //!   and says so once.
-//!
-//! An ignored signal stays ignored, and one with a handler of someone else's keeps it.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use arum_signals::Caught;
+use nix::sys::signal::{self, Signal};
 
 /// Every scratch name starts with this, then the pid and a dash.
 pub const PREFIX: &str = "arum-calibrate-";
@@ -106,7 +104,7 @@ static TARGETS: AtomicPtr<Targets> = AtomicPtr::new(std::ptr::null_mut());
 /// While it lives, a stopping signal removes this run's scratch names in `dir` (and `dir`
 /// itself when it is the run's own temporary directory), then ends arum by that signal.
 pub struct Guard {
-    handlers: Vec<(Signal, SigAction)>,
+    _handlers: Caught,
 }
 
 impl Guard {
@@ -128,21 +126,15 @@ impl Guard {
         TARGETS.store(leaked, Ordering::SeqCst);
         ARMED.store(true, Ordering::SeqCst);
         Guard {
-            handlers: install_handlers(),
+            _handlers: Caught::install(&STOPPING, remove_then_die),
         }
     }
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        // Each measurement has removed its own files by now.
+        // Each measurement has removed its own files by now; the handlers go with the field.
         ARMED.store(false, Ordering::SeqCst);
-        for (sig, old) in &self.handlers {
-            // SAFETY: `old` is what the kernel returned for this signal when ours was installed.
-            unsafe {
-                let _ = signal::sigaction(*sig, old);
-            }
-        }
     }
 }
 
@@ -168,40 +160,7 @@ fn remove_targets() {
 
 extern "C" fn remove_then_die(sig: libc::c_int) {
     remove_targets();
-    let Ok(sig) = Signal::try_from(sig) else {
-        return;
-    };
-    // SAFETY: the default action runs no code of arum's; signal(2) is async-signal-safe.
-    unsafe {
-        let _ = signal::signal(sig, SigHandler::SigDfl);
-    }
-    // With the default action back, the signal ends arum as it would have without the handler.
-    let _ = signal::raise(sig);
-}
-
-/// The handler for each stopping signal still at its default action.
-fn install_handlers() -> Vec<(Signal, SigAction)> {
-    let action = SigAction::new(
-        SigHandler::Handler(remove_then_die),
-        SaFlags::empty(),
-        SigSet::empty(),
-    );
-    let mut installed = Vec::new();
-    for sig in STOPPING {
-        // SAFETY: the handler calls async-signal-safe functions and touches atomics only.
-        let Ok(old) = (unsafe { signal::sigaction(sig, &action) }) else {
-            continue;
-        };
-        if matches!(old.handler(), SigHandler::SigDfl) {
-            installed.push((sig, old));
-        } else {
-            // SAFETY: puts back the disposition the kernel just returned.
-            unsafe {
-                let _ = signal::sigaction(sig, &old);
-            }
-        }
-    }
-    installed
+    arum_signals::die_by(sig);
 }
 
 #[cfg(test)]

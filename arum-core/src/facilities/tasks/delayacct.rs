@@ -8,8 +8,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
+use arum_signals::Caught;
 use nix::fcntl::{open, OFlag};
-use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::signal::Signal;
 use nix::sys::stat::Mode;
 use nix::unistd::write;
 
@@ -39,7 +40,7 @@ static PREVIOUS: AtomicU8 = AtomicU8::new(b'0');
 
 /// Delay accounting turned on for the run; dropping it turns it back off.
 pub struct Enabled {
-    handlers: Vec<(Signal, SigAction)>,
+    _handlers: Caught,
     /// The record that a SIGKILL'd arum left the setting on, for the next arum to undo.
     marker: Option<crate::leftovers::Marker>,
 }
@@ -66,10 +67,13 @@ impl Enabled {
         PREVIOUS.store(b'0', Ordering::SeqCst);
         // Armed before the write, so a signal between the two still restores.
         ARMED.store(true, Ordering::SeqCst);
-        let handlers = install_handlers();
+        let handlers = Caught::install(&FATAL, restore_then_die);
         // The marker before the write: no moment when the setting is on and unrecorded.
         let marker = crate::leftovers::mark(crate::leftovers::DELAYACCT);
-        let guard = Enabled { handlers, marker };
+        let guard = Enabled {
+            _handlers: handlers,
+            marker,
+        };
         std::fs::write(SYSCTL, "1").map_err(|e| {
             format!("cannot turn on kernel.task_delayacct: {e}; --enable-delayacct needs root")
         })?;
@@ -79,15 +83,8 @@ impl Enabled {
 
 impl Drop for Enabled {
     fn drop(&mut self) {
+        // The setting back first; then the fields go: the handlers, then the marker.
         restore();
-        // The setting is back: the marker goes (the field's own drop, after this).
-        for (sig, old) in &self.handlers {
-            // SAFETY: `old` was returned by the kernel for this signal when the handler was
-            // installed.
-            unsafe {
-                let _ = signal::sigaction(*sig, old);
-            }
-        }
     }
 }
 
@@ -105,41 +102,5 @@ fn restore() {
 
 extern "C" fn restore_then_die(sig: libc::c_int) {
     restore();
-    // The handler is installed for the signals of FATAL only, every one of which nix names.
-    let Ok(sig) = Signal::try_from(sig) else {
-        return;
-    };
-    // SAFETY: the default action runs no code of arum's, and signal(2) is async-signal-safe.
-    unsafe {
-        let _ = signal::signal(sig, SigHandler::SigDfl);
-    }
-    // With the default action back, the signal ends arum as it would have without this handler.
-    let _ = signal::raise(sig);
-}
-
-/// Catches the fatal signals that arum has at their default action. An ignored signal cannot end
-/// arum and keeps its disposition (the launched program inherits it as given; a caught one
-/// reverts to the default at exec, which is what arum was given).
-fn install_handlers() -> Vec<(Signal, SigAction)> {
-    let action = SigAction::new(
-        SigHandler::Handler(restore_then_die),
-        SaFlags::empty(),
-        SigSet::empty(),
-    );
-    let mut installed = Vec::new();
-    for sig in FATAL {
-        // SAFETY: the handler only calls async-signal-safe functions and touches atomics.
-        let Ok(old) = (unsafe { signal::sigaction(sig, &action) }) else {
-            continue;
-        };
-        if matches!(old.handler(), SigHandler::SigDfl) {
-            installed.push((sig, old));
-        } else {
-            // SAFETY: puts back the disposition the kernel just returned.
-            unsafe {
-                let _ = signal::sigaction(sig, &old);
-            }
-        }
-    }
-    installed
+    arum_signals::die_by(sig);
 }

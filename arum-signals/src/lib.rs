@@ -1,0 +1,66 @@
+//! Undoing what arum changed outside itself (a sysctl, scratch files) when a signal ends it. A
+//! caller's handler does its async-signal-safe undo and then calls [`die_by`], which lets the
+//! signal end arum as it would have without the handler. Only signals still at their default
+//! action are caught: an ignored signal cannot end arum and stays ignored, and one with a
+//! handler of someone else's keeps it. No thread waits for the signals: one more thread would
+//! change what fork and the task measurements measure.
+
+use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+
+/// `handler` installed for some signals; dropping it puts back what they had.
+pub struct Caught {
+    installed: Vec<(Signal, SigAction)>,
+}
+
+impl Caught {
+    /// Installs `handler` for each of `signals` still at its default action. The handler must
+    /// call only async-signal-safe functions and touch atomics only.
+    pub fn install(signals: &[Signal], handler: extern "C" fn(libc::c_int)) -> Caught {
+        let action = SigAction::new(
+            SigHandler::Handler(handler),
+            SaFlags::empty(),
+            SigSet::empty(),
+        );
+        let mut installed = Vec::new();
+        for &sig in signals {
+            // SAFETY: the handler is async-signal-safe, as `install`'s caller promises.
+            let Ok(old) = (unsafe { signal::sigaction(sig, &action) }) else {
+                continue;
+            };
+            if matches!(old.handler(), SigHandler::SigDfl) {
+                installed.push((sig, old));
+            } else {
+                // SAFETY: puts back the disposition the kernel just returned.
+                unsafe {
+                    let _ = signal::sigaction(sig, &old);
+                }
+            }
+        }
+        Caught { installed }
+    }
+}
+
+impl Drop for Caught {
+    fn drop(&mut self) {
+        for (sig, old) in &self.installed {
+            // SAFETY: `old` is what the kernel returned for this signal when ours was installed.
+            unsafe {
+                let _ = signal::sigaction(*sig, old);
+            }
+        }
+    }
+}
+
+/// A handler's last step: the signal's default action back, and the signal raised again, so
+/// it ends arum as it would have without the handler. Async-signal-safe.
+pub fn die_by(sig: libc::c_int) {
+    // Installed by `Caught` for signals nix names; any other has nothing to do here.
+    let Ok(sig) = Signal::try_from(sig) else {
+        return;
+    };
+    // SAFETY: the default action runs no code of arum's; signal(2) is async-signal-safe.
+    unsafe {
+        let _ = signal::signal(sig, SigHandler::SigDfl);
+    }
+    let _ = signal::raise(sig);
+}
