@@ -123,7 +123,7 @@ impl Running<'_> {
     /// then: a program that ends sooner gives them nothing to watch, and arum's overhead for it
     /// stays at the launch itself.
     pub fn still_running_after(&self, grace: Duration) -> bool {
-        !reap::exits_within(self.pid, grace) && reap::execs_before_exit(self.pid, &self.exec_error)
+        reap::runs_past(self.pid, grace, &self.exec_error)
     }
 
     /// Waits for the program to end, then reaps it with its resource usage; the exec error

@@ -69,9 +69,12 @@ pub struct Reaped {
     pub pre_exec_maxrss_bytes: u64,
 }
 
-/// Whether `pid` exits within `grace`, told by polling a pidfd (readable once the process has
-/// exited; nothing is reaped). Kernels without pidfd_open (before 5.3) answer "no" at once.
-pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
+/// Whether `pid` is still running after `grace` and has exec'd, told by polling one pidfd
+/// (readable once the process has exited; nothing is reaped) and then also the `exec_error`
+/// pipe: exec closes the child's end (close-on-exec), and so does its exit, so the pipe hangs
+/// up either way and the pidfd tells which. Polling consumes nothing: the pipe's contents are
+/// read at the reap. Kernels without pidfd_open (before 5.3) answer "no" at once.
+pub(super) fn runs_past(pid: Pid, grace: Duration, exec_error: &OwnedFd) -> bool {
     let Some(pid) = rustix::process::Pid::from_raw(pid.as_raw()) else {
         return false;
     };
@@ -85,23 +88,11 @@ pub(super) fn exits_within(pid: Pid, grace: Duration) -> bool {
         let timeout =
             PollTimeout::try_from(left.as_micros().div_ceil(1000)).unwrap_or(PollTimeout::MAX);
         match poll(&mut [PollFd::new(fd.as_fd(), PollFlags::POLLIN)], timeout) {
-            Ok(1) => return true,
+            Ok(1) => return false,
             Err(Errno::EINTR) => continue,
-            _ => return false,
+            _ => break,
         }
     }
-}
-
-/// Waits until the child has exec'd (true) or exited (false). Exec closes the child's end of
-/// the `exec_error` pipe (close-on-exec), and so does its exit: the pipe hangs up either way,
-/// and the pidfd tells which. Polling consumes nothing: the pipe's contents are read at the reap.
-pub(super) fn execs_before_exit(pid: Pid, exec_error: &OwnedFd) -> bool {
-    let Some(pid) = rustix::process::Pid::from_raw(pid.as_raw()) else {
-        return false;
-    };
-    let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()) else {
-        return false;
-    };
     loop {
         // No events asked of the pipe: poll reports its hang-up regardless, not its data.
         let mut fds = [
