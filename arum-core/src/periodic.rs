@@ -3,11 +3,60 @@
 //! on a cadence until it is stopped, then hands back what it gathered. Stopping is prompt (the
 //! thread parks between ticks and is unparked), and dropping a sampler that was never finished
 //! stops and joins it, so no failure path leaves a thread running.
+//!
+//! Every sampler keeps to a CPU budget: a tick that took more than 1/`BUDGET` of the time to the
+//! next one of its cadence (many CPUs to read, thousands of threads) moves the next tick out to
+//! `BUDGET` times its own CPU time, and the sampler's [`Load`] says so for the report's note.
+//! benchmarks/scale.sh prints the samplers' CPU share at 2 to 64 CPUs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
+
+/// A tick's CPU time may be at most this fraction's inverse of the time to the next: 1%.
+pub const BUDGET: u32 = 100;
+
+/// What sampling cost: the sampler thread's ticks, their CPU time, and the longest time between
+/// ticks that the budget imposed beyond the cadence (None: the cadence held).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Load {
+    pub ticks: u64,
+    pub cpu_ns: u64,
+    pub stretched_to: Option<Duration>,
+}
+
+impl Load {
+    /// Counts a tick that took `cost` ns of CPU and asked for `back_off`; returns the least time
+    /// to the next tick that the budget allows.
+    fn charge(&mut self, cost: u64, back_off: Duration, due: &Schedule) -> Duration {
+        self.ticks += 1;
+        self.cpu_ns += cost;
+        let floor = Duration::from_nanos(cost.saturating_mul(u64::from(BUDGET)));
+        if due.next.is_some() && floor > due.gap_now() && floor > back_off {
+            self.stretched_to = self.stretched_to.max(Some(floor));
+        }
+        floor
+    }
+
+    /// The report's note when the budget stretched the cadence, naming what was sampled.
+    pub fn note(&self, what: &str) -> Option<String> {
+        let to = self.stretched_to?;
+        Some(format!(
+            "{what}: samples were taken up to {} apart, not as often as asked, to keep the sampler within 1% of a CPU ({} of CPU over {} samples)",
+            arum_units::duration::format_ns(to.as_nanos() as f64),
+            arum_units::duration::format_ns(self.cpu_ns as f64),
+            self.ticks
+        ))
+    }
+}
+
+/// This thread's CPU time so far, in nanoseconds.
+pub fn thread_cpu_ns() -> u64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(|t| t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64)
+        .unwrap_or(0)
+}
 
 /// When ticks happen, relative to the sampler's start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,7 +92,7 @@ pub struct Tick {
 
 pub struct Sampler<T> {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<T>>,
+    thread: Option<JoinHandle<(T, Load)>>,
 }
 
 impl<T: Send + 'static> Sampler<T> {
@@ -63,7 +112,9 @@ impl<T: Send + 'static> Sampler<T> {
         let flag = stop.clone();
         let started = Instant::now();
         let mut due = Schedule::new(cadence);
+        let mut load = Load::default();
         if first == FirstTick::Caller && due.next == Some(Duration::ZERO) {
+            let cpu = thread_cpu_ns();
             let back_off = tick(
                 &mut state,
                 Tick {
@@ -71,7 +122,8 @@ impl<T: Send + 'static> Sampler<T> {
                     last: false,
                 },
             );
-            due.advance(started.elapsed(), back_off);
+            let floor = load.charge(thread_cpu_ns().saturating_sub(cpu), back_off, &due);
+            due.advance(started.elapsed(), back_off.max(floor));
         }
         let thread = std::thread::Builder::new()
             .name(name.into())
@@ -81,6 +133,7 @@ impl<T: Send + 'static> Sampler<T> {
                         break;
                     }
                     let elapsed = started.elapsed();
+                    let cpu = thread_cpu_ns();
                     let back_off = tick(
                         &mut state,
                         Tick {
@@ -88,7 +141,8 @@ impl<T: Send + 'static> Sampler<T> {
                             last: false,
                         },
                     );
-                    due.advance(started.elapsed(), back_off);
+                    let floor = load.charge(thread_cpu_ns().saturating_sub(cpu), back_off, &due);
+                    due.advance(started.elapsed(), back_off.max(floor));
                 }
                 if due.next.is_none() {
                     // Nothing more is due: wait for the stop.
@@ -98,6 +152,7 @@ impl<T: Send + 'static> Sampler<T> {
                 }
                 if final_tick {
                     let elapsed = started.elapsed();
+                    let cpu = thread_cpu_ns();
                     let _ = tick(
                         &mut state,
                         Tick {
@@ -105,8 +160,9 @@ impl<T: Send + 'static> Sampler<T> {
                             last: true,
                         },
                     );
+                    load.charge(thread_cpu_ns().saturating_sub(cpu), Duration::ZERO, &due);
                 }
-                done(state)
+                (done(state), load)
             })
             .ok()?;
         Some(Sampler {
@@ -116,11 +172,16 @@ impl<T: Send + 'static> Sampler<T> {
     }
 
     /// Stops the thread (after its final tick, if it has one) and returns its result.
-    pub fn finish(mut self) -> Option<T> {
+    pub fn finish(self) -> Option<T> {
+        self.finish_with_load().map(|(t, _)| t)
+    }
+
+    /// `finish`, with what the sampling cost.
+    pub fn finish_with_load(mut self) -> Option<(T, Load)> {
         self.halt()
     }
 
-    fn halt(&mut self) -> Option<T> {
+    fn halt(&mut self) -> Option<(T, Load)> {
         self.stop.store(true, Ordering::SeqCst);
         let thread = self.thread.take()?;
         thread.thread().unpark();
@@ -162,6 +223,15 @@ impl Schedule {
             next: Some(next),
             gap,
             index,
+        }
+    }
+
+    /// The time the cadence leaves between this tick and the next.
+    fn gap_now(&self) -> Duration {
+        match self.cadence {
+            Cadence::Growing { .. } => self.gap,
+            Cadence::Fixed { period, .. } => period,
+            Cadence::AtStartOnly => Duration::MAX,
         }
     }
 
@@ -253,6 +323,64 @@ mod tests {
         assert_eq!(s.next, Some(ms(3)));
         s.advance(ms(3), ms(40));
         assert_eq!(s.next, Some(ms(43)));
+    }
+
+    // A tick that costs 2 ms of CPU on a 10 ms cadence would use 20% of a CPU: the ticks after it
+    // come at least 100 × its cost later, and the load says how far apart. A cheap tick on the
+    // same cadence keeps it. (CPU time, not wall time: a busy machine only spaces ticks further.)
+    #[test]
+    fn a_costly_tick_stretches_the_cadence_to_the_budget() {
+        let cadence = Cadence::Fixed {
+            period: Duration::from_millis(10),
+            at_start: true,
+        };
+        let spin = |v: &mut Vec<Duration>, t: Tick| {
+            v.push(t.elapsed);
+            let start = thread_cpu_ns();
+            while thread_cpu_ns() < start + 2_000_000 {}
+            Duration::ZERO
+        };
+        let s = Sampler::spawn(
+            "test",
+            (cadence, FirstTick::Thread, false),
+            Vec::new(),
+            spin,
+            |v| v,
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(450));
+        let (ticks, load) = s.finish_with_load().unwrap();
+        assert!(
+            ticks
+                .windows(2)
+                .all(|w| w[1] - w[0] >= Duration::from_millis(200)),
+            "{ticks:?}"
+        );
+        assert!(
+            load.stretched_to >= Some(Duration::from_millis(200)),
+            "{load:?}"
+        );
+        assert!(load.cpu_ns >= 2_000_000 * load.ticks, "{load:?}");
+        assert!(load
+            .note("the test sampler")
+            .unwrap()
+            .contains("within 1% of a CPU"));
+        let cheap = |v: &mut Vec<Duration>, t: Tick| {
+            v.push(t.elapsed);
+            Duration::ZERO
+        };
+        let s = Sampler::spawn(
+            "test",
+            (cadence, FirstTick::Thread, false),
+            Vec::new(),
+            cheap,
+            |v| v,
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let (_, load) = s.finish_with_load().unwrap();
+        assert_eq!(load.stretched_to, None, "{load:?}");
+        assert_eq!(load.note("x"), None);
     }
 
     #[test]

@@ -65,6 +65,10 @@ pub struct EventRequest {
     pub scope: Scope,
     /// `-C`: a Linux cpulist.
     pub cpus: Option<String>,
+    /// `--per-cpu`: open the per-CPU breakdown whatever the CPU count, and show every row.
+    pub per_cpu: bool,
+    /// `--totals`: one counter per event for the program, whatever the CPU count.
+    pub totals: bool,
     pub no_multiplex: bool,
     /// `-I`: read the counters every this many milliseconds.
     pub interval_ms: Option<u64>,

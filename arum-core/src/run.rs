@@ -27,6 +27,7 @@ pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
     let options = report::TextOptions {
         show_self_timing: settings.show_self_timing,
         top_threads: settings.top_threads,
+        cpu_rows: settings.cpu_rows,
     };
     report.self_timing.post_phase3_us = Some(SelfTiming::PHASE3_PLACEHOLDER);
     let rendered = report::render_with(&report, settings.format, &options);

@@ -125,6 +125,59 @@ fn all_threads_are_counted_on_every_cpu_and_each_cpu_gets_its_own_share() {
     }
 }
 
+// One counter per event for the whole program (the default beyond 8 CPUs): every thread is
+// counted, and the report keeps totals only.
+#[test]
+fn totals_count_every_thread_with_one_counter_per_event() {
+    let (_, r) = run_json(&[
+        "--totals",
+        "-e",
+        "task-clock page-faults",
+        "--",
+        &helper("burn"),
+        "0.1",
+        "8",
+    ]);
+    assert_eq!(r["counters"]["breakdown"], "totals", "{}", r["counters"]);
+    for name in ["task-clock", "page-faults"] {
+        assert_eq!(event(&r, name)["per_cpu"].as_array().unwrap().len(), 0);
+    }
+    assert!(
+        total(&r, "task-clock") >= 780_000_000,
+        "{}",
+        total(&r, "task-clock")
+    );
+    let opened = r["counters"]["opened_as"].as_str().unwrap();
+    assert!(opened.starts_with("one counter per event;"), "{opened}");
+    let (_, r) = run_json(&[
+        "--totals",
+        "-e",
+        "page-faults",
+        "--",
+        &helper("touch"),
+        "64",
+        "0",
+    ]);
+    assert!(total(&r, "page-faults") >= 64 * 1024 * 1024 / 4096);
+}
+
+// Without --per-cpu or --totals, the program is counted per CPU up to 8 CPUs and as totals
+// beyond; --per-cpu asks for the breakdown on any machine.
+#[test]
+fn the_breakdown_follows_the_cpu_count_unless_asked() {
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online").unwrap();
+    let (_, r) = run_json(&["-e", "task-clock", "--", "true"]);
+    let ncpus = r["counters"]["cpus"].as_array().unwrap().len();
+    let expected = if ncpus <= 8 { "per_cpu" } else { "totals" };
+    assert_eq!(r["counters"]["breakdown"], expected, "online {online}");
+    let (_, r) = run_json(&["--per-cpu", "-e", "task-clock", "--", "true"]);
+    assert_eq!(r["counters"]["breakdown"], "per_cpu");
+    assert_eq!(
+        event(&r, "task-clock")["per_cpu"].as_array().unwrap().len(),
+        ncpus
+    );
+}
+
 #[test]
 fn counting_starts_at_exec_not_during_arums_set_up() {
     // arum touches 200 MiB (51,200 faults) before forking; `true` itself faults a few dozen pages.

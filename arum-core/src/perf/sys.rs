@@ -30,6 +30,18 @@ pub struct Reading {
     pub running_ns: u64,
 }
 
+impl Reading {
+    /// Two counters of one event read as one (a hybrid part's core types): counts and times
+    /// added.
+    pub fn plus(self, other: Reading) -> Reading {
+        Reading {
+            value: self.value.saturating_add(other.value),
+            enabled_ns: self.enabled_ns.saturating_add(other.enabled_ns),
+            running_ns: self.running_ns.saturating_add(other.running_ns),
+        }
+    }
+}
+
 /// What a probe event adds to [`Attr`]: the probed file and offset, and what each hit records.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Extra<'a> {

@@ -24,6 +24,7 @@ pub fn render(report: &Report, format: Format, show_self_timing: bool) -> String
         &TextOptions {
             show_self_timing,
             top_threads: Some(crate::facilities::tasks::text::TOP_THREADS),
+            cpu_rows: Some(crate::render::fold::CPU_ROWS),
         },
     )
 }

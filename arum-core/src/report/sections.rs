@@ -27,6 +27,8 @@ pub struct TextOptions {
     pub show_self_timing: bool,
     /// Threads in each top list of the per-task section (`None`: every thread).
     pub top_threads: Option<usize>,
+    /// Beyond this many CPUs, per-CPU rows are folded into a summary (`None`: every row).
+    pub cpu_rows: Option<usize>,
 }
 
 /// One section of the report.
@@ -87,10 +89,10 @@ pub const SECTIONS: &[Section] = &[
             let c = s.counters.as_ref()?;
             filling(Counters::new(c), |r, s| r.counters = s)
         }),
-        text: |r, _, out| {
+        text: |r, o, out| {
             r.counters
                 .iter()
-                .for_each(|c| counters::text::render(out, c, r.usage.wall_ns))
+                .for_each(|c| counters::text::render(out, c, r.usage.wall_ns, o.cpu_rows))
         },
         html: |r| {
             let section = r.counters.as_ref().map(counters::html::render);
@@ -105,7 +107,11 @@ pub const SECTIONS: &[Section] = &[
             let interval = s.ambient?;
             filling(Ambient::new(interval), |r, s| r.ambient = s)
         }),
-        text: |r, _, out| r.ambient.iter().for_each(|a| ambient::text::render(out, a)),
+        text: |r, o, out| {
+            r.ambient
+                .iter()
+                .for_each(|a| ambient::text::render(out, a, o.cpu_rows))
+        },
         html: |r| r.ambient.as_ref().map(ambient::html::render),
     },
     Section {
@@ -129,9 +135,9 @@ pub const SECTIONS: &[Section] = &[
             let cpus = s.noise_probe.as_ref()?;
             filling(Noise::new(cpus), |r, s: Option<NoiseReport>| r.noise = s)
         }),
-        text: |r, _, out| {
+        text: |r, o, out| {
             if let Some(n) = &r.noise {
-                noise::text::render(out, n, r.ambient.is_some());
+                noise::text::render(out, n, r.ambient.is_some(), o.cpu_rows);
             }
         },
         html: |r| r.noise.as_ref().map(noise::html::render),

@@ -17,6 +17,7 @@ pub fn render(r: &Report, show_self_timing: bool) -> String {
         &TextOptions {
             show_self_timing,
             top_threads: Some(TOP_THREADS),
+            cpu_rows: Some(crate::render::fold::CPU_ROWS),
         },
     )
 }
@@ -165,6 +166,7 @@ mod tests {
         let options = TextOptions {
             show_self_timing: false,
             top_threads: Some(TOP_THREADS),
+            cpu_rows: Some(crate::render::fold::CPU_ROWS),
         };
         let out = render_with(&r, &options);
         assert!(out.starts_with("ARUM REPORT\n"), "{out}");
@@ -258,6 +260,7 @@ mod tests {
         let every = TextOptions {
             show_self_timing: false,
             top_threads: None,
+            cpu_rows: None,
         };
         let out = render_with(&r, &every);
         assert_eq!(

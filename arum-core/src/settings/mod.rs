@@ -57,6 +57,8 @@ pub struct Settings {
     pub syscalls: Option<crate::facilities::syscalls::Settings>,
     /// How many threads the text report lists in each of its top lists (`None`: every one).
     pub top_threads: Option<usize>,
+    /// Beyond how many CPUs the text report folds per-CPU rows (`None`: never, `--per-cpu`).
+    pub cpu_rows: Option<usize>,
     /// Set-up warnings, already printed; every run's report repeats them.
     pub warnings: Vec<String>,
     /// Print warnings as they arise: the report is not the text on stderr that shows them.
@@ -106,6 +108,7 @@ impl Settings {
             noise_probe: r.noise_probe.clone(),
             syscalls,
             top_threads,
+            cpu_rows: (!r.events.per_cpu).then_some(crate::render::fold::CPU_ROWS),
             warnings: warnings.into_vec(),
             echo_warnings,
             timing: SetupTiming {
@@ -366,13 +369,26 @@ fn counter_request(
             "the kmod back-end counts everything on the CPUs (system scope), not only the program",
         );
     }
+    let scope = if backend == BackendKind::Kmod {
+        Scope::System
+    } else {
+        scope
+    };
+    let asked = if e.totals {
+        Some(counters::model::Breakdown::Totals)
+    } else if e.per_cpu || e.cpus.is_some() {
+        Some(counters::model::Breakdown::PerCpu)
+    } else {
+        None
+    };
+    if e.totals && scope == Scope::System {
+        warnings.add("--totals counts the program: whole CPUs (system scope) are counted per CPU");
+    }
+    let breakdown = counters::breakdown(scope, &cpus, asked);
     Ok(counters::Request {
-        scope: if backend == BackendKind::Kmod {
-            Scope::System
-        } else {
-            scope
-        },
+        scope,
         cpus,
+        breakdown,
         no_multiplex: e.no_multiplex,
         strict: r.strict,
         backend,

@@ -37,6 +37,25 @@ pub fn parse(list: &str) -> Result<Vec<u32>, String> {
     Ok(cpus)
 }
 
+/// CPU numbers (sorted, distinct) as a cpulist with runs joined (`0-3,8`): `parse`'s inverse.
+pub fn format(cpus: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j - i {
+            0 => cpus[i].to_string(),
+            1 => format!("{},{}", cpus[i], cpus[j]),
+            _ => format!("{}-{}", cpus[i], cpus[j]),
+        });
+        i = j + 1;
+    }
+    parts.join(",")
+}
+
 /// The CPUs the kernel had online when arum first asked (read once per run of arum).
 pub fn online() -> Option<Vec<u32>> {
     static ONLINE: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
@@ -49,7 +68,27 @@ pub fn online() -> Option<Vec<u32>> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{format, parse};
+    use proptest::prelude::*;
+
+    proptest! {
+        // Any set of CPUs survives formatting and parsing, and runs of three or more are ranges.
+        #[test]
+        fn format_is_parses_inverse(mut cpus in proptest::collection::vec(0u32..600, 1..200)) {
+            cpus.sort_unstable();
+            cpus.dedup();
+            let text = format(&cpus);
+            prop_assert_eq!(parse(&text).unwrap(), cpus.clone());
+            let runs = cpus.windows(3).any(|w| w[2] == w[0] + 2);
+            prop_assert_eq!(text.contains('-'), runs);
+        }
+    }
+
+    #[test]
+    fn runs_are_ranges() {
+        assert_eq!(format(&[0, 1, 2, 3, 8, 10, 11]), "0-3,8,10,11");
+        assert_eq!(format(&(0..64).collect::<Vec<_>>()), "0-63");
+    }
 
     #[test]
     fn ranges_and_singles() {

@@ -53,6 +53,8 @@ impl RunArgs {
                 cpu: self.cpu.into(),
                 scope,
                 cpus: self.cpus,
+                per_cpu: self.per_cpu,
+                totals: self.totals,
                 no_multiplex: self.no_multiplex,
                 interval_ms: self.interval,
                 backend: match self.backend {

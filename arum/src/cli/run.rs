@@ -117,6 +117,16 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     #[arg(short = 'C', long = "cpus", value_name = "LIST")]
     pub cpus: Option<String>,
 
+    /// Count the program per CPU and print every CPU's row, however many CPUs (on more than 8,
+    /// the default is one counter per event, totals only, and a text report that folds rows).
+    #[arg(long)]
+    pub per_cpu: bool,
+
+    /// Count the program with one counter per event on every CPU, totals only (as perf stat):
+    /// the default beyond 8 CPUs, here on any machine.
+    #[arg(long, conflicts_with_all = ["per_cpu", "cpus", "all_cpus"])]
+    pub totals: bool,
+
     /// Open events pinned, never multiplexed; events that could not get a counter are reported.
     #[arg(long)]
     pub no_multiplex: bool,
@@ -249,6 +259,8 @@ impl<S: Args> RunArgs<S> {
             scope,
             all_cpus,
             cpus,
+            per_cpu,
+            totals,
             no_multiplex,
             interval,
             backend,

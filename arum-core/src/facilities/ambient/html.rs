@@ -66,17 +66,23 @@ fn summary_facts(a: &AmbientReport) -> String {
     ])
 }
 
-/// The whole machine between samples: each CPU's busy share, and interrupts, context switches
-/// and softirqs per second.
+/// The whole machine between samples: each CPU's busy share (a line per CPU, or beyond
+/// `fold::CPU_ROWS` CPUs a heat map of CPU × time), and interrupts, context switches and
+/// softirqs per second.
 fn machine_plots(a: &AmbientReport) -> String {
-    let mut out = figure(plot::lines(
-        "CPU busy share between samples",
-        "seconds since the program started",
-        "% busy",
-        &busy_series(a),
-        None,
-        plot::YAxis::Linear,
-    ));
+    let busy = busy_series(a);
+    let mut out = if busy.len() > crate::render::fold::CPU_ROWS {
+        figure(busy_heatmap(&busy))
+    } else {
+        figure(plot::lines(
+            "CPU busy share between samples",
+            "seconds since the program started",
+            "% busy",
+            &busy,
+            None,
+            plot::YAxis::Linear,
+        ))
+    };
     let per_s = |f: fn(&AmbientSample) -> u64, name: &str| Series {
         name: name.into(),
         points: a
@@ -171,6 +177,27 @@ fn cpu_table(cpus: &[CpuUtilisation]) -> String {
     )
 }
 
+/// CPUs × time, each cell a CPU's busy share between two samples, from white (idle) to dark
+/// (100%).
+fn busy_heatmap(busy: &[Series]) -> plot::Drawn {
+    let times: Vec<String> = busy
+        .first()
+        .map(|s| s.points.iter().map(|&(t, _)| format!("{t:.1} s")).collect())
+        .unwrap_or_default();
+    let names: Vec<String> = busy.iter().map(|s| s.name.clone()).collect();
+    let values: Vec<Vec<f64>> = busy
+        .iter()
+        .map(|s| s.points.iter().map(|&(_, v)| v).collect())
+        .collect();
+    plot::heatmap(
+        "CPU busy share between samples (white idle, dark blue 100%)",
+        &names,
+        &times,
+        &values,
+        plot::Shade::Upto(100.0),
+    )
+}
+
 /// Each CPU's busy share between consecutive samples.
 fn busy_series(a: &AmbientReport) -> Vec<Series> {
     let cpus: Vec<u32> = a
@@ -203,4 +230,33 @@ fn busy_series(a: &AmbientReport) -> Vec<Series> {
 fn long_enough(a: &AmbientReport, w: &[AmbientSample]) -> bool {
     let span = w[1].t_ns.saturating_sub(w[0].t_ns);
     span * 4 >= a.interval_ms * 1_000_000
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testing::fixture;
+
+    // The fixture's two CPUs are lines; the same samples on 16 CPUs are a CPU × time heat map
+    // with a row per CPU.
+    #[test]
+    fn many_cpus_are_a_heat_map_instead_of_lines() {
+        let mut a = fixture().ambient.expect("the fixture sampled the machine");
+        let page = render(&a);
+        assert!(page.contains("CPU busy share between samples"), "{page}");
+        assert!(!page.contains("dark blue 100%"), "{page}");
+        for s in &mut a.samples {
+            let template = s.cpus[0].clone();
+            s.cpus = (0..16)
+                .map(|cpu| {
+                    let mut c = template.clone();
+                    c.cpu = cpu;
+                    c
+                })
+                .collect();
+        }
+        let page = render(&a);
+        assert!(page.contains("dark blue 100%"), "{page}");
+        assert!(page.lines().any(|l| l.trim() == "CPU 15"), "{page}");
+    }
 }

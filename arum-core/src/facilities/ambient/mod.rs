@@ -28,6 +28,8 @@ pub struct Ambient {
     files: Option<Files>,
     sampler: Option<Sampler<Capture>>,
     capture: Option<Capture>,
+    /// The sampler's note when its CPU budget spaced the samples out.
+    load_note: Option<String>,
     clock: Option<TreeClock>,
     tree_cpu: Option<Vec<(u32, u64)>>,
 }
@@ -39,6 +41,7 @@ impl Ambient {
             files: None,
             sampler: None,
             capture: None,
+            load_note: None,
             clock: None,
             tree_cpu: None,
         }
@@ -68,7 +71,10 @@ impl Facility for Ambient {
     }
 
     fn stop(&mut self, run: &mut Stopped<'_>) {
-        self.capture = self.sampler.take().and_then(Sampler::finish);
+        if let Some((capture, load)) = self.sampler.take().and_then(Sampler::finish_with_load) {
+            self.capture = Some(capture);
+            self.load_note = load.note("the ambient sampler");
+        }
         self.tree_cpu = self.clock.take().map(|c| c.read());
         if self.capture.is_none() {
             run.warnings
@@ -79,8 +85,9 @@ impl Facility for Ambient {
     fn finish(self, reaped: &Reaped) -> Option<AmbientReport> {
         let tree_cpu_ns = tree_cpu_ns(reaped);
         let per_cpu = self.tree_cpu.as_deref();
-        self.capture
-            .map(|c| analyse(c, self.interval, tree_cpu_ns, per_cpu))
+        let mut report = analyse(self.capture?, self.interval, tree_cpu_ns, per_cpu);
+        report.notes.extend(self.load_note);
+        Some(report)
     }
 }
 

@@ -150,14 +150,8 @@ pub fn start(interval: Duration, files: Files, pids_of: PidReader) -> Option<Sam
         arena: s.arena.chunks,
         system: s.system,
         tree: s.tree,
-        sampler_cpu_ns: thread_cpu_ns(),
+        sampler_cpu_ns: crate::periodic::thread_cpu_ns(),
     })
-}
-
-fn thread_cpu_ns() -> u64 {
-    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
-        .map(|t| t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64)
-        .unwrap_or(0)
 }
 
 /// One sample of the system files and, except at the stop (the tree is gone), of the tree.

@@ -5,13 +5,21 @@ use std::fmt::Write;
 use arum_units::{duration, size};
 
 use super::model::{AmbientReport, AmbientSummary, CpuUtilisation};
+use crate::render::fold;
 use crate::render::text::{indented, row, section};
+use arum_camp::Utilisation;
 use arum_grid::Grid;
 
 /// What the machine did during the run: deltas and rates, then notes on likely interference.
-pub fn render(out: &mut String, a: &AmbientReport) {
+/// Beyond `cpu_rows` CPUs the CPU table shows their mean and the busiest CPUs.
+pub fn render(out: &mut String, a: &AmbientReport, cpu_rows: Option<usize>) {
     title(out, a);
-    cpu_table(out, &a.summary.cpu_utilisation);
+    let cpus = &a.summary.cpu_utilisation;
+    if fold::folds(cpus.len(), cpu_rows) {
+        folded_cpu_table(out, cpus);
+    } else {
+        cpu_table(out, cpus.iter().map(|c| (c.cpu.to_string(), &c.percent)));
+    }
     let mut rows = activity_rows(&a.summary);
     if let Some(l) = a.samples.last() {
         rows.push(row(
@@ -42,16 +50,15 @@ fn title(out: &mut String, a: &AmbientReport) {
     );
 }
 
-/// Each CPU's time by kind, in percent.
-fn cpu_table(out: &mut String, cpus: &[CpuUtilisation]) {
+/// Rows of CPU time by kind, in percent, each under its name.
+fn cpu_table<'a>(out: &mut String, rows: impl Iterator<Item = (String, &'a Utilisation)>) {
     let mut cpu = Grid::new();
     cpu.push_record([
         "CPU", "user%", "nice%", "sys%", "iowait%", "irq%", "soft%", "steal%", "idle%",
     ]);
-    for c in cpus {
-        let p = &c.percent;
+    for (name, p) in rows {
         cpu.push_record(
-            std::iter::once(c.cpu.to_string()).chain(
+            std::iter::once(name).chain(
                 [
                     p.user, p.nice, p.system, p.iowait, p.irq, p.softirq, p.steal, p.idle,
                 ]
@@ -61,6 +68,41 @@ fn cpu_table(out: &mut String, cpus: &[CpuUtilisation]) {
     }
     let t = cpu.align_right(1..);
     indented(out, &t);
+}
+
+/// Many CPUs: their mean, the busiest CPUs, and the spread of the busy share.
+fn folded_cpu_table(out: &mut String, cpus: &[CpuUtilisation]) {
+    let n = cpus.len() as f64;
+    let sum = |f: fn(&Utilisation) -> f64| cpus.iter().map(|c| f(&c.percent)).sum::<f64>() / n;
+    let mean = Utilisation {
+        user: sum(|p| p.user),
+        nice: sum(|p| p.nice),
+        system: sum(|p| p.system),
+        iowait: sum(|p| p.iowait),
+        irq: sum(|p| p.irq),
+        softirq: sum(|p| p.softirq),
+        steal: sum(|p| p.steal),
+        idle: sum(|p| p.idle),
+        busy: sum(|p| p.busy),
+    };
+    let busy: Vec<(u32, f64)> = cpus.iter().map(|c| (c.cpu, c.percent.busy)).collect();
+    let Some(spread) = fold::spread(&busy, fold::BUSIEST) else {
+        return;
+    };
+    let busiest = spread.busiest.iter().filter_map(|&(cpu, _)| {
+        let c = cpus.iter().find(|c| c.cpu == cpu)?;
+        Some((cpu.to_string(), &c.percent))
+    });
+    cpu_table(
+        out,
+        std::iter::once((format!("mean of {}", cpus.len()), &mean)).chain(busiest),
+    );
+    let _ = writeln!(
+        out,
+        " busy (not idle or iowait) per CPU: min {:.1}%, median {:.1}%, max {:.1}%",
+        spread.min, spread.median, spread.max
+    );
+    let _ = writeln!(out, "{}", fold::folded_note("rows", cpus.len()));
 }
 
 /// The machine's activity during the run: interrupts, switches, memory, paging, other CPU time
@@ -189,8 +231,52 @@ mod tests {
 
     fn text(a: &AmbientReport) -> String {
         let mut out = String::new();
-        render(&mut out, a);
+        render(&mut out, a, Some(crate::render::fold::CPU_ROWS));
         out
+    }
+
+    // 16 CPUs, CPU c busy c·5%: their mean, the three busiest, the spread; every row without a
+    // limit.
+    #[test]
+    fn many_cpus_fold_into_their_mean_and_the_busiest() {
+        let mut a = ambient();
+        let template = a.summary.cpu_utilisation[0].clone();
+        a.summary.cpu_utilisation = (0..16)
+            .map(|cpu| {
+                let busy = f64::from(cpu) * 5.0;
+                let mut c = template.clone();
+                c.cpu = cpu;
+                c.percent = Utilisation {
+                    user: busy,
+                    nice: 0.0,
+                    system: 0.0,
+                    idle: 100.0 - busy,
+                    iowait: 0.0,
+                    irq: 0.0,
+                    softirq: 0.0,
+                    steal: 0.0,
+                    busy,
+                };
+                c
+            })
+            .collect();
+        let out = text(&a);
+        assert_eq!(
+            line(&out, "mean of 16"),
+            "mean of 16 37.5 0.0 0.0 0.0 0.0 0.0 0.0 62.5"
+        );
+        assert_eq!(line(&out, "15 "), "15 75.0 0.0 0.0 0.0 0.0 0.0 0.0 25.0");
+        assert!(has_line(&out, "14 70.0"), "{out}");
+        assert!(has_line(&out, "13 65.0"), "{out}");
+        assert!(!has_line(&out, "12 60.0"), "{out}");
+        assert_eq!(
+            line(&out, "busy (not idle"),
+            "busy (not idle or iowait) per CPU: min 0.0%, median 37.5%, max 75.0%"
+        );
+        let mut all = String::new();
+        render(&mut all, &a, None);
+        assert!(has_line(&all, "12 60.0"), "{all}");
+        assert!(!has_line(&all, "mean of"), "{all}");
     }
 
     #[test]

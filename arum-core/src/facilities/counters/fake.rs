@@ -88,6 +88,7 @@ fn open_fake(plan: &Plan, req: &Request, _pid: Pid) -> Result<Opened, ArumError>
             grouping: Grouping::PerCpuGroups,
             multiplexing: Multiplexing::EnabledVsRunning,
             scope: req.scope,
+            cpus: Some(req.cpus.len()),
         },
     })
 }
@@ -107,6 +108,7 @@ fn settings(interval_ms: Option<u64>, strict: bool) -> Settings {
         request: Request {
             scope: Scope::App,
             cpus: vec![0, 1],
+            breakdown: crate::facilities::counters::model::Breakdown::PerCpu,
             no_multiplex: false,
             strict,
             backend: BackendKind::PerfEventOpen,

@@ -3,7 +3,7 @@
 
 use arum_events::metrics::MetricValue;
 
-use super::model::{CountersReport, EventCounts, EventStatus, Ratio};
+use super::model::{Breakdown, CountersReport, EventCounts, EventStatus, Ratio};
 use crate::render::html::page::{facts, figure, list, para, section, table};
 use crate::render::html::plot;
 
@@ -23,7 +23,7 @@ pub fn render(c: &CountersReport) -> String {
         .iter()
         .filter(|e| e.status == EventStatus::Counted)
         .collect();
-    if !counted.is_empty() && !c.cpus.is_empty() {
+    if !counted.is_empty() && !c.cpus.is_empty() && c.breakdown == Breakdown::PerCpu {
         body.push_str(&per_cpu(&counted, &c.cpus));
     }
     if !c.ratios.is_empty() {
@@ -99,7 +99,8 @@ fn name(e: &EventCounts) -> String {
     e.alias.clone().unwrap_or_else(|| e.name.clone())
 }
 
-/// The counted events on each of `cpus`: a heat map, and the same counts as a table.
+/// The counted events on each of `cpus`: a heat map, and up to `fold::CPU_ROWS` CPUs the same
+/// counts as a table (beyond, its columns would not fit; the JSON report has them).
 fn per_cpu(counted: &[&EventCounts], cpus: &[u32]) -> String {
     let names: Vec<String> = counted.iter().map(|e| name(e)).collect();
     let columns: Vec<String> = cpus.iter().map(|n| format!("CPU {n}")).collect();
@@ -121,7 +122,11 @@ fn per_cpu(counted: &[&EventCounts], cpus: &[u32]) -> String {
         &names,
         &columns,
         &values,
+        plot::Shade::PerRow,
     ));
+    if cpus.len() > crate::render::fold::CPU_ROWS {
+        return out;
+    }
     let mut headers = vec!["event"];
     headers.extend(columns.iter().map(String::as_str));
     let rows: Vec<Vec<String>> = counted

@@ -64,8 +64,12 @@ impl IntervalSampler {
 
     /// Stops sampling and returns the readings, the last one being `finals` (printed too, so
     /// the printed intervals add up to the totals).
-    pub fn finish(self, finals: &[Vec<Option<Reading>>]) -> Vec<Snapshot> {
-        let mut snaps = self.sampler.and_then(Sampler::finish).unwrap_or_default();
+    /// With the note of a sampler whose CPU budget spaced the readings out.
+    pub fn finish(self, finals: &[Vec<Option<Reading>>]) -> (Vec<Snapshot>, Option<String>) {
+        let (mut snaps, load) = self
+            .sampler
+            .and_then(Sampler::finish_with_load)
+            .unwrap_or_default();
         let last = Snapshot {
             t_ns: self.started.elapsed().as_nanos() as u64,
             values: values(finals),
@@ -78,7 +82,7 @@ impl IntervalSampler {
             );
         }
         snaps.push(last);
-        snaps
+        (snaps, load.note("-I readings"))
     }
 }
 

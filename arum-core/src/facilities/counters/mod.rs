@@ -35,6 +35,27 @@ use opening::Multiplexing;
 pub use settings::{Request, Settings};
 use summary::Scaling;
 
+/// Up to this many CPUs, the program's counts are kept per CPU unless asked otherwise; beyond,
+/// per event only, unless `--per-cpu` or `-C` asks for the breakdown. Opening costs one
+/// perf_event_open per event and CPU (benchmarks/scale.sh prints the set-up at 2 to 64 CPUs), the
+/// exit of each of the program's threads one counter teardown per event and CPU.
+pub const PER_CPU_UP_TO: usize = 8;
+
+/// The breakdown for counting in `scope` on `cpus`: whole CPUs are always counted per CPU; the
+/// program as `asked`, else per CPU on few CPUs and as totals on many.
+pub fn breakdown(
+    scope: model::Scope,
+    cpus: &[u32],
+    asked: Option<model::Breakdown>,
+) -> model::Breakdown {
+    match asked {
+        _ if scope == model::Scope::System => model::Breakdown::PerCpu,
+        Some(b) => b,
+        None if cpus.len() <= PER_CPU_UP_TO => model::Breakdown::PerCpu,
+        None => model::Breakdown::Totals,
+    }
+}
+
 /// How a back-end is opened (tests substitute a fake).
 type OpenFn = fn(&Plan, &Request, nix::unistd::Pid) -> Result<Opened, ArumError>;
 
@@ -54,6 +75,8 @@ pub struct Counters<'s> {
     sampler: Option<IntervalSampler>,
     finals: Vec<Vec<Option<Reading>>>,
     series: Option<Vec<Snapshot>>,
+    /// The `-I` sampler's note when its CPU budget spaced the readings out.
+    load_note: Option<String>,
 }
 
 impl<'s> Counters<'s> {
@@ -65,6 +88,7 @@ impl<'s> Counters<'s> {
             sampler: None,
             finals: Vec::new(),
             series: None,
+            load_note: None,
         }
     }
 }
@@ -123,7 +147,11 @@ impl Facility for Counters<'_> {
         }
         self.finals = opened.backend.read();
         self.series = match self.sampler.take() {
-            Some(s) => Some(s.finish(&self.finals)),
+            Some(s) => {
+                let (series, note) = s.finish(&self.finals);
+                self.load_note = note;
+                Some(series)
+            }
             None if self.settings.request.interval_ms.is_some() => {
                 let series = opened.backend.own_readings();
                 if self.settings.request.print_intervals {
@@ -142,13 +170,15 @@ impl Facility for Counters<'_> {
 
     fn finish(self, reaped: &Reaped) -> Option<CountersReport> {
         let opened = self.opened.as_ref()?;
-        Some(section(
+        let mut report = section(
             self.settings,
             opened,
             &self.finals,
             self.series.as_deref(),
             reaped,
-        ))
+        );
+        report.notes.extend(self.load_note);
+        Some(report)
     }
 }
 
@@ -175,7 +205,8 @@ fn section(
         }
         _ => Scaling::Unscaled,
     };
-    let events = summary::events(&opened.events, finals, scaling, &req.cpus);
+    let per_cpu = (req.breakdown == model::Breakdown::PerCpu).then_some(req.cpus.as_slice());
+    let events = summary::events(&opened.events, finals, scaling, per_cpu);
     let ratios = summary::ratios(&events);
     let metrics = if plan.metrics.is_empty() {
         Vec::new()
@@ -186,6 +217,7 @@ fn section(
         backend: req.backend,
         scope: req.scope,
         cpus: req.cpus.clone(),
+        breakdown: req.breakdown,
         cpu_key: plan.cpu_key.clone(),
         table: plan.table.clone(),
         microarchitecture: plan.microarchitecture.clone(),

@@ -99,7 +99,11 @@ const PER_CYCLE: &[Field] = &[measured("value", Unit::Ratio, Higher)];
 pub struct CountersReport {
     pub backend: BackendKind,
     pub scope: Scope,
+    /// The CPUs counted on; with the `totals` breakdown, the CPUs the program could run on.
     pub cpus: Vec<u32>,
+    /// Counts per CPU (`per_cpu` of each event) or only per event (an older report: per CPU).
+    #[serde(default)]
+    pub breakdown: Breakdown,
     /// The CPU the events were resolved for, and its event table.
     pub cpu_key: String,
     pub table: Option<String>,
@@ -135,9 +139,22 @@ pub struct CountersReport {
     pub stop_spread_ns: Option<u64>,
     /// Derived ratios whose inputs were all counted.
     pub ratios: Vec<Ratio>,
-    /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval.
+    /// `-I`: readings during the run; `counts[e][c]` is event e on `cpus[c]` in that interval
+    /// (with the `totals` breakdown, `counts[e]` holds one value: the whole program's).
     pub interval_ms: Option<u64>,
     pub intervals: Vec<Interval>,
+}
+
+/// How finely the counts are kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Breakdown {
+    /// One counter per event and CPU: every event's count on each CPU.
+    #[default]
+    PerCpu,
+    /// One counter per event, inherited by the whole program wherever it runs (as perf stat):
+    /// totals only, at a set-up cost that does not grow with the CPU count.
+    Totals,
 }
 
 /// The counting back-end.

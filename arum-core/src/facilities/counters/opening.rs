@@ -39,21 +39,28 @@ pub struct Opening {
     pub grouping: Grouping,
     pub multiplexing: Multiplexing,
     pub scope: Scope,
+    /// On how many CPUs each event was opened; None: once, for the program on every CPU.
+    pub cpus: Option<usize>,
 }
 
 impl Opening {
     /// How the counters were opened, in one sentence.
     pub fn describe(&self) -> String {
+        let (per, group) = match self.cpus {
+            Some(_) => ("per event and CPU", "per CPU"),
+            None => ("per event", "for the program"),
+        };
         let how = match &self.grouping {
-            Grouping::PerCpuGroups => "hardware events in one group per CPU (scheduled together), software events alone".into(),
-            Grouping::Separate => "one counter per event and CPU".into(),
-            Grouping::Ungrouped { why } => format!("one counter per event and CPU, ungrouped: {why}"),
-            Grouping::Pinned => "one counter per event and CPU, pinned (not multiplexed), ungrouped".into(),
+            Grouping::PerCpuGroups => format!("hardware events in one group {group} (scheduled together), software events alone"),
+            Grouping::Separate => format!("one counter {per}"),
+            Grouping::Ungrouped { why } => format!("one counter {per}, ungrouped: {why}"),
+            Grouping::Pinned => format!("one counter {per}, pinned (not multiplexed), ungrouped"),
             Grouping::Module => return "/dev/arum: one counter per event on each CPU, counting everything on the CPU".into(),
         };
-        let whom = match self.scope {
-            Scope::App => "bound to the program, inherited by its threads and children",
-            Scope::System => "counting everything on the CPU",
+        let whom = match (self.scope, self.cpus) {
+            (Scope::App, Some(_)) => "bound to the program, inherited by its threads and children",
+            (Scope::App, None) => "bound to the program on every CPU, inherited by its threads and children (totals only: --per-cpu for each CPU's count)",
+            (Scope::System, _) => "counting everything on the CPU",
         };
         format!("{how}; {whom}")
     }

@@ -1,5 +1,6 @@
 //! Counting through perf_event_open: one counter per event per CPU, bound to the launched task
-//! (inherited by all its threads and children, enabled at exec) or, in system scope, to the CPU.
+//! (inherited by all its threads and children, enabled at exec) or, in system scope, to the CPU;
+//! or, for totals only, one counter per event bound to the task on every CPU (as perf stat).
 
 use std::os::fd::{AsFd, OwnedFd};
 
@@ -12,19 +13,39 @@ use super::backend::{Backend, EventSetup, Opened};
 use super::opening::{Grouping, Multiplexing, Opening};
 use super::settings::Request;
 use crate::error::ArumError;
-use crate::facilities::counters::model::Scope;
+use crate::facilities::counters::model::{Breakdown, Scope};
 use crate::perf::sys::{self, Attr, Reading};
 use crate::system::perms::Permissions;
 
 /// PERF_COUNT_SW_TASK_CLOCK: nanoseconds the task ran, counted on whichever CPU it ran on.
 const TASK_CLOCK: u64 = 1;
 
+/// Where one set of counters is opened: on a CPU, or for the task wherever it runs through
+/// the event's target of this index (a hybrid part has one per core type).
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Cpu(u32),
+    Task(usize),
+}
+
+impl Slot {
+    /// perf_event_open's `cpu` argument.
+    fn cpu(self) -> i32 {
+        match self {
+            Slot::Cpu(c) => c as i32,
+            Slot::Task(_) => -1,
+        }
+    }
+}
+
 pub struct PerfBackend {
-    /// `[event][cpu]`.
+    /// `[event][slot]`.
     fds: Vec<Vec<Option<OwnedFd>>>,
     /// App scope: a task-clock per CPU, outside any group.
     reference: Option<Vec<OwnedFd>>,
     scope: Scope,
+    /// Totals: an event's slots (one per core type) are read as one.
+    totals: bool,
 }
 
 impl PerfBackend {
@@ -39,9 +60,20 @@ impl PerfBackend {
         let mut setups = EventSetup::from_plan(plan);
         let mut fds: Vec<Vec<Option<OwnedFd>>> = setups.iter().map(|_| Vec::new()).collect();
         let mut ungrouped: Option<String> = None;
-        for &cpu in &req.cpus {
-            open_on_cpu(
-                cpu,
+        let totals = app && req.breakdown == Breakdown::Totals;
+        let slots: Vec<Slot> = if totals {
+            let kinds = setups
+                .iter()
+                .map(|s| s.planned.event.targets.len())
+                .max()
+                .unwrap_or(1);
+            (0..kinds.max(1)).map(Slot::Task).collect()
+        } else {
+            req.cpus.iter().map(|&c| Slot::Cpu(c)).collect()
+        };
+        for &slot in &slots {
+            open_on_slot(
+                slot,
                 whom,
                 req,
                 &mut setups,
@@ -59,17 +91,20 @@ impl PerfBackend {
         // Software events never compete for PMU counters, so only hardware events need the
         // reference that tells multiplexing apart.
         let hardware = setups.iter().any(|s| s.perf_type != PERF_TYPE_SOFTWARE);
-        let reference = if app && hardware {
+        // Task-wide counters (totals) are enabled only while the task runs, so their own
+        // enabled and running times tell multiplexing apart.
+        let reference = if app && hardware && !totals {
             task_clocks(req, whom)
         } else {
             None
         };
-        let opening = opening(req, ungrouped, hardware, reference.is_some());
+        let opening = opening(req, ungrouped, hardware, reference.is_some(), totals);
         Ok(Opened {
             backend: std::sync::Arc::new(PerfBackend {
                 fds,
                 reference,
                 scope: req.scope,
+                totals,
             }),
             events: setups,
             user_only_reason,
@@ -90,10 +125,10 @@ fn system_scope_permitted() -> Result<Option<String>, ArumError> {
     Ok((!perms.kernel_allowed()).then(|| user_only(&perms)))
 }
 
-/// Opens every event of `setups` on `cpu`, each counter's descriptor (or None) pushed on its
+/// Opens every event of `setups` on `slot`, each counter's descriptor (or None) pushed on its
 /// event's list in `fds`; an event that fails records why in its setup.
-fn open_on_cpu(
-    cpu: u32,
+fn open_on_slot(
+    slot: Slot,
     whom: i32,
     req: &Request,
     setups: &mut [EventSetup],
@@ -110,7 +145,11 @@ fn open_on_cpu(
         }
         // The encoding for this CPU's PMU; none where the event's core type has no
         // counters (the other core type of a hybrid part).
-        let Some(target) = s.target_for(cpu) else {
+        let target = match slot {
+            Slot::Cpu(cpu) => s.target_for(cpu),
+            Slot::Task(k) => s.planned.event.targets.get(k),
+        };
+        let Some(target) = target else {
             fds[i].push(None);
             continue;
         };
@@ -141,7 +180,7 @@ fn open_on_cpu(
         let opened = open_one(
             &mut attr,
             whom,
-            cpu,
+            slot.cpu(),
             group.map(|g| g.as_fd()),
             ungrouped,
             user_only_reason,
@@ -180,7 +219,13 @@ fn task_clocks(req: &Request, whom: i32) -> Option<Vec<OwnedFd>> {
 }
 
 /// How the counters were opened: grouped or not, and how multiplexing is told apart.
-fn opening(req: &Request, ungrouped: Option<String>, hardware: bool, referenced: bool) -> Opening {
+fn opening(
+    req: &Request,
+    ungrouped: Option<String>,
+    hardware: bool,
+    referenced: bool,
+    totals: bool,
+) -> Opening {
     let app = req.scope == Scope::App;
     let grouping = match (ungrouped, req.no_multiplex, hardware) {
         (_, true, _) => Grouping::Pinned,
@@ -188,7 +233,7 @@ fn opening(req: &Request, ungrouped: Option<String>, hardware: bool, referenced:
         (None, false, true) => Grouping::PerCpuGroups,
         (Some(why), false, true) => Grouping::Ungrouped { why },
     };
-    let multiplexing = match (referenced, app, hardware) {
+    let multiplexing = match (referenced, app && !totals, hardware) {
         (true, _, _) => Multiplexing::AgainstTaskClock,
         (false, _, false) => Multiplexing::SoftwareOnly,
         (false, true, true) => Multiplexing::Unscaled,
@@ -198,6 +243,7 @@ fn opening(req: &Request, ungrouped: Option<String>, hardware: bool, referenced:
         grouping,
         multiplexing,
         scope: req.scope,
+        cpus: if totals { None } else { Some(req.cpus.len()) },
     }
 }
 
@@ -206,12 +252,11 @@ fn opening(req: &Request, ungrouped: Option<String>, hardware: bool, referenced:
 fn open_one(
     attr: &mut Attr,
     pid: i32,
-    cpu: u32,
+    cpu: i32,
     group: Option<std::os::fd::BorrowedFd<'_>>,
     ungrouped: &mut Option<String>,
     user_only: &mut Option<String>,
 ) -> Result<OwnedFd, Errno> {
-    let cpu = cpu as i32;
     match sys::open(attr, pid, cpu, group) {
         Err(Errno::EINVAL) if group.is_some() => {
             let fd = sys::open(attr, pid, cpu, None)?;
@@ -277,11 +322,15 @@ impl Backend for PerfBackend {
     fn read(&self) -> Vec<Vec<Option<Reading>>> {
         self.fds
             .iter()
-            .map(|per_cpu| {
-                per_cpu
+            .map(|slots| {
+                let readings = slots
                     .iter()
-                    .map(|fd| fd.as_ref().and_then(|fd| sys::read(fd.as_fd()).ok()))
-                    .collect()
+                    .map(|fd| fd.as_ref().and_then(|fd| sys::read(fd.as_fd()).ok()));
+                if self.totals {
+                    vec![readings.flatten().reduce(Reading::plus)]
+                } else {
+                    readings.collect()
+                }
             })
             .collect()
     }

@@ -4,13 +4,15 @@
 use arum_events::metrics::RunFacts;
 use arum_events::plan::Plan;
 
-use super::model::{BackendKind, Scope};
+use super::model::{BackendKind, Breakdown, Scope};
 
 /// Where and how to count, decided once from the command line.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub scope: Scope,
     pub cpus: Vec<u32>,
+    /// Counts per CPU of `cpus`, or per event for the whole program.
+    pub breakdown: Breakdown,
     pub no_multiplex: bool,
     pub strict: bool,
     pub backend: BackendKind,

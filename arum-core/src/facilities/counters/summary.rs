@@ -44,11 +44,13 @@ fn scale(r: Reading, expected: u64) -> (u64, f64) {
     (scaled, 100.0 * r.running_ns as f64 / expected as f64)
 }
 
+/// Each event's counts from its readings `finals[event][slot]`: per CPU of `cpus`, or with
+/// `cpus` None one reading per event (the whole program's), kept as its total only.
 pub fn events(
     setups: &[EventSetup],
     finals: &[Vec<Option<Reading>>],
     scaling: Scaling<'_>,
-    cpus: &[u32],
+    cpus: Option<&[u32]>,
 ) -> Vec<EventCounts> {
     setups
         .iter()
@@ -56,6 +58,7 @@ pub fn events(
         .map(|(s, readings)| {
             let ev = &s.planned.event;
             let mut per_cpu = Vec::new();
+            let mut read = false;
             let (mut raw, mut scaled, mut enabled, mut running, mut expected) =
                 (0u64, 0u64, 0u64, 0u64, 0u64);
             for (c, reading) in readings.iter().enumerate() {
@@ -67,6 +70,8 @@ pub fn events(
                 enabled += r.enabled_ns;
                 running += r.running_ns;
                 expected += should;
+                read = true;
+                let Some(cpus) = cpus else { continue };
                 per_cpu.push(CpuCount {
                     cpu: cpus[c],
                     raw: r.value,
@@ -76,7 +81,7 @@ pub fn events(
                     percent_running: pct,
                 });
             }
-            let counted = s.error.is_none() && !per_cpu.is_empty();
+            let counted = s.error.is_none() && read;
             // A pinned counter the kernel could not place never runs while the task does.
             let unscheduled = counted && running == 0 && expected > 0;
             let percent = if expected == 0 {

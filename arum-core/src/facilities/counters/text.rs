@@ -6,24 +6,30 @@ use std::fmt::Write;
 use arum_events::metrics::MetricValue;
 use arum_units::duration;
 
-use super::model::{CountersReport, EventCounts, EventStatus};
+use super::model::{Breakdown, CountersReport, EventCounts, EventStatus};
+use crate::render::fold;
 use crate::render::text::indented;
 use arum_grid::Grid;
 
 /// The original report's per-CPU table (Event, CPU, Count), then totals and ratios. The software
 /// clocks count nanoseconds: they are shown as times, with the CPUs they kept busy over the
-/// program's `wall_ns` beside the total (as perf stat's "CPUs utilized").
-pub fn render(out: &mut String, c: &CountersReport, wall_ns: u64) {
+/// program's `wall_ns` beside the total (as perf stat's "CPUs utilized"). Beyond `cpu_rows`
+/// CPUs the per-CPU table is folded into each event's spread over the CPUs.
+pub fn render(out: &mut String, c: &CountersReport, wall_ns: u64, cpu_rows: Option<usize>) {
     title(out, c);
-    let (per_cpu, totals) = event_tables(c, wall_ns);
-    for b in [per_cpu, totals] {
+    let folded = fold::folds(c.cpus.len(), cpu_rows);
+    let (per_cpu, totals) = event_tables(c, wall_ns, folded);
+    for (i, b) in [per_cpu, totals].into_iter().enumerate() {
         // A table with nothing under its headers is left out.
         if b.count_records() <= 1 {
             continue;
         }
-        let t = b.align_right(1..3);
+        let t = b.align_right(1..if folded && i == 0 { 6 } else { 3 });
         let _ = writeln!(out);
         indented(out, &t);
+        if folded && i == 0 {
+            let _ = writeln!(out, "{}", fold::folded_note("per-CPU counts", c.cpus.len()));
+        }
     }
     if !c.metrics.is_empty() {
         metrics_table(out, &c.metrics);
@@ -41,17 +47,38 @@ pub fn render(out: &mut String, c: &CountersReport, wall_ns: u64) {
     let _ = writeln!(out, " opened as: {}", c.opened_as);
 }
 
+/// An event's counts over `cpus` CPUs in one row: how many counted, min, median, max, and the
+/// busiest CPUs. CPUs without a row (not counted there) count as zero.
+fn spread_row(label: &str, e: &EventCounts, cpus: usize) -> Option<[String; 6]> {
+    let mut values: Vec<(u32, f64)> = e.per_cpu.iter().map(|p| (p.cpu, p.scaled as f64)).collect();
+    values.extend((values.len()..cpus).map(|_| (u32::MAX, 0.0)));
+    let s = fold::spread(&values, fold::BUSIEST)?;
+    let count = |v: f64| e.format_count(v.round() as u64);
+    let busiest: Vec<String> = s
+        .busiest
+        .iter()
+        .map(|&(cpu, v)| format!("{cpu}: {}", count(v)))
+        .collect();
+    Some([
+        label.to_string(),
+        format!("{} of {}", s.nonzero, s.cpus),
+        count(s.min),
+        count(s.median),
+        count(s.max),
+        busiest.join(", "),
+    ])
+}
+
 /// The back-end, scope, CPUs and event table, then what limited the counting.
 fn title(out: &mut String, c: &CountersReport) {
-    let cpus = c
-        .cpus
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
+    let cpus = crate::system::cpulist::format(&c.cpus);
+    let cpus = match c.breakdown {
+        Breakdown::PerCpu => format!("CPUs {cpus}"),
+        Breakdown::Totals => format!("totals on CPUs {cpus}"),
+    };
     let _ = writeln!(
         out,
-        "\nPerformance counters ({}, {} scope, CPUs {cpus}; {})",
+        "\nPerformance counters ({}, {} scope, {cpus}; {})",
         c.backend.name(),
         c.scope.name(),
         c.microarchitecture.as_deref().unwrap_or(&c.cpu_key)
@@ -83,10 +110,22 @@ fn title(out: &mut String, c: &CountersReport) {
     }
 }
 
-/// The per-CPU counts of the counted events, and every event's total or why it has none.
-fn event_tables(c: &CountersReport, wall_ns: u64) -> (Grid, Grid) {
+/// The per-CPU counts of the counted events (folded: their spread over the CPUs), and every
+/// event's total or why it has none.
+fn event_tables(c: &CountersReport, wall_ns: u64, folded: bool) -> (Grid, Grid) {
     let mut per_cpu = Grid::new();
-    per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
+    if folded {
+        per_cpu.push_record([
+            "Event",
+            "CPUs counting",
+            "min",
+            "median",
+            "max",
+            "busiest CPUs",
+        ]);
+    } else {
+        per_cpu.push_record(["Event", "CPU", "Count", "% running"]);
+    }
     let mut totals = Grid::new();
     totals.push_record(["Event", "Total", "% running", "Encoding", ""]);
     for e in &c.events {
@@ -104,7 +143,12 @@ fn event_tables(c: &CountersReport, wall_ns: u64) -> (Grid, Grid) {
             ]);
             continue;
         }
-        for p in &e.per_cpu {
+        if folded {
+            if let Some(row) = spread_row(&label, e, c.cpus.len()) {
+                per_cpu.push_record(row);
+            }
+        }
+        for p in e.per_cpu.iter().filter(|_| !folded) {
             per_cpu.push_record([
                 label.clone(),
                 p.cpu.to_string(),
@@ -187,7 +231,7 @@ fn label(e: &EventCounts) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facilities::counters::model::{NotCounted, Ratio};
+    use crate::facilities::counters::model::{CpuCount, NotCounted, Ratio};
     use crate::render::testing::{has_line, line, line_number};
     use crate::report::testing::fixture;
 
@@ -197,7 +241,12 @@ mod tests {
 
     fn text(c: &CountersReport) -> String {
         let mut out = String::new();
-        render(&mut out, c, 2_000_000_000);
+        render(
+            &mut out,
+            c,
+            2_000_000_000,
+            Some(crate::render::fold::CPU_ROWS),
+        );
         out
     }
 
@@ -240,6 +289,65 @@ mod tests {
             .last()
             .unwrap()
             .starts_with(" opened as: hardware events in one group per CPU"));
+    }
+
+    // 64 CPUs, the task-clock on CPU c counting c µs (none on CPU 0): one row per event with its
+    // spread and busiest CPUs, and every row again with --per-cpu (no limit).
+    #[test]
+    fn many_cpus_fold_into_each_events_spread() {
+        let mut c = counters();
+        c.cpus = (0..64).collect();
+        let template = c.events[0].per_cpu[0].clone();
+        c.events[0].per_cpu = (0..64)
+            .map(|cpu| CpuCount {
+                cpu,
+                scaled: u64::from(cpu) * 1000,
+                ..template.clone()
+            })
+            .collect();
+        // page-faults was counted on two CPUs only.
+        let out = text(&c);
+        assert_eq!(
+            line(&out, "Performance counters"),
+            "Performance counters (perf_event_open, app scope, CPUs 0-63; AMD Zen 3 (family 19h))"
+        );
+        assert_eq!(
+            line(&out, "Event CPUs counting"),
+            "Event CPUs counting min median max busiest CPUs"
+        );
+        assert_eq!(
+            line(&out, "task-clock 63 of 64"),
+            "task-clock 63 of 64 0 ns 31.5 µs 63 µs 63: 63 µs, 62: 62 µs, 61: 61 µs"
+        );
+        assert_eq!(
+            line(&out, "page-faults 1 of 64"),
+            "page-faults 1 of 64 0 0 74 1: 74"
+        );
+        assert!(
+            has_line(&out, "per-CPU counts of 64 CPUs folded: --per-cpu"),
+            "{out}"
+        );
+        assert!(out.lines().count() < 25, "{out}");
+        let mut all = String::new();
+        render(&mut all, &c, 2_000_000_000, None);
+        assert_eq!(line(&all, "task-clock 40 "), "task-clock 40 40 µs 100.0");
+    }
+
+    #[test]
+    fn totals_only_say_so_in_the_title_and_have_no_per_cpu_table() {
+        let mut c = counters();
+        c.breakdown = Breakdown::Totals;
+        c.events.iter_mut().for_each(|e| e.per_cpu.clear());
+        let out = text(&c);
+        assert_eq!(
+            line(&out, "Performance counters"),
+            "Performance counters (perf_event_open, app scope, totals on CPUs 0,1; AMD Zen 3 (family 19h))"
+        );
+        assert!(!has_line(&out, "Event CPU"), "{out}");
+        assert!(
+            has_line(&out, "task-clock 808.6 µs 100.0 software"),
+            "{out}"
+        );
     }
 
     #[test]

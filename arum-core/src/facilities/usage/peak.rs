@@ -12,7 +12,8 @@
 //! one process needs no PSS at all (nothing is shared within it, and its VmHWM, from the cheap
 //! status file, is its exact high-water mark), a larger tree gets the PSS of its largest
 //! processes only (the resident size of the rest), the samples are spaced so that their cost
-//! stays under 1% of the time between them, and further apart while the tree's size holds.
+//! stays under 1% of the time between them (the sampler's budget, `periodic::BUDGET`), and
+//! further apart while the tree's size holds.
 
 use std::time::Duration;
 
@@ -24,8 +25,6 @@ use crate::tree::Tree;
 const FIRST_INTERVAL: Duration = Duration::from_millis(2);
 /// Sampling slows down to this for long runs, to stay out of the program's way.
 const MAX_INTERVAL: Duration = Duration::from_millis(50);
-/// The sampler's CPU time stays under 1/BUDGET of the time between samples.
-const BUDGET: u32 = 100;
 /// Processes of a tree whose PSS is read at a sample: the largest by resident size.
 const PSS_LARGEST: usize = 4;
 /// After this many samples in a row within 1% of the previous one, a tree whose PSS is read is
@@ -81,26 +80,18 @@ pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
         ),
         TreeStats::default(),
         move |stats, _| {
-            let t0 = thread_cpu();
             reader.read(&mut pids);
             sample(&pids, stats);
-            let wait = thread_cpu().saturating_sub(t0) * BUDGET;
             // Only PSS reads are worth spacing out: a status read is cheap, and a wide gap after
             // a steady phase would miss a last growth that VmHWM reports only at a sample.
             if stats.stable >= STABLE_SAMPLES && stats.read_pss {
-                wait.max(STABLE_INTERVAL)
+                STABLE_INTERVAL
             } else {
-                wait
+                Duration::ZERO
             }
         },
         |stats| stats,
     )
-}
-
-fn thread_cpu() -> Duration {
-    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
-        .map(Duration::from)
-        .unwrap_or_default()
 }
 
 fn sample(pids: &[i32], stats: &mut TreeStats) {

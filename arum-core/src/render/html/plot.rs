@@ -402,9 +402,27 @@ pub fn bars(title: &str, x_desc: &str, names: &[String], values: &[f64], scale: 
     Ok(svg)
 }
 
-/// A heat map: `values[r][c]` coloured from white (0) to dark blue (the row's largest), each row
-/// on its own scale, since rows are different quantities.
-pub fn heatmap(title: &str, rows: &[String], cols: &[String], values: &[Vec<f64>]) -> Drawn {
+/// What a heat map's darkest colour stands for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Shade {
+    /// Each row's largest value: rows are different quantities.
+    PerRow,
+    /// One value for every cell: rows are the same quantity (CPUs' busy share, up to 100%).
+    Upto(f64),
+}
+
+/// Rows of a heat map named on its axis; beyond, plotters picks which fit.
+const ROW_LABELS: usize = 64;
+
+/// A heat map: `values[r][c]` coloured from white (0) to dark blue (the largest, as `shade`
+/// says).
+pub fn heatmap(
+    title: &str,
+    rows: &[String],
+    cols: &[String],
+    values: &[Vec<f64>],
+    shade: Shade,
+) -> Drawn {
     if rows.is_empty() || cols.is_empty() {
         return Err("nothing to plot".into());
     }
@@ -435,14 +453,17 @@ pub fn heatmap(title: &str, rows: &[String], cols: &[String], values: &[Vec<f64>
             .disable_mesh()
             // Every CPU's name up to 32 columns; beyond, plotters picks which fit.
             .x_labels((nc as usize).min(32))
-            .y_labels(nr as usize)
+            .y_labels((nr as usize).min(ROW_LABELS))
             .label_style(("sans-serif", 14))
             .x_label_formatter(&|v| name(cols, v))
             .y_label_formatter(&|v| name(rows, v))
             .draw()
             .map_err(e)?;
         for (r, row) in values.iter().enumerate() {
-            let top = row.iter().copied().fold(0.0, f64::max);
+            let top = match shade {
+                Shade::PerRow => row.iter().copied().fold(0.0, f64::max),
+                Shade::Upto(top) => top,
+            };
             chart
                 .draw_series(row.iter().enumerate().map(|(c, &v)| {
                     let share = if top > 0.0 {
@@ -569,8 +590,12 @@ mod tests {
     fn a_heat_map_shades_each_row_on_its_own_scale() {
         let rows = vec!["a".to_string(), "b".to_string()];
         let cols = vec!["0".to_string(), "1".to_string()];
-        let svg = heatmap("t", &rows, &cols, &[vec![1.0, 2.0], vec![100.0, 0.0]]).expect("drawn");
+        let values = [vec![1.0, 2.0], vec![100.0, 0.0]];
+        let svg = heatmap("t", &rows, &cols, &values, Shade::PerRow).expect("drawn");
         // The largest value of each row gets the darkest colour, zero stays white.
         assert_eq!(svg.matches("#1E55C3").count(), 2, "{svg}");
+        // On one scale up to 100, only the 100 is darkest.
+        let svg = heatmap("t", &rows, &cols, &values, Shade::Upto(100.0)).expect("drawn");
+        assert_eq!(svg.matches("#1E55C3").count(), 1, "{svg}");
     }
 }
