@@ -4,7 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::fields::{group, identity, instant, measured, setting, Better, Field, Unit};
+use crate::fields::{
+    each, group, identity, instant, label, measured, setting, Better, Field, Unit,
+};
 
 /// The fields of [`Metadata`] (see `crate::fields`): the machine and when the run started.
 pub const METADATA: &[Field] = &[
@@ -29,6 +31,15 @@ pub const SELF_TIMING: &[Field] = &[
     measured("post_phase1_us", Unit::Microseconds, Better::Lower),
     measured("post_phase2_us", Unit::Microseconds, Better::Lower),
     measured("post_phase3_us", Unit::Microseconds, Better::Lower),
+    each(
+        "samplers",
+        &[
+            label("name"),
+            measured("ticks", Unit::Count, Better::Neither),
+            measured("cpu_ns", Unit::Nanoseconds, Better::Lower),
+            measured("stretched_to_ns", Unit::Nanoseconds, Better::Neither),
+        ],
+    ),
 ];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -109,8 +120,9 @@ impl ExitInfo {
     }
 }
 
-/// arum's own phases, in microseconds, as in the original ARUM paper's Tables 1 and 2.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+/// arum's own phases, in microseconds, as in the original ARUM paper's Tables 1 and 2, and what
+/// its sampler threads cost while the program ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelfTiming {
     /// Set-up phase 1: argument parsing and data structures.
     pub setup_phase1_us: u64,
@@ -125,6 +137,20 @@ pub struct SelfTiming {
     /// are parts of a series.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub post_phase3_us: Option<u64>,
+    /// Each sampler thread of the run (memory, -I, ambient...): its samples and CPU time, and
+    /// how far apart its CPU budget (1% of a CPU) spaced them when it did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samplers: Vec<SamplerCost>,
+}
+
+/// What one sampler thread cost.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SamplerCost {
+    /// Its thread's name (arum-tree, arum-interval, arum-ambient...).
+    pub name: String,
+    pub ticks: u64,
+    pub cpu_ns: u64,
+    pub stretched_to_ns: Option<u64>,
 }
 
 impl SelfTiming {

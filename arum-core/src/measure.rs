@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::error::ArumError;
 use crate::facility::{Armed, Stopped};
-use crate::header::SelfTiming;
+use crate::header::{SamplerCost, SelfTiming};
 use crate::launch;
 use crate::report::model::Report;
 use crate::report::sections::{Running, Shared, SECTIONS};
@@ -86,6 +86,15 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
         });
     }
     timing.post_phase1_us = micros(post1);
+    timing.samplers = crate::periodic::take_loads()
+        .into_iter()
+        .map(|(name, l)| SamplerCost {
+            name,
+            ticks: l.ticks,
+            cpu_ns: l.cpu_ns,
+            stretched_to_ns: l.stretched_to.map(|d| d.as_nanos() as u64),
+        })
+        .collect();
 
     // Post-processing phase 2: each facility's section, then the report around them.
     let post2 = Instant::now();

@@ -51,6 +51,16 @@ impl Load {
     }
 }
 
+/// Each sampler thread's load as it ended, by its thread's name, until `take_loads` collects
+/// them for the run's self-timing. (Process-wide: a run's samplers end before its report is made,
+/// and runs of a series follow one another.)
+static LOADS: std::sync::Mutex<Vec<(String, Load)>> = std::sync::Mutex::new(Vec::new());
+
+/// The loads of the sampler threads that ended since the last call.
+pub fn take_loads() -> Vec<(String, Load)> {
+    std::mem::take(&mut *LOADS.lock().unwrap_or_else(|e| e.into_inner()))
+}
+
 /// This thread's CPU time so far, in nanoseconds.
 pub fn thread_cpu_ns() -> u64 {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
@@ -125,6 +135,7 @@ impl<T: Send + 'static> Sampler<T> {
             let floor = load.charge(thread_cpu_ns().saturating_sub(cpu), back_off, &due);
             due.advance(started.elapsed(), back_off.max(floor));
         }
+        let own_name = name.to_string();
         let thread = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
@@ -162,6 +173,10 @@ impl<T: Send + 'static> Sampler<T> {
                     );
                     load.charge(thread_cpu_ns().saturating_sub(cpu), Duration::ZERO, &due);
                 }
+                LOADS
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((own_name, load));
                 (done(state), load)
             })
             .ok()?;

@@ -171,6 +171,28 @@ fn self_timing_covers_the_writing_of_the_report_to_a_slow_reader() {
     );
 }
 
+// Each sampler thread of the run reports its samples and CPU time: the tree's memory sampler
+// and the -I readings of a program that runs past the launch grace, each within its 1% budget
+// of the run (its first sample aside, which is taken however much it costs).
+#[test]
+fn self_timing_names_each_sampler_and_its_cpu_time() {
+    let (out, r) = run_json(&["-I", "20", "-e", "task-clock", "--", &helper("burn"), "0.4"]);
+    assert!(out.status.success());
+    let samplers = r["self_timing"]["samplers"].as_array().expect("samplers");
+    let wall = r["usage"]["wall_ns"].as_f64().unwrap();
+    for name in ["arum-tree", "arum-interval"] {
+        let s = samplers
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} missing: {samplers:?}"));
+        let (ticks, cpu) = (s["ticks"].as_u64().unwrap(), s["cpu_ns"].as_f64().unwrap());
+        assert!(ticks >= 2 && cpu > 0.0, "{s}");
+        // The budget bounds every sample but the first by 1% of the time to the next; the
+        // first (one process's files, or one read of a counter) costs well under 3 ms.
+        assert!(cpu <= 0.01 * wall + 3e6, "{s}, wall {wall} ns");
+    }
+}
+
 #[test]
 fn output_to_a_fifo_writes_into_it_and_keeps_it_a_fifo() {
     use std::os::unix::fs::FileTypeExt;

@@ -54,6 +54,7 @@ pub fn render_with(r: &Report, options: &TextOptions) -> String {
             ]
             .into_iter()
             .chain(t.post_phase3_us.map(|us| row(PHASE3_LABEL, us)))
+            .chain(t.samplers.iter().map(sampler_row))
             .collect::<Vec<_>>(),
         );
     }
@@ -61,6 +62,20 @@ pub fn render_with(r: &Report, options: &TextOptions) -> String {
         let _ = writeln!(out, "warning: {w}");
     }
     out
+}
+
+/// A sampler thread's samples and CPU time, in the self-timing's microseconds.
+fn sampler_row(s: &crate::header::SamplerCost) -> [String; 2] {
+    let spaced = s.stretched_to_ns.map_or(String::new(), |ns| {
+        format!(
+            ", up to {} apart (1% CPU budget)",
+            arum_units::duration::format_ns(ns as f64)
+        )
+    });
+    row(
+        &format!("sampler {} (samples, CPU)", s.name),
+        format!("{}, {}{spaced}", s.ticks, s.cpu_ns / 1000),
+    )
 }
 
 fn header_rows(r: &Report) -> Vec<[String; 2]> {

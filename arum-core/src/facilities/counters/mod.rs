@@ -281,3 +281,32 @@ fn core_types(plan: &Plan, cpus: &[u32]) -> Vec<CpuCoreType> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::breakdown;
+    use super::model::{Breakdown, Scope};
+
+    // Every CPU count from 1 to 300: whole CPUs always per CPU; the program per CPU up to 8 CPUs,
+    // as totals beyond, and as asked whatever the count.
+    #[test]
+    fn the_breakdown_by_scope_cpus_and_request() {
+        for n in 1..=300u32 {
+            let cpus: Vec<u32> = (0..n).collect();
+            let auto = if n <= 8 {
+                Breakdown::PerCpu
+            } else {
+                Breakdown::Totals
+            };
+            assert_eq!(breakdown(Scope::App, &cpus, None), auto, "{n} CPUs");
+            for asked in [Breakdown::PerCpu, Breakdown::Totals] {
+                assert_eq!(breakdown(Scope::App, &cpus, Some(asked)), asked);
+                assert_eq!(
+                    breakdown(Scope::System, &cpus, Some(asked)),
+                    Breakdown::PerCpu
+                );
+            }
+            assert_eq!(breakdown(Scope::System, &cpus, None), Breakdown::PerCpu);
+        }
+    }
+}
