@@ -3,8 +3,10 @@
 # Debian's packages only. Prints the kernel build directory (KDIR) on its last line.
 # The build is cached in $ARUM_KCACHE (default ~/.cache/arum-kmod), keyed by kernel version,
 # config fragment and rustc version: a second run takes seconds.
+# ARUM_KCONFIG=FILE builds from another fragment (benchmarks/scale.sh's kernel without checkers).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+config=${ARUM_KCONFIG:-$here/kernel.config}
 KVER=7.3
 RUST_SRC_VER=1.95.0+dfsg1-2~bpo13+1
 LLVM=-19
@@ -56,17 +58,17 @@ export RUST_LIB_SRC
 RUST_LIB_SRC=$(echo "$rustsrc"/usr/src/rustc-*/library)
 
 # --- configure and build, cached by version + fragment + rustc -----------------------------
-key=$(cat "$here/kernel.config" <(rustc --version) <(echo "$KVER $LLVM") | sha256sum | cut -c1-16)
+key=$(cat "$config" <(rustc --version) <(echo "$KVER $LLVM") | sha256sum | cut -c1-16)
 kdir="$cache/build-$KVER-$key"
 if [ ! -f "$kdir/arch/x86/boot/bzImage" ]; then
   log "building linux $KVER into $kdir (about 22 CPU-minutes: 11 minutes on 2 idle cores)"
   mkdir -p "$kdir"
   m=(make -C "$src/linux" O="$kdir" ARCH=x86_64 LLVM=$LLVM)
   "${m[@]}" tinyconfig >&2
-  "$src/linux/scripts/kconfig/merge_config.sh" -m -O "$kdir" "$kdir/.config" "$here/kernel.config" >&2
+  "$src/linux/scripts/kconfig/merge_config.sh" -m -O "$kdir" "$kdir/.config" "$config" >&2
   "${m[@]}" olddefconfig >&2
   "${m[@]}" rustavailable >&2
-  for opt in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y/\1/p' "$here/kernel.config"); do
+  for opt in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y/\1/p' "$config"); do
     grep -q "^$opt=y" "$kdir/.config" || { log "config lost $opt (a dependency is missing)"; exit 1; }
   done
   "${m[@]}" -j"$(nproc)" >&2

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# arum on machines with many CPUs, measured on a small one: boots QEMU guests (TCG) with 2, 8, 32
+# and 64 CPUs on a kernel without the module harness's checkers (benchmarks/scale.kconfig, built
+# and cached by arum-kmod/test/kernel.sh) and runs the static release arum in each. Per CPU
+# count it prints where counter set-up time goes (one perf_event_open per event and CPU against
+# one per event), arum's self-timed set-up phase 2 for four software events (as arum chooses, with
+# --per-cpu, and for whole CPUs with perf_event_open and with /dev/arum), the wall time arum adds over bare `true` against GNU time -v's in the same
+# guest, the samplers' CPU share, and the length of the text report of `-a` on every CPU.
+# An emulated CPU is far slower than a real one, but the costs grow with the CPU count as they
+# would: read the ratios between guests, not the microseconds. The last lines, one per CPU
+# count, are for scripts:
+#   cpus=N setup2_us=X added_vs_time=R sampler_cpu_pct=P setup2_per_cpu_us=Y report_lines=L
+# Usage: benchmarks/scale.sh [CPU COUNT...]   (default 2 8 32 64; about 4 minutes per guest)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+work=${ARUM_SCALE_WORK:-$top/target/scale}
+mkdir -p "$work"
+counts=("$@")
+((${#counts[@]})) || counts=(2 8 32 64)
+
+kdir=$(ARUM_KCONFIG="$top/benchmarks/scale.kconfig" arum-kmod/test/kernel.sh | tail -n 1)
+cargo build -q --release -p arum
+# The module (production build), to compare its set-up for whole CPUs with perf_event_open's.
+rm -rf "$work/mod" && mkdir -p "$work/mod/arum-kmod" "$work/mod/arum-wire/src"
+cp arum-kmod/*.rs arum-kmod/Kbuild "$work/mod/arum-kmod/"
+cp arum-wire/src/wire.rs "$work/mod/arum-wire/src/"
+make -s -C "$kdir" M="$work/mod/arum-kmod" LLVM=-19 modules >&2
+gcc -O2 -Wall -static -pthread -o "$work/guestbench" benchmarks/scale/guestbench.c
+[ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install time" >&2; exit 1; }
+
+# GNU time is linked dynamically: the guest gets its libraries at the same paths.
+{
+  echo "dir /dev 755 0 0"
+  echo "nod /dev/console 600 0 0 c 5 1"
+  echo "nod /dev/null 666 0 0 c 1 3"
+  for d in /bin /proc /sys /tmp /usr /usr/bin; do echo "dir $d 755 0 0"; done
+  echo "file /bin/busybox $(command -v busybox || echo /bin/busybox) 755 0 0"
+  echo "file /init $top/benchmarks/scale/guest-init.sh 755 0 0"
+  echo "file /arum $top/target/x86_64-unknown-linux-gnu/release/arum 755 0 0"
+  echo "file /guestbench $work/guestbench 755 0 0"
+  echo "file /arum.ko $work/mod/arum-kmod/arum.ko 644 0 0"
+  echo "file /usr/bin/time /usr/bin/time 755 0 0"
+  for lib in $(ldd /usr/bin/time | grep -o '/[^ ]*'); do
+    d=$(dirname "$lib")
+    while [ "$d" != / ]; do echo "dir $d 755 0 0"; d=$(dirname "$d"); done | tac
+    echo "file $lib $(readlink -f "$lib") 755 0 0"
+  done
+} | awk '!seen[$0]++' >"$work/initramfs.list"
+"$kdir/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
+
+for n in "${counts[@]}"; do
+  echo "scale.sh: booting the $n-CPU guest" >&2
+  log=$work/guest-$n.log
+  t0=$SECONDS
+  # rcu_cpu_stall_timeout: emulated CPUs on two host cores run far slower than RCU expects.
+  timeout 1500 qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$n" -m 2G \
+    -kernel "$kdir/arch/x86/boot/bzImage" -initrd "$work/initramfs.cpio" \
+    -append "console=ttyS0 panic=-1 loglevel=4 rcupdate.rcu_cpu_stall_timeout=300" \
+    -nographic -no-reboot </dev/null >"$log" 2>&1 || true
+  echo "scale.sh: the $n-CPU guest ran for $((SECONDS - t0)) s" >&2
+  tr -d '\r' <"$log" | grep -a '^scale: ' || true
+  tr -d '\r' <"$log" | grep -a '^cpus=' >>"$work/summary.$$" ||
+    echo "scale.sh: the $n-CPU guest printed no summary; its console is in $log" >&2
+done
+echo
+cat "$work/summary.$$" 2>/dev/null
+rm -f "$work/summary.$$"
