@@ -44,7 +44,12 @@ pub fn render(n: &NoiseReport) -> String {
         ],
         &rows,
     ));
-    body.push_str(&list("notes", &n.lines));
+    // Each periodic-gap finding once, with the CPUs that share it.
+    let findings: Vec<String> = super::findings::grouped(&n.cpus)
+        .iter()
+        .map(|g| format!("{}: {}", g.which(), g.statement))
+        .collect();
+    body.push_str(&list("notes", &findings));
     body.push_str(&list("notes warn", &n.failed));
     section("noise", "Noise probe (--noise-probe)", &body)
 }

@@ -2,6 +2,7 @@
 //! measured program (arum hourglass's noise probe). It runs only when the CPU would otherwise
 //! idle, and reports the interrupts, kernel work and other tasks it saw take the CPU.
 
+pub mod findings;
 pub mod html;
 pub mod model;
 pub mod text;

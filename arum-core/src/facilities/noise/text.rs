@@ -137,24 +137,13 @@ fn all_row(cpus: &[CpuNoise]) -> [String; 11] {
 /// Each CPU's periodic-gap finding, CPUs with the same finding on one line; folded, only the
 /// findings of the most CPUs.
 fn findings(out: &mut String, cpus: &[CpuNoise], folded: bool) {
-    let mut groups: Vec<(&str, Vec<u32>)> = Vec::new();
-    for c in cpus {
-        let Some(t) = &c.tick else { continue };
-        match groups.iter_mut().find(|(s, _)| *s == t.statement) {
-            Some((_, cs)) => cs.push(c.cpu as u32),
-            None => groups.push((&t.statement, vec![c.cpu as u32])),
-        }
-    }
+    let mut groups = super::findings::grouped(cpus);
     if folded {
-        groups.sort_by_key(|g| std::cmp::Reverse(g.1.len()));
+        groups.sort_by_key(|g| std::cmp::Reverse(g.cpus.len()));
     }
     let shown = if folded { FINDINGS } else { groups.len() };
-    for (statement, cs) in groups.iter().take(shown) {
-        let which = match cs.as_slice() {
-            [one] => format!("CPU {one}"),
-            _ => format!("CPUs {}", crate::system::cpulist::format(cs)),
-        };
-        let _ = writeln!(out, " {which}: {statement}");
+    for g in groups.iter().take(shown) {
+        let _ = writeln!(out, " {}: {}", g.which(), g.statement);
     }
     if groups.len() > shown {
         let _ = writeln!(
