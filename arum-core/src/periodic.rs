@@ -355,9 +355,11 @@ mod tests {
             while thread_cpu_ns() < start + 2_000_000 {}
             Duration::ZERO
         };
+        // The first tick runs here, before spawn returns: there is one to judge, however long
+        // a busy machine keeps the sampler's thread waiting.
         let s = Sampler::spawn(
             "test",
-            (cadence, FirstTick::Thread, false),
+            (cadence, FirstTick::Caller, false),
             Vec::new(),
             spin,
             |v| v,
