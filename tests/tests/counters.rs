@@ -76,7 +76,9 @@ fn context_switches_at_least_one_per_pipe_round_trip() {
 
 #[test]
 fn all_threads_are_counted_on_every_cpu_and_each_cpu_gets_its_own_share() {
+    // --per-cpu: the breakdown on a machine of any size (beyond 8 CPUs the default is totals).
     let (_, r) = run_json(&[
+        "--per-cpu",
         "-e",
         "task-clock page-faults",
         "--",
@@ -98,6 +100,7 @@ fn all_threads_are_counted_on_every_cpu_and_each_cpu_gets_its_own_share() {
     // Pinned to one CPU, the program's time is counted on that CPU and (almost) nowhere else.
     let cpu = r["counters"]["cpus"][0].as_u64().unwrap().to_string();
     let (_, r) = run_json(&[
+        "--per-cpu",
         "-e",
         "task-clock",
         "--",
@@ -513,7 +516,15 @@ fn an_unprivileged_run_does_not_call_idle_cpus_multiplexed() {
             .arg(common::arum_path())
             .args(["--format", "json", "-o"])
             .arg(&path)
-            .args(["-e", "task-clock,page-faults", "--", "taskset", "-c", "0"])
+            .args([
+                "--per-cpu",
+                "-e",
+                "task-clock,page-faults",
+                "--",
+                "taskset",
+                "-c",
+                "0",
+            ])
             .arg(helper("burn"))
             .arg("0.1")
             .output()
@@ -530,6 +541,7 @@ fn an_unprivileged_run_does_not_call_idle_cpus_multiplexed() {
     } else {
         println!("not root (or no setpriv): checking this user's own run");
         run_json(&[
+            "--per-cpu",
             "-e",
             "task-clock,page-faults",
             "--",
