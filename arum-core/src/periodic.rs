@@ -27,18 +27,6 @@ pub struct Load {
 }
 
 impl Load {
-    /// Counts a tick that took `cost` ns of CPU and asked for `back_off`; returns the least time
-    /// to the next tick that the budget allows.
-    fn charge(&mut self, cost: u64, back_off: Duration, due: &Schedule) -> Duration {
-        self.ticks += 1;
-        self.cpu_ns += cost;
-        let floor = Duration::from_nanos(cost.saturating_mul(u64::from(BUDGET)));
-        if due.next.is_some() && floor > due.gap_now() && floor > back_off {
-            self.stretched_to = self.stretched_to.max(Some(floor));
-        }
-        floor
-    }
-
     /// The report's note when the budget stretched the cadence, naming what was sampled.
     pub fn note(&self, what: &str) -> Option<String> {
         let to = self.stretched_to?;
@@ -66,6 +54,40 @@ pub fn thread_cpu_ns() -> u64 {
     nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
         .map(|t| t.tv_sec() as u64 * 1_000_000_000 + t.tv_nsec() as u64)
         .unwrap_or(0)
+}
+
+/// A sampler's schedule and what its ticks cost.
+struct Pace {
+    due: Schedule,
+    load: Load,
+    started: Instant,
+}
+
+impl Pace {
+    /// Runs one tick at `elapsed` and charges its CPU time; unless it is the `last`, the next
+    /// deadline follows the cadence, the tick's back-off and the budget, whichever is latest.
+    fn run<S>(
+        &mut self,
+        state: &mut S,
+        tick: &mut impl FnMut(&mut S, Tick) -> Duration,
+        elapsed: Duration,
+        last: bool,
+    ) {
+        let cpu = thread_cpu_ns();
+        let back_off = tick(state, Tick { elapsed, last });
+        let cost = thread_cpu_ns().saturating_sub(cpu);
+        self.load.ticks += 1;
+        self.load.cpu_ns += cost;
+        if last {
+            return;
+        }
+        let floor = Duration::from_nanos(cost.saturating_mul(u64::from(BUDGET)));
+        if floor > self.due.gap_now() && floor > back_off {
+            self.load.stretched_to = self.load.stretched_to.max(Some(floor));
+        }
+        self.due
+            .advance(self.started.elapsed(), back_off.max(floor));
+    }
 }
 
 /// When ticks happen, relative to the sampler's start.
@@ -121,63 +143,38 @@ impl<T: Send + 'static> Sampler<T> {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let started = Instant::now();
-        let mut due = Schedule::new(cadence);
-        let mut load = Load::default();
-        if first == FirstTick::Caller && due.next == Some(Duration::ZERO) {
-            let cpu = thread_cpu_ns();
-            let back_off = tick(
-                &mut state,
-                Tick {
-                    elapsed: Duration::ZERO,
-                    last: false,
-                },
-            );
-            let floor = load.charge(thread_cpu_ns().saturating_sub(cpu), back_off, &due);
-            due.advance(started.elapsed(), back_off.max(floor));
+        let mut pace = Pace {
+            due: Schedule::new(cadence),
+            load: Load::default(),
+            started,
+        };
+        if first == FirstTick::Caller && pace.due.next == Some(Duration::ZERO) {
+            pace.run(&mut state, &mut tick, Duration::ZERO, false);
         }
         let own_name = name.to_string();
         let thread = std::thread::Builder::new()
             .name(name.into())
             .spawn(move || {
-                while let Some(at) = due.next {
+                while let Some(at) = pace.due.next {
                     if !wait_until(&flag, started + at) {
                         break;
                     }
-                    let elapsed = started.elapsed();
-                    let cpu = thread_cpu_ns();
-                    let back_off = tick(
-                        &mut state,
-                        Tick {
-                            elapsed,
-                            last: false,
-                        },
-                    );
-                    let floor = load.charge(thread_cpu_ns().saturating_sub(cpu), back_off, &due);
-                    due.advance(started.elapsed(), back_off.max(floor));
+                    pace.run(&mut state, &mut tick, started.elapsed(), false);
                 }
-                if due.next.is_none() {
+                if pace.due.next.is_none() {
                     // Nothing more is due: wait for the stop.
                     while !flag.load(Ordering::SeqCst) {
                         std::thread::park();
                     }
                 }
                 if final_tick {
-                    let elapsed = started.elapsed();
-                    let cpu = thread_cpu_ns();
-                    let _ = tick(
-                        &mut state,
-                        Tick {
-                            elapsed,
-                            last: true,
-                        },
-                    );
-                    load.charge(thread_cpu_ns().saturating_sub(cpu), Duration::ZERO, &due);
+                    pace.run(&mut state, &mut tick, started.elapsed(), true);
                 }
                 LOADS
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
-                    .push((own_name, load));
-                (done(state), load)
+                    .push((own_name, pace.load));
+                (done(state), pace.load)
             })
             .ok()?;
         Some(Sampler {

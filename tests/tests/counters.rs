@@ -503,6 +503,18 @@ fn an_unprivileged_run_does_not_call_idle_cpus_multiplexed() {
     // neither scaled nor called multiplexed.
     let root = nix::unistd::geteuid().is_root();
     let setpriv = std::path::Path::new("/usr/bin/setpriv").exists();
+    let burn = helper("burn");
+    let args = [
+        "--per-cpu",
+        "-e",
+        "task-clock,page-faults",
+        "--",
+        "taskset",
+        "-c",
+        "0",
+        &burn,
+        "0.1",
+    ];
     let (_, r) = if root && setpriv {
         let dir = common::temp_dir();
         std::fs::set_permissions(
@@ -516,17 +528,7 @@ fn an_unprivileged_run_does_not_call_idle_cpus_multiplexed() {
             .arg(common::arum_path())
             .args(["--format", "json", "-o"])
             .arg(&path)
-            .args([
-                "--per-cpu",
-                "-e",
-                "task-clock,page-faults",
-                "--",
-                "taskset",
-                "-c",
-                "0",
-            ])
-            .arg(helper("burn"))
-            .arg("0.1")
+            .args(args)
             .output()
             .unwrap();
         assert!(
@@ -540,17 +542,7 @@ fn an_unprivileged_run_does_not_call_idle_cpus_multiplexed() {
         )
     } else {
         println!("not root (or no setpriv): checking this user's own run");
-        run_json(&[
-            "--per-cpu",
-            "-e",
-            "task-clock,page-faults",
-            "--",
-            "taskset",
-            "-c",
-            "0",
-            &helper("burn"),
-            "0.1",
-        ])
+        run_json(&args)
     };
     for name in ["task-clock", "page-faults"] {
         let e = event(&r, name);

@@ -73,17 +73,17 @@ fn cpu_table<'a>(out: &mut String, rows: impl Iterator<Item = (String, &'a Utili
 /// Many CPUs: their mean, the busiest CPUs, and the spread of the busy share.
 fn folded_cpu_table(out: &mut String, cpus: &[CpuUtilisation]) {
     let n = cpus.len() as f64;
-    let sum = |f: fn(&Utilisation) -> f64| cpus.iter().map(|c| f(&c.percent)).sum::<f64>() / n;
-    let mean = Utilisation {
-        user: sum(|p| p.user),
-        nice: sum(|p| p.nice),
-        system: sum(|p| p.system),
-        iowait: sum(|p| p.iowait),
-        irq: sum(|p| p.irq),
-        softirq: sum(|p| p.softirq),
-        steal: sum(|p| p.steal),
-        idle: sum(|p| p.idle),
-        busy: sum(|p| p.busy),
+    let mean = |f: fn(&Utilisation) -> f64| cpus.iter().map(|c| f(&c.percent)).sum::<f64>() / n;
+    let means = Utilisation {
+        user: mean(|p| p.user),
+        nice: mean(|p| p.nice),
+        system: mean(|p| p.system),
+        iowait: mean(|p| p.iowait),
+        irq: mean(|p| p.irq),
+        softirq: mean(|p| p.softirq),
+        steal: mean(|p| p.steal),
+        idle: mean(|p| p.idle),
+        busy: mean(|p| p.busy),
     };
     let busy: Vec<(u32, f64)> = cpus.iter().map(|c| (c.cpu, c.percent.busy)).collect();
     let Some(spread) = fold::spread(&busy, fold::BUSIEST) else {
@@ -95,7 +95,7 @@ fn folded_cpu_table(out: &mut String, cpus: &[CpuUtilisation]) {
     });
     cpu_table(
         out,
-        std::iter::once((format!("mean of {}", cpus.len()), &mean)).chain(busiest),
+        std::iter::once((format!("mean of {}", cpus.len()), &means)).chain(busiest),
     );
     let _ = writeln!(
         out,

@@ -88,7 +88,7 @@ fn open_fake(plan: &Plan, req: &Request, _pid: Pid) -> Result<Opened, ArumError>
             grouping: Grouping::PerCpuGroups,
             multiplexing: Multiplexing::EnabledVsRunning,
             scope: req.scope,
-            cpus: Some(req.cpus.len()),
+            per_cpu: true,
         },
     })
 }

@@ -105,7 +105,7 @@ impl KmodBackend {
                 grouping: Grouping::Module,
                 multiplexing: Multiplexing::ModuleEnabledVsRunning,
                 scope: req.scope,
-                cpus: Some(req.cpus.len()),
+                per_cpu: true,
             },
         })
     }

@@ -39,16 +39,17 @@ pub struct Opening {
     pub grouping: Grouping,
     pub multiplexing: Multiplexing,
     pub scope: Scope,
-    /// On how many CPUs each event was opened; None: once, for the program on every CPU.
-    pub cpus: Option<usize>,
+    /// Each event opened on every CPU (false: once, for the program on every CPU).
+    pub per_cpu: bool,
 }
 
 impl Opening {
     /// How the counters were opened, in one sentence.
     pub fn describe(&self) -> String {
-        let (per, group) = match self.cpus {
-            Some(_) => ("per event and CPU", "per CPU"),
-            None => ("per event", "for the program"),
+        let (per, group) = if self.per_cpu {
+            ("per event and CPU", "per CPU")
+        } else {
+            ("per event", "for the program")
         };
         let how = match &self.grouping {
             Grouping::PerCpuGroups => format!("hardware events in one group {group} (scheduled together), software events alone"),
@@ -57,9 +58,9 @@ impl Opening {
             Grouping::Pinned => format!("one counter {per}, pinned (not multiplexed), ungrouped"),
             Grouping::Module => return "/dev/arum: one counter per event on each CPU, counting everything on the CPU".into(),
         };
-        let whom = match (self.scope, self.cpus) {
-            (Scope::App, Some(_)) => "bound to the program, inherited by its threads and children",
-            (Scope::App, None) => "bound to the program on every CPU, inherited by its threads and children (totals only: --per-cpu for each CPU's count)",
+        let whom = match (self.scope, self.per_cpu) {
+            (Scope::App, true) => "bound to the program, inherited by its threads and children",
+            (Scope::App, false) => "bound to the program on every CPU, inherited by its threads and children (totals only: --per-cpu for each CPU's count)",
             (Scope::System, _) => "counting everything on the CPU",
         };
         format!("{how}; {whom}")

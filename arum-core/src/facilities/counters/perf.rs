@@ -243,7 +243,7 @@ fn opening(
         grouping,
         multiplexing,
         scope: req.scope,
-        cpus: if totals { None } else { Some(req.cpus.len()) },
+        per_cpu: !totals,
     }
 }
 

@@ -227,13 +227,10 @@ fn probe_cost(
     }
 }
 
-/// This thread's CPU time: probe hits are handled on the thread that hits them, and unlike wall
-/// time it does not count the moments another task had the CPU (the machine may be busy).
-pub(super) fn thread_cpu_ns() -> u64 {
-    let ts = nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
-        .expect("CLOCK_THREAD_CPUTIME_ID is always available on Linux");
-    ts.tv_sec() as u64 * 1_000_000_000 + ts.tv_nsec() as u64
-}
+/// Probes are timed by this thread's CPU time: probe hits are handled on the thread that hits
+/// them, and unlike wall time it does not count the moments another task had the CPU (the
+/// machine may be busy).
+pub(super) use crate::periodic::thread_cpu_ns;
 
 /// This thread's user-mode cycles, counted by the hardware; None without a PMU (our VMs: ENOENT).
 fn user_cycles_counter() -> Option<OwnedFd> {
