@@ -28,6 +28,9 @@ command -v strace >/dev/null || need+=(strace)      # --syscalls' peer (tests/te
 [ -x /usr/sbin/nginx ] || need+=(nginx)             # a real server under --syscalls (tests/tests/server.rs)
 command -v wrk >/dev/null || need+=(wrk)            # its load
 command -v chromium >/dev/null || need+=(chromium)  # tests/tests/html.rs: the --html page in a real browser
+# The run history's shared store: the tests start a server of their own from these binaries.
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+command -v git >/dev/null || need+=(git)            # --save reads the work tree's commit
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -135,6 +135,10 @@ pub enum ArumError {
     #[error("arum suite: {0}")]
     Suite(String),
 
+    /// The run history's store (`--save`, `arum history`, `compare history:...`).
+    #[error(transparent)]
+    History(#[from] arum_history::HistoryError),
+
     /// A broken invariant of arum itself.
     #[error("internal error: {0}; please report it")]
     Internal(String),

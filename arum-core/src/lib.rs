@@ -34,6 +34,7 @@ pub mod facilities;
 pub mod facility;
 pub mod fields;
 pub mod header;
+pub mod history;
 pub mod info;
 pub mod launch;
 pub mod leftovers;

@@ -5,14 +5,20 @@ use std::time::Instant;
 
 use crate::error::ArumError;
 use crate::header::SelfTiming;
+use crate::history::save::{SavedRun, Saving};
 use crate::measure::measure_once;
 use crate::report::sink::{self, Sink};
 use crate::report::{self};
 use crate::request::{Format, RunRequest};
 use crate::settings::Settings;
 
-/// Runs the program under measurement and returns arum's exit status (the program's).
-pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
+/// Runs the program under measurement and returns arum's exit status (the program's); with
+/// `save`, keeps the run in the history once its report is written.
+pub fn run(
+    request: &RunRequest,
+    started: Instant,
+    save: Option<&Saving>,
+) -> Result<i32, ArumError> {
     let settings = Settings::from_request(request, started)?;
     let (sink, html) = open_outputs(&settings)?;
     let mut report = measure_once(&settings)?;
@@ -40,6 +46,15 @@ pub fn run(request: &RunRequest, started: Instant) -> Result<i32, ArumError> {
     if let Err(e) = written {
         // The report went to stderr instead; the program's status still passes through.
         eprintln!("arum: {e}");
+    }
+    if let Some(save) = save {
+        save.save(&[SavedRun {
+            command: &settings.program.label(),
+            parameters: Vec::new(),
+            run_index: 0,
+            exit_status: report.exit.status,
+            report: &report,
+        }]);
     }
     Ok(report.exit.status)
 }

@@ -13,13 +13,16 @@
 //! - `outliers`: modified z-scores on the median absolute deviation (Iglewicz and Hoaglin);
 //! - `welch`: Welch's unequal-variances t-test, the difference of two means and the ratio of
 //!   two means with their confidence intervals;
-//! - `fdr`: Benjamini-Hochberg adjusted p-values for a family of tests.
+//! - `fdr`: Benjamini-Hochberg adjusted p-values for a family of tests;
+//! - `changepoint`: change points of a series in commit order, by E-divisive means (Matteson
+//!   and James) with a seeded permutation test of each.
 //!
 //! The t distribution comes from `statrs`; nothing here hand-writes a special function.
 
 #![forbid(unsafe_code)]
 
 pub mod bucketed;
+pub mod changepoint;
 pub mod confidence;
 pub mod fdr;
 pub mod median_interval;
@@ -29,6 +32,7 @@ pub mod summary;
 pub mod welch;
 
 pub use bucketed::{clamp_to_observed, histogram_quantile, quantile_of_buckets};
+pub use changepoint::{change_points, ChangePoint, ChangePointOptions};
 pub use confidence::{mean_interval, Interval, Method};
 pub use fdr::benjamini_hochberg;
 pub use median_interval::{median_interval, median_interval_ranks, median_interval_sorted};

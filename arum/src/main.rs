@@ -15,6 +15,7 @@ mod values;
 use std::time::Instant;
 
 use arum_core::error::ArumError;
+use arum_core::history::Saving;
 use arum_core::series::{self, suite, SeriesSettings};
 use cli::{Cli, Command};
 
@@ -53,6 +54,10 @@ fn dispatch(cli: Cli, started: Instant) -> Result<i32, ArumError> {
         Some(Command::Completions(args)) => completions::completions(&args),
         Some(Command::Man(args)) => completions::man(&args),
         Some(Command::Html(args)) => series::saved::run(&args.into()),
+        Some(Command::History(args)) => match args.action {
+            Some(cli::HistoryAction::Changes(c)) => arum_core::history::changes::run(&c.request()),
+            None => arum_core::history::list::run(&(*args).into()),
+        },
         Some(Command::Suite(args)) => suite::run(
             &args.file,
             &suite::SuiteOutputs {
@@ -73,7 +78,8 @@ fn dispatch(cli: Cli, started: Instant) -> Result<i32, ArumError> {
             if series.asks_for_a_series(&run.program) {
                 series::run(&run, &SeriesSettings::from_request(&series)?, started)
             } else {
-                arum_core::run::run(&run, started)
+                let save = Saving::from_request(&series.save)?;
+                arum_core::run::run(&run, started, save.as_ref())
             }
         }
     }

@@ -49,6 +49,11 @@ pub fn percent(s: &str) -> Result<f64, String> {
     Ok(percent::parse(s)?)
 }
 
+/// A share given as a percentage (`2`, `0.5%`), as a fraction (0.02).
+pub fn fraction(s: &str) -> Result<f64, String> {
+    Ok(percent::parse(s)? / 100.0)
+}
+
 /// A confidence level: a fraction (0.9) or a percentage (90%), strictly between 0 and 1.
 pub fn confidence_level(s: &str) -> Result<f64, String> {
     Ok(percent::parse_level(s)?)

@@ -2,8 +2,6 @@
 //! arum.runs/1): each benchmark's summary, the distribution of every metric that varied, the
 //! parameter sweep, and the comparisons with the first benchmark.
 
-use arum_units::Unit;
-
 use crate::render::html::page::{self, esc, figure, item, list, para, section, table};
 use crate::render::html::plot::{self, Series};
 use crate::report::metrics;
@@ -178,7 +176,7 @@ fn distributions(set: &RunSet) -> Option<String> {
         let mut inner = String::new();
         for (name, values) in all.iter().take(MAX_PLOTS) {
             let u = metrics::unit_of(name);
-            let (scale, unit) = axis(u, values);
+            let (scale, unit) = plot::axis(u, values);
             let scaled: Vec<f64> = values.iter().map(|v| v / scale).collect();
             let mean = arum_stats::mean(&scaled);
             let Some(median) = arum_stats::median(&scaled) else {
@@ -206,27 +204,6 @@ fn distributions(set: &RunSet) -> Option<String> {
         body.push_str(&format!("<h3>{}</h3>\n{inner}", esc(&b.label)));
     }
     Some(section("distributions", "Distributions", &body))
-}
-
-/// The divisor and axis label for values in `u`.
-fn axis(u: Unit, values: &[f64]) -> (f64, &'static str) {
-    let top = values.iter().copied().fold(0.0, |a: f64, v| a.max(v.abs()));
-    match u {
-        Unit::Nanoseconds if top >= 1e9 => (1e9, "s"),
-        Unit::Nanoseconds if top >= 1e6 => (1e6, "ms"),
-        Unit::Nanoseconds if top >= 1e3 => (1e3, "µs"),
-        Unit::Nanoseconds => (1.0, "ns"),
-        Unit::Microseconds if top >= 1e3 => (1e3, "ms"),
-        Unit::Microseconds => (1.0, "µs"),
-        Unit::Milliseconds => (1.0, "ms"),
-        Unit::Seconds => (1.0, "s"),
-        Unit::Bytes if top >= (1u64 << 20) as f64 => ((1u64 << 20) as f64, "MiB"),
-        Unit::Bytes => (1024.0, "KiB"),
-        Unit::Percent => (1.0, "%"),
-        Unit::Fraction => (0.01, "%"),
-        Unit::PerSecond => (1.0, "per second"),
-        Unit::Count | Unit::Ratio => (1.0, "value"),
-    }
 }
 
 /// With parameters: the mean wall time of each command against each parameter's values (when

@@ -32,6 +32,7 @@ pub use settings::{SeriesRequest, SeriesSettings};
 
 use crate::error::ArumError;
 use crate::header::LaunchHow;
+use crate::history::save::{SavedRun, Saving};
 use crate::launch::Executable;
 use crate::measure::measure_once;
 use crate::report::metrics;
@@ -78,10 +79,7 @@ pub fn plan(run: &RunRequest, s: &SeriesSettings) -> Result<Vec<Planned>, ArumEr
     for program in &programs {
         for assignment in parameters::combinations(params) {
             let program = substituted(program, &assignment)?;
-            let label = match &program.line {
-                Some(line) => line.clone(),
-                None => shell_words::join(&program.argv),
-            };
+            let label = program.label();
             planned.push(Planned {
                 label,
                 program,
@@ -204,10 +202,36 @@ pub fn run(run: &RunRequest, s: &SeriesSettings, started: Instant) -> Result<i32
         html.write_report(&crate::series::html::render(&set))
             .map_err(sink::failed("--html"))?;
     }
+    if let Some(save) = &s.save {
+        save_runs(save, &set);
+    }
     if let Some(Err(e)) = cleaned {
         return Err(e);
     }
     Ok(outcome.failed_status.unwrap_or(0))
+}
+
+/// Every measured run of `set` into the history, as one batch; a series' parameters become
+/// labels of the same names.
+pub fn save_runs(save: &Saving, set: &RunSet) {
+    let runs: Vec<SavedRun<'_>> = set
+        .benchmarks
+        .iter()
+        .flat_map(|b| {
+            b.runs.iter().map(move |r| SavedRun {
+                command: &b.label,
+                parameters: b
+                    .parameters
+                    .iter()
+                    .map(|p| (p.name.clone(), p.value.clone()))
+                    .collect(),
+                run_index: r.index,
+                exit_status: r.exit_status,
+                report: &r.report,
+            })
+        })
+        .collect();
+    save.save(&runs);
 }
 
 /// The series as plain data: every benchmark's runs and statistics, and each benchmark

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use crate::error::ArumError;
+use crate::history::save::{SaveRequest, Saving};
 use crate::request::ProgramRequest;
 use crate::series::export::ExportFormat;
 use crate::series::parameters::{self, Parameter};
@@ -35,6 +36,8 @@ pub struct SeriesRequest {
     pub export_markdown: Option<PathBuf>,
     /// Confidence level of intervals and tests, a fraction.
     pub confidence: f64,
+    /// `--save`, `--label`, `--commit`: keep the runs in the history.
+    pub save: SaveRequest,
 }
 
 impl Default for SeriesRequest {
@@ -56,6 +59,7 @@ impl Default for SeriesRequest {
             export_csv: None,
             export_markdown: None,
             confidence: DEFAULT_CONFIDENCE,
+            save: SaveRequest::default(),
         }
     }
 }
@@ -93,6 +97,8 @@ pub struct SeriesSettings {
     pub cleanup: Option<String>,
     pub exports: Vec<(PathBuf, ExportFormat)>,
     pub confidence: f64,
+    /// Where the runs are saved, if they are.
+    pub save: Option<Saving>,
 }
 
 impl SeriesSettings {
@@ -118,6 +124,7 @@ impl SeriesSettings {
             cleanup: r.cleanup.clone(),
             exports,
             confidence: r.confidence,
+            save: Saving::from_request(&r.save)?,
         })
     }
 }

@@ -14,6 +14,15 @@ pub struct Program {
 }
 
 impl Program {
+    /// The command as people read it and series are named: the --launch string as given, or
+    /// the words quoted as for a shell.
+    pub fn label(&self) -> String {
+        match &self.line {
+            Some(line) => line.clone(),
+            None => shell_words::join(&self.argv),
+        }
+    }
+
     pub fn command_info(&self) -> CommandInfo {
         CommandInfo {
             argv: self.argv.clone(),

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::{Args, Subcommand, ValueEnum};
 use clap_complete::Shell;
 
 use super::run::CpuArgs;
@@ -85,6 +85,15 @@ pub struct CompareArgs {
     /// Write the comparison to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+
+    /// The run history that `history:KEY=VALUE` sides are read from (default: $ARUM_HISTORY,
+    /// or ~/.local/share/arum/history.sqlite).
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<String>,
+
+    /// A `history:KEY=VALUE` side is the last N saved runs with those labels (default 10).
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub last: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -161,4 +170,101 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: Shell,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    pub action: Option<HistoryAction>,
+
+    #[command(flatten)]
+    pub filters: HistoryFilters,
+
+    /// The metric shown (full name, unique tail, or wall, user, sys, memory; repeatable;
+    /// default usage.wall_ns).
+    #[arg(short, long = "metric", value_name = "NAME")]
+    pub metrics: Vec<String>,
+
+    /// Also write one HTML page with each series' trend plot and change points.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HistoryAction {
+    /// Change points of METRIC in each series (command, labels, machine) across commits:
+    /// where, by how much, how sure; exit status 1 with --fail-if-worse when one is worse.
+    Changes(ChangesArgs),
+}
+
+/// Which saved runs: the options of `arum history` and of its subcommands.
+#[derive(Debug, Args)]
+pub struct HistoryFilters {
+    /// The store: an SQLite file or a PostgreSQL URL (default: $ARUM_HISTORY, or
+    /// ~/.local/share/arum/history.sqlite).
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<String>,
+
+    /// Runs with this label (KEY=VALUE; repeatable: all of them).
+    #[arg(long = "label", value_name = "KEY=VALUE")]
+    pub labels: Vec<String>,
+
+    /// Runs whose command contains TEXT.
+    #[arg(long, value_name = "TEXT")]
+    pub command: Option<String>,
+
+    /// Runs measured on HOST.
+    #[arg(long, value_name = "HOST")]
+    pub host: Option<String>,
+
+    /// From the first saved run of commit REV (a prefix of its id) on.
+    #[arg(long, value_name = "REV")]
+    pub since: Option<String>,
+
+    /// Up to the last saved run of commit REV.
+    #[arg(long, value_name = "REV")]
+    pub until: Option<String>,
+
+    /// Only the last N runs of the selection.
+    #[arg(long, value_name = "N", value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub last: Option<usize>,
+
+    /// Output format (JSON: schema arum.history/1, or arum.changes/1 for `changes`).
+    #[arg(long, value_enum, default_value_t = HistoryFormat::Text)]
+    pub format: HistoryFormat,
+
+    /// Write to FILE instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum HistoryFormat {
+    Text,
+    Csv,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    /// The metric (full name, unique tail, or wall, user, sys, memory).
+    #[arg(value_name = "METRIC")]
+    pub metric: String,
+
+    /// Significance level of each change point's permutation test.
+    #[arg(long, value_name = "P", default_value_t = 0.01)]
+    pub significance: f64,
+
+    /// Report only shifts of at least this much (a percentage of the level before), e.g. 2%.
+    #[arg(long, value_name = "PCT", default_value = "1%", value_parser = crate::values::fraction)]
+    pub min_change: f64,
+
+    /// Exit with status 1 when a change point among the selected runs makes the metric worse
+    /// (select a window with --since or --last).
+    #[arg(long)]
+    pub fail_if_worse: bool,
+
+    #[command(flatten)]
+    pub filters: HistoryFilters,
 }

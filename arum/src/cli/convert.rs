@@ -1,18 +1,22 @@
 //! What clap parsed, as the engine's requests: field for field, no decision taken here.
 
+use arum_core::history::changes::ChangesRequest;
+use arum_core::history::{HistoryFormat as ListedFormat, HistoryRequest, SaveRequest};
 use arum_core::info::InfoFormat as Listing;
 use arum_core::list::ListRequest;
 use arum_core::request::{
     BackendChoice as Backend, CpuChoice, EventRequest, Format, FunctionRequest, PerTask,
     ProbeEngine, ProgramRequest, RunRequest, Scope, SyscallRequest,
 };
+use arum_core::series::compare::input::FromHistory;
 use arum_core::series::compare::{CompareFormat as ComparisonFormat, CompareRequest};
 use arum_core::series::merge::{MergeFormat as MergedFormat, MergeRequest};
 use arum_core::series::saved::HtmlRequest;
 use arum_core::series::SeriesRequest;
 
 use super::commands::{
-    CompareArgs, CompareFormat, HtmlArgs, InfoFormat, ListArgs, MergeArgs, MergeFormat,
+    ChangesArgs, CompareArgs, CompareFormat, HistoryArgs, HistoryFilters, HistoryFormat, HtmlArgs,
+    InfoFormat, ListArgs, MergeArgs, MergeFormat,
 };
 use super::run::{
     BackendChoice, CpuArgs, PerTaskArg, ProbeEngineArg, ReportFormat, RunArgs, ScopeArg,
@@ -115,6 +119,11 @@ impl From<SeriesArgs> for SeriesRequest {
             export_csv: s.export_csv,
             export_markdown: s.export_markdown,
             confidence: s.confidence,
+            save: SaveRequest {
+                store: s.save,
+                labels: s.labels,
+                commit: s.commit,
+            },
         }
     }
 }
@@ -165,6 +174,10 @@ impl From<CompareArgs> for CompareRequest {
                 CompareFormat::Json => ComparisonFormat::Json,
             },
             output: a.output,
+            history: FromHistory {
+                store: a.store,
+                last: a.last,
+            },
         }
     }
 }
@@ -188,6 +201,51 @@ impl From<HtmlArgs> for HtmlRequest {
         HtmlRequest {
             input: a.input,
             output: a.output,
+        }
+    }
+}
+
+impl From<HistoryFilters> for HistoryRequest {
+    fn from(f: HistoryFilters) -> HistoryRequest {
+        HistoryRequest {
+            store: f.store,
+            labels: f.labels,
+            command: f.command,
+            host: f.host,
+            since: f.since,
+            until: f.until,
+            last: f.last,
+            metrics: Vec::new(),
+            format: match f.format {
+                HistoryFormat::Text => ListedFormat::Text,
+                HistoryFormat::Csv => ListedFormat::Csv,
+                HistoryFormat::Json => ListedFormat::Json,
+            },
+            html: None,
+            output: f.output,
+        }
+    }
+}
+
+impl From<HistoryArgs> for HistoryRequest {
+    fn from(a: HistoryArgs) -> HistoryRequest {
+        HistoryRequest {
+            html: a.html,
+            metrics: a.metrics,
+            ..a.filters.into()
+        }
+    }
+}
+
+impl ChangesArgs {
+    pub fn request(self) -> ChangesRequest {
+        let mut query: HistoryRequest = self.filters.into();
+        query.metrics = vec![self.metric];
+        ChangesRequest {
+            query,
+            significance: self.significance,
+            min_change: self.min_change,
+            fail_if_worse: self.fail_if_worse,
         }
     }
 }

@@ -67,6 +67,7 @@ const SUBCOMMANDS: &[&str] = &[
     "calibrate",
     "suite",
     "html",
+    "history",
     "help",
 ];
 
@@ -136,6 +137,9 @@ pub enum Command {
     Suite(SuiteArgs),
     /// Render a saved JSON report or series (--export-json) as one self-contained HTML page.
     Html(HtmlArgs),
+    /// The runs kept with --save: list them by label, command, machine, commits; one metric
+    /// over time as a table, CSV, JSON or an HTML trend page; `changes` finds change points.
+    History(Box<HistoryArgs>),
 }
 
 /// The `arum = [...]` options of a suite file, read as a measured run's command line: the

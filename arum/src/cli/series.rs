@@ -84,6 +84,20 @@ pub struct SeriesArgs {
     /// Confidence level of intervals and tests: 0.9 or 90% (default).
     #[arg(long, value_name = "LEVEL", default_value_t = DEFAULT_CONFIDENCE, value_parser = crate::values::confidence_level)]
     pub confidence: f64,
+
+    /// Keep every measured run in the run history (`arum history`): an SQLite file, or a
+    /// PostgreSQL URL for a shared store; without STORE, $ARUM_HISTORY or
+    /// ~/.local/share/arum/history.sqlite.
+    #[arg(long, value_name = "STORE", num_args = 0..=1, default_missing_value = "", require_equals = true, help_heading = "Run history")]
+    pub save: Option<String>,
+
+    /// A label saved with the runs (KEY=VALUE; repeatable), e.g. bench=parse, branch=main.
+    #[arg(long = "label", value_name = "KEY=VALUE", help_heading = "Run history")]
+    pub labels: Vec<String>,
+
+    /// The commit saved with the runs, instead of the current directory's (git rev-parse HEAD).
+    #[arg(long, value_name = "REV", help_heading = "Run history")]
+    pub commit: Option<String>,
 }
 
 /// `--confidence` when it is not given.
@@ -113,6 +127,9 @@ impl Default for SeriesArgs {
             export_csv: None,
             export_markdown: None,
             confidence: DEFAULT_CONFIDENCE,
+            save: None,
+            labels: Vec::new(),
+            commit: None,
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Running the built `arum` binary and the helper programs from integration tests.
 #![allow(dead_code)] // each test file uses a different subset
 
+pub mod browser;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::{Command, Output};

@@ -3,6 +3,8 @@
 
 use std::ops::Range;
 
+use arum_units::Unit;
+
 use plotters::coord::ranged1d::AsRangedCoord;
 use plotters::coord::ranged1d::SegmentValue;
 use plotters::coord::Shift;
@@ -48,6 +50,27 @@ fn frame<'a, 'b, X: AsRangedCoord, Y: AsRangedCoord>(
         .y_label_area_size(y_area)
         .build_cartesian_2d(x, y)
         .map_err(e)
+}
+
+/// The divisor and axis label for values in `u`.
+pub fn axis(u: Unit, values: &[f64]) -> (f64, &'static str) {
+    let top = values.iter().copied().fold(0.0, |a: f64, v| a.max(v.abs()));
+    match u {
+        Unit::Nanoseconds if top >= 1e9 => (1e9, "s"),
+        Unit::Nanoseconds if top >= 1e6 => (1e6, "ms"),
+        Unit::Nanoseconds if top >= 1e3 => (1e3, "µs"),
+        Unit::Nanoseconds => (1.0, "ns"),
+        Unit::Microseconds if top >= 1e3 => (1e3, "ms"),
+        Unit::Microseconds => (1.0, "µs"),
+        Unit::Milliseconds => (1.0, "ms"),
+        Unit::Seconds => (1.0, "s"),
+        Unit::Bytes if top >= (1u64 << 20) as f64 => ((1u64 << 20) as f64, "MiB"),
+        Unit::Bytes => (1024.0, "KiB"),
+        Unit::Percent => (1.0, "%"),
+        Unit::Fraction => (0.01, "%"),
+        Unit::PerSecond => (1.0, "per second"),
+        Unit::Count | Unit::Ratio => (1.0, "value"),
+    }
 }
 
 /// One named line of a plot.

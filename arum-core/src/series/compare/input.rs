@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::error::ArumError;
+use crate::history::baseline;
 use crate::report::model::{Report, SCHEMA as REPORT_SCHEMA};
 use crate::series::result::{RunSet, SCHEMA as RUNS_SCHEMA};
 use crate::series::samples::Samples;
@@ -53,12 +54,35 @@ pub fn read_saved(path: &Path) -> Result<Saved, ArumError> {
     )))
 }
 
-/// Reads `path`; `pick` chooses a benchmark of a series by its label or its number (1, 2, ...).
-pub fn load(path: &Path, pick: Option<&str>) -> Result<Side, ArumError> {
+/// Where `history:LABELS` sides are read from, and how many runs.
+#[derive(Debug, Clone, Default)]
+pub struct FromHistory {
+    /// The store; the default one when none.
+    pub store: Option<String>,
+    /// The last N runs with the labels.
+    pub last: Option<usize>,
+}
+
+/// Reads `path`, or the saved runs `history:LABELS` names; `pick` chooses a benchmark of a
+/// series by its label or its number (1, 2, ...).
+pub fn load(path: &Path, pick: Option<&str>, history: &FromHistory) -> Result<Side, ArumError> {
     let bad = |why: String| ArumError::Input {
         path: path.to_path_buf(),
         why,
     };
+    if let Some(selector) = path.to_str().and_then(|p| p.strip_prefix(baseline::PREFIX)) {
+        if pick.is_some() {
+            return Err(bad(
+                "saved runs are of one command: leave out --base-name/--new-name".into(),
+            ));
+        }
+        let last = history.last.unwrap_or(baseline::DEFAULT_LAST);
+        let (label, reports) = baseline::reports(selector, history.store.as_deref(), last)?;
+        return Ok(Side {
+            label,
+            samples: Samples::of(reports.iter().map(|(n, r)| (*n, r))),
+        });
+    }
     match read_saved(path)? {
         Saved::Report(report) => {
             if pick.is_some() {

@@ -54,6 +54,9 @@ pub struct CompareRequest {
 
     /// Write the comparison to FILE instead of stdout.
     pub output: Option<PathBuf>,
+
+    /// Where `history:LABELS` sides come from.
+    pub history: input::FromHistory,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,8 +81,8 @@ pub fn run(args: &CompareRequest) -> Result<i32, ArumError> {
         .map(|g| gate::parse(g))
         .collect::<Result<_, _>>()?;
     let sink = Sink::open_or_stdout(args.output.as_deref())?;
-    let base = input::load(&args.base, args.base_name.as_deref())?;
-    let new = input::load(&args.new, args.new_name.as_deref())?;
+    let base = input::load(&args.base, args.base_name.as_deref(), &args.history)?;
+    let new = input::load(&args.new, args.new_name.as_deref(), &args.history)?;
 
     let names: Vec<&str> = base.samples.names().iter().map(String::as_str).collect();
     let chosen: Vec<String> = args

@@ -1,0 +1,101 @@
+//! The store's operations on an SQLite file: write-ahead logging, so readers never wait for a
+//! writer, and a long busy timeout, so concurrent writers (CI jobs on one store) wait for each
+//! other instead of failing.
+
+use std::path::Path;
+use std::time::Duration;
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, ToSql};
+
+use crate::sql::{Dialect, Sql, Value};
+
+/// How long a writer waits for another's transaction before giving up. A batch of runs is
+/// written in milliseconds; a minute covers many queued writers on a loaded machine.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
+pub struct Sqlite {
+    conn: Connection,
+}
+
+impl Sqlite {
+    /// Opens (creating) the database at `path`, its directory too.
+    pub fn open(path: &Path) -> Result<Sqlite, String> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let conn = Connection::open(path).map_err(|e| e.to_string())?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| e.to_string())?;
+        // WAL is kept in the file once set; `synchronous = NORMAL` is WAL's durable-on-commit
+        // setting short of a power failure, which loses at most the last commits, never the file.
+        conn.pragma_update(None, "journal_mode", "WAL")
+            .map_err(|e| e.to_string())?;
+        conn.pragma_update(None, "synchronous", "NORMAL")
+            .map_err(|e| e.to_string())?;
+        conn.pragma_update(None, "foreign_keys", "ON")
+            .map_err(|e| e.to_string())?;
+        Ok(Sqlite { conn })
+    }
+}
+
+impl ToSql for Value {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            Value::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            Value::Int(i) => ToSqlOutput::Borrowed(ValueRef::Integer(*i)),
+            Value::Real(r) => ToSqlOutput::Borrowed(ValueRef::Real(*r)),
+            Value::Text(t) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
+            Value::Blob(b) => ToSqlOutput::Borrowed(ValueRef::Blob(b)),
+        })
+    }
+}
+
+fn value(v: ValueRef<'_>) -> Value {
+    match v {
+        ValueRef::Null => Value::Null,
+        ValueRef::Integer(i) => Value::Int(i),
+        ValueRef::Real(r) => Value::Real(r),
+        ValueRef::Text(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => Value::Blob(b.to_vec()),
+    }
+}
+
+impl Sql for Sqlite {
+    fn dialect(&self) -> Dialect {
+        Dialect::Sqlite
+    }
+
+    fn batch(&mut self, sql: &str) -> Result<(), String> {
+        self.conn.execute_batch(sql).map_err(|e| e.to_string())
+    }
+
+    fn execute(&mut self, sql: &str, params: &[Value]) -> Result<u64, String> {
+        let mut st = self.conn.prepare_cached(sql).map_err(|e| e.to_string())?;
+        st.execute(rusqlite::params_from_iter(params))
+            .map(|n| n as u64)
+            .map_err(|e| e.to_string())
+    }
+
+    fn query(&mut self, sql: &str, params: &[Value]) -> Result<Vec<Vec<Value>>, String> {
+        let mut st = self.conn.prepare_cached(sql).map_err(|e| e.to_string())?;
+        let columns = st.column_count();
+        let rows = st
+            .query_map(rusqlite::params_from_iter(params), |row| {
+                (0..columns)
+                    .map(|i| row.get_ref(i).map(value))
+                    .collect::<rusqlite::Result<Vec<Value>>>()
+            })
+            .map_err(|e| e.to_string())?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| e.to_string())
+    }
+
+    fn begin_write(&mut self) -> Result<(), String> {
+        self.batch("BEGIN IMMEDIATE")
+    }
+
+    fn lock_schema(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+}
