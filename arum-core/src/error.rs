@@ -151,6 +151,7 @@ impl ArumError {
             ArumError::Exec { source, .. } if *source == nix::Error::ENOENT => EXIT_NOT_FOUND,
             ArumError::Exec { .. } => EXIT_CANNOT_EXECUTE,
             ArumError::Usage(_) => EXIT_USAGE,
+            ArumError::History(arum_history::HistoryError::Selection(_)) => EXIT_USAGE,
             _ => EXIT_ARUM_FAILED,
         }
     }

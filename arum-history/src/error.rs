@@ -17,6 +17,9 @@ pub enum HistoryError {
     },
     #[error("the run history {store}: {why}")]
     Database { store: String, why: String },
+    /// Filters that select nothing they name (a commit no selected run has).
+    #[error("{0}; `arum history` lists the saved runs and their commits")]
+    Selection(String),
     #[error("a saved report in {store} (run {id}) cannot be read: {why}")]
     Corrupt { store: String, id: i64, why: String },
 }

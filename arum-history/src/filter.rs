@@ -43,13 +43,16 @@ impl Filter {
             };
             found.ok_or_else(|| format!("no saved run of the selection has commit {prefix}"))
         };
-        if let Some(until) = &self.until {
-            let end = at(until, &runs, false)?;
-            runs.truncate(end + 1);
-        }
         if let Some(since) = &self.since {
             let start = at(since, &runs, true)?;
             runs.drain(..start);
+        }
+        if let Some(until) = &self.until {
+            let end = at(until, &runs, false).map_err(|e| match &self.since {
+                Some(since) => format!("{e} from commit {since} on"),
+                None => e,
+            })?;
+            runs.truncate(end + 1);
         }
         if let Some(n) = self.last {
             let skip = runs.len().saturating_sub(n);

@@ -9,7 +9,7 @@
 //! 2. the report kept LZ4-compressed: a report with per-CPU counters or the ambient time series
 //!    is tens of kilobytes of repetitive JSON, and a CI store keeps thousands.
 
-use crate::sql::{in_write_transaction, Sql, Value};
+use crate::sql::{in_write_transaction, Dialect, Sql, Value};
 
 /// The schema this arum reads and writes.
 pub const VERSION: i64 = 2;
@@ -68,9 +68,20 @@ impl From<String> for Migration {
     }
 }
 
-/// The store's version, 0 for an empty database.
+/// The store's version, 0 for an empty database; read without writing, so a reader with no
+/// right to change the store can read it.
 fn version(sql: &mut dyn Sql) -> Result<i64, String> {
-    sql.batch("CREATE TABLE IF NOT EXISTS arum_schema (version BIGINT NOT NULL)")?;
+    let exists = match sql.dialect() {
+        Dialect::Sqlite => "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?",
+        Dialect::Postgres => {
+            "SELECT count(*) FROM information_schema.tables \
+             WHERE table_schema = current_schema() AND table_name = ?"
+        }
+    };
+    let found = sql.query(exists, &["arum_schema".into()])?;
+    if found.first().and_then(|r| r.first()).and_then(Value::int) != Some(1) {
+        return Ok(0);
+    }
     let rows = sql.query("SELECT max(version) FROM arum_schema", &[])?;
     Ok(rows
         .first()
@@ -81,9 +92,17 @@ fn version(sql: &mut dyn Sql) -> Result<i64, String> {
 
 /// Brings the store to `target` (tests build older stores with it).
 pub fn migrate_to(sql: &mut dyn Sql, target: i64) -> Result<(), Migration> {
+    // Most opens find the store current: no lock, no write (readers never wait for writers).
+    match version(sql)? {
+        v if v > VERSION => return Err(Migration::Newer(v)),
+        v if v >= target => return Ok(()),
+        _ => {}
+    }
     let mut newer = None;
     in_write_transaction(sql, |sql| {
         sql.lock_schema()?;
+        sql.batch("CREATE TABLE IF NOT EXISTS arum_schema (version BIGINT NOT NULL)")?;
+        // Again under the lock: another opener may have migrated it meanwhile.
         let found = version(sql)?;
         if found > VERSION {
             newer = Some(found);

@@ -3,10 +3,10 @@
 //! other instead of failing.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Connection, ToSql};
+use rusqlite::{Connection, ErrorCode, ToSql};
 
 use crate::sql::{Dialect, Sql, Value};
 
@@ -29,13 +29,38 @@ impl Sqlite {
         conn.busy_timeout(BUSY_TIMEOUT).map_err(|e| e.to_string())?;
         // WAL is kept in the file once set; `synchronous = NORMAL` is WAL's durable-on-commit
         // setting short of a power failure, which loses at most the last commits, never the file.
-        conn.pragma_update(None, "journal_mode", "WAL")
+        let mode: String = conn
+            .pragma_query_value(None, "journal_mode", |r| r.get(0))
             .map_err(|e| e.to_string())?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            write_ahead(&conn)?;
+        }
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(|e| e.to_string())?;
         conn.pragma_update(None, "foreign_keys", "ON")
             .map_err(|e| e.to_string())?;
         Ok(Sqlite { conn })
+    }
+}
+
+/// Turns a new file to write-ahead logging. Two writers creating the store at once both get
+/// here, and the change of mode fails at once with SQLITE_BUSY instead of waiting on the busy
+/// handler: it is retried for as long as a write would wait.
+fn write_ahead(conn: &Connection) -> Result<(), String> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0)) {
+            Ok(_) => return Ok(()),
+            Err(e)
+                if matches!(
+                    e.sqlite_error_code(),
+                    Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked)
+                ) && Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(e) => return Err(e.to_string()),
+        }
     }
 }
 

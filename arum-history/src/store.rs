@@ -113,7 +113,7 @@ impl Store {
         for run in &mut runs {
             run.labels = labels.remove(&run.id).unwrap_or_default();
         }
-        let mut runs = filter.select(runs).map_err(|e| self.failed(e))?;
+        let mut runs = filter.select(runs).map_err(HistoryError::Selection)?;
         for metric in &filter.metrics {
             let mut values = self.metric(metric, &restrict, &params)?;
             for run in &mut runs {

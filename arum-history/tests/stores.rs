@@ -123,18 +123,24 @@ fn what_is_saved_is_read_back_and_filters_select() {
             ..Filter::default()
         });
         assert!(
-            matches!(missing, Err(HistoryError::Database { .. })),
+            matches!(missing, Err(HistoryError::Selection(_))),
             "{missing:?}"
         );
+        let reversed = store.runs(&Filter {
+            since: Some("c3".into()),
+            until: Some("c1".into()),
+            ..Filter::default()
+        });
+        let e = reversed.unwrap_err().to_string();
+        assert!(e.contains("commit c1 from commit c3 on"), "{e}");
     });
 }
 
-/// Eight threads, each with its own connection, save 50 batches at once: every run is there,
-/// once, with its own values.
+/// Eight threads, each with its own connection, create the store at once and save 50 batches:
+/// every run is there, once, with its own values.
 #[test]
 fn concurrent_writers_lose_nothing() {
     on_each_store(|loc| {
-        Store::open(loc).unwrap();
         let loc = Arc::new(loc.clone());
         let writers: Vec<_> = (0..8)
             .map(|w| {

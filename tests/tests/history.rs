@@ -208,6 +208,41 @@ fn eight_writers(store: &str) {
     assert_eq!(seen.len(), 400, "each writer's each run once");
 }
 
+/// Eight processes whose saves create the same new store at once: each of 12 such stores ends
+/// with all eight runs (creating the store is the one moment SQLite does not queue writers).
+#[test]
+fn writers_that_create_a_store_together_lose_nothing() {
+    let dir = temp_dir();
+    for round in 0..12 {
+        let store = dir
+            .path()
+            .join(format!("new{round}.sqlite"))
+            .display()
+            .to_string();
+        let children: Vec<_> = (0..8)
+            .map(|_| {
+                arum()
+                    .arg(format!("--save={store}"))
+                    .args(["-o", "/dev/null", "--", "true"])
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("arum starts")
+            })
+            .collect();
+        for c in children {
+            let out = c.wait_with_output().unwrap();
+            assert!(
+                out.status.success() && out.stderr.is_empty(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let out = history(&store, &["--format", "json"]);
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["runs"].as_array().unwrap().len(), 8, "round {round}");
+    }
+}
+
 #[test]
 fn eight_concurrent_writers_lose_nothing_in_sqlite_or_postgresql() {
     let dir = temp_dir();

@@ -16,6 +16,17 @@ use arum_stats::{change_points, ChangePointOptions};
 /// Exit status when `--fail-if-worse` finds a change for the worse (as `compare`'s gate).
 pub const EXIT_WORSE: i32 = 1;
 
+/// Shifts smaller than this share of the level before are not reported (`--min-change`).
+pub const DEFAULT_MIN_CHANGE: f64 = 0.01;
+
+/// The search `arum history changes` makes without options, and the HTML page shows.
+pub fn default_options() -> ChangePointOptions {
+    ChangePointOptions {
+        min_relative_shift: DEFAULT_MIN_CHANGE,
+        ..ChangePointOptions::default()
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct ChangesRequest {
     /// The store, the filters and the metric (its one entry in `query.metrics`).
@@ -38,6 +49,9 @@ pub struct SeriesChanges {
     pub cpus: u32,
     /// Commits (points) in the series.
     pub commits: usize,
+    /// Whether there were enough to search: a change point needs `min_segment` commits on
+    /// each side (6 in all by default).
+    pub searched: bool,
     pub changes: Vec<Change>,
 }
 
@@ -90,6 +104,7 @@ pub fn find(series: &[Series], metric: &str, options: &ChangePointOptions) -> Ve
                 cpu_key: s.key.cpu_key.clone(),
                 cpus: s.key.cpus,
                 commits: points.len(),
+                searched: points.len() >= 2 * options.min_segment.max(2),
                 changes: changes_of(&points, options, better),
             }
         })
@@ -118,10 +133,14 @@ fn changes_of(points: &[Point], options: &ChangePointOptions, better: Better) ->
 }
 
 pub fn run(r: &ChangesRequest) -> Result<i32, ArumError> {
-    if !(r.significance > 0.0 && r.significance < 1.0) {
+    let options = options(r);
+    // The smallest p-value the permutations can give: below it nothing could ever be found.
+    let floor = 1.0 / (options.permutations as f64 + 1.0);
+    if !(r.significance >= floor && r.significance < 1.0) {
         return Err(ArumError::Usage(format!(
-            "--significance {}: give a level between 0 and 1, e.g. 0.01",
-            r.significance
+            "--significance {}: give a level from {floor:.3} (the smallest p-value of {} \
+             permutations) to below 1, e.g. 0.01",
+            r.significance, options.permutations
         )));
     }
     let sink = Sink::open_or_stdout(r.query.output.as_deref())?;
@@ -133,7 +152,7 @@ pub fn run(r: &ChangesRequest) -> Result<i32, ArumError> {
              of work or a rate"
         )));
     }
-    let found = find(&trend::series_of(runs), metric, &options(r));
+    let found = find(&trend::series_of(runs), metric, &options);
     let rendered = match r.query.format {
         HistoryFormat::Json => {
             let mut s = serde_json::to_string_pretty(&Rendered {
@@ -168,7 +187,9 @@ fn text(metric: &str, r: &ChangesRequest, found: &[SeriesChanges]) -> String {
     );
     for s in found {
         out.push_str(&format!("{}: {} commits\n", s.series, s.commits));
-        if s.changes.is_empty() {
+        if !s.searched {
+            out.push_str("  too few commits to search: a change needs 3 on each side\n");
+        } else if s.changes.is_empty() {
             out.push_str("  no change point\n");
         }
         for c in &s.changes {

@@ -18,9 +18,9 @@ pub fn render(series: &[Series], metrics_shown: &[String]) -> String {
          commit is one point, the median of its runs; change points by E-divisive means with a \
          permutation test (significance {}).",
         series.len(),
-        arum_stats::ChangePointOptions::default().significance
+        changes::default_options().significance
     ));
-    let options = arum_stats::ChangePointOptions::default();
+    let options = changes::default_options();
     let body: String = metrics_shown
         .iter()
         .map(|m| {
@@ -73,7 +73,11 @@ fn trend_of(s: &Series, found: &SeriesChanges, metric: &str) -> String {
         (names.len() <= NAMED_COMMITS).then_some(names.as_slice()),
         plot::YAxis::Linear,
     ));
-    if found.changes.is_empty() {
+    if !found.searched {
+        body.push_str(&para(
+            "Too few commits to search: a change needs 3 on each side.",
+        ));
+    } else if found.changes.is_empty() {
         body.push_str(&para("No change point."));
     } else {
         let rows: Vec<Vec<String>> = found

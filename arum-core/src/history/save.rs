@@ -64,6 +64,8 @@ impl Saving {
             Location::parse(store)
         };
         let labels = parse_labels(&r.labels, "--label")?;
+        // Read before the program runs: a program that checks out, builds or rewrites tracked
+        // files must not change what its run is saved under.
         let commit = r
             .commit
             .as_ref()
@@ -79,7 +81,8 @@ impl Saving {
                     })
                 }
             })
-            .transpose()?;
+            .transpose()?
+            .or_else(commit::current);
         Ok(Some(Saving {
             location,
             labels,
@@ -92,7 +95,6 @@ impl Saving {
         if runs.is_empty() {
             return;
         }
-        let commit = self.commit.clone().or_else(commit::current);
         let records: Vec<Record> = runs
             .iter()
             .map(|r| {
@@ -108,7 +110,7 @@ impl Saving {
                     &Context {
                         command: r.command,
                         labels: &labels,
-                        commit: commit.as_ref(),
+                        commit: self.commit.as_ref(),
                         run_index: r.run_index,
                         exit_status: r.exit_status,
                     },
@@ -126,9 +128,12 @@ impl Saving {
 pub fn parse_labels(words: &[String], option: &str) -> Result<Vec<(String, String)>, ArumError> {
     let mut labels: Vec<(String, String)> = Vec::new();
     for w in words {
-        let Some((k, v)) = w.split_once('=').filter(|(k, _)| !k.trim().is_empty()) else {
+        let Some((k, v)) = w
+            .split_once('=')
+            .filter(|(k, _)| !k.is_empty() && k.trim() == *k)
+        else {
             return Err(ArumError::Usage(format!(
-                "{option} {w:?}: write KEY=VALUE, e.g. {option} bench=parse"
+                "{option} {w:?}: write KEY=VALUE (a key without spaces around it), e.g. bench=parse"
             )));
         };
         if labels.iter().any(|(key, _)| key == k) {

@@ -67,12 +67,14 @@ pub fn series_of(runs: Vec<StoredRun>) -> Vec<Series> {
     out
 }
 
-/// One commit's runs in a series (a run without a commit is a point of its own).
+/// One commit's runs in a series: those measured on the commit as it is, or those measured on
+/// a work tree with changes beside it (a point of their own: they measured other code). A run
+/// without a commit is a point of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Point {
     /// The commit's id, or `run N` for a run saved without one.
     pub commit: String,
-    /// Whether any of its runs was measured on a tree with changes beside the commit.
+    /// Whether its runs were measured on a tree with changes beside the commit.
     pub dirty: bool,
     /// The metric's value in each of its runs.
     pub values: Vec<f64>,
@@ -95,8 +97,9 @@ impl Point {
     }
 }
 
-/// The points of `metric` in `series`, in the order each commit was first saved; runs without
-/// the metric are left out.
+/// The points of `metric` in `series`, in the order each commit was first saved (a CI job saves
+/// commits in the order they land; a commit saved again later joins its first point); runs
+/// without the metric are left out.
 pub fn points(series: &Series, metric: &str) -> Vec<Point> {
     let mut out: Vec<Point> = Vec::new();
     for run in &series.runs {
@@ -108,11 +111,11 @@ pub fn points(series: &Series, metric: &str) -> Vec<Point> {
             .as_ref()
             .map_or_else(|| format!("run {}", run.id), |c| c.id.clone());
         let dirty = run.commit.as_ref().and_then(|c| c.dirty).unwrap_or(false);
-        match out.iter_mut().find(|p| p.commit == commit) {
-            Some(p) => {
-                p.values.push(value);
-                p.dirty |= dirty;
-            }
+        match out
+            .iter_mut()
+            .find(|p| p.commit == commit && p.dirty == dirty)
+        {
+            Some(p) => p.values.push(value),
             None => out.push(Point {
                 commit,
                 dirty,
@@ -167,11 +170,12 @@ mod tests {
             run(4, "a", Some("c2"), true, 20.0),
             run(5, "a", None, false, 5.0),
             run(6, "a", Some("c1"), false, 20.0),
+            run(7, "a", Some("c2"), false, 40.0),
         ];
         let series = series_of(runs);
         assert_eq!(series.len(), 2);
         assert_eq!(series[0].key.command, "a");
-        assert_eq!(series[0].runs.len(), 5);
+        assert_eq!(series[0].runs.len(), 6);
         let points = points(&series[0], "usage.wall_ns");
         let summary: Vec<(&str, bool, usize, f64)> = points
             .iter()
@@ -182,7 +186,8 @@ mod tests {
             [
                 ("c1", false, 3, 20.0),
                 ("c2", true, 1, 20.0),
-                ("run 5", false, 1, 5.0)
+                ("run 5", false, 1, 5.0),
+                ("c2", false, 1, 40.0)
             ]
         );
         assert_eq!(points[1].short(), "c2+");

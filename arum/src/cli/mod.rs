@@ -172,6 +172,21 @@ mod tests {
     }
 
     #[test]
+    fn history_changes_searches_as_the_page_does_without_options() {
+        let cli = parse(&["arum", "history", "changes", "wall", "--label", "a=b"]);
+        let Some(Command::History(h)) = cli.command else {
+            panic!("not history")
+        };
+        let Some(HistoryAction::Changes(c)) = h.action else {
+            panic!("not changes")
+        };
+        let defaults = arum_core::history::changes::default_options();
+        assert_eq!(c.min_change, defaults.min_relative_shift);
+        assert_eq!(c.significance, defaults.significance);
+        assert_eq!(c.request().query.labels, ["a=b"]);
+    }
+
+    #[test]
     fn the_requests_carry_what_was_asked() {
         use arum_core::request::{Format, PerTask, Scope};
         let (run, series) = parse(&[
