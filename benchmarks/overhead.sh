@@ -9,6 +9,9 @@
 # difference is the kernel's own price of counting them on this machine, which every perf-based
 # tool pays.
 # Usage: benchmarks/overhead.sh [RUNS]   (ARUM=path/to/arum to pick a build; default release)
+# ARUM_BESIDE=path/to/another/arum takes turns with the others too, and its rows and ratio to
+# ARUM's are printed: e.g. the build at a fixed address (`cargo build-fixed`) beside the default
+# position-independent one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-300}
@@ -28,11 +31,17 @@ cp "$arum" "$installed/arum"
 arum=$installed/arum
 cp "$floor" "$installed/count-floor"
 floor=$installed/count-floor
+beside=${ARUM_BESIDE:-}
+if [ -n "$beside" ]; then
+  cp "$beside" "$installed/arum-beside"
+  beside=$installed/arum-beside
+fi
 command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-perf" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install time" >&2; exit 1; }
 
 sw_events=task-clock,page-faults
 names=(bare arum arum_ev time perf floor floor_ev floor_tc floor_pf)
+[ -z "$beside" ] || names+=(beside beside_ev)
 cmd() {
   case $1 in
     bare) /bin/true ;;
@@ -44,6 +53,8 @@ cmd() {
     floor_ev) "$floor" -e -- /bin/true ;;
     floor_tc) "$floor" -e=task-clock -- /bin/true ;;
     floor_pf) "$floor" -e=page-faults -- /bin/true ;;
+    beside) "$beside" -o /dev/null -- /bin/true ;;
+    beside_ev) "$beside" -o /dev/null -e "$sw_events" -- /bin/true ;;
   esac
 }
 declare -A ns
@@ -83,6 +94,10 @@ printf '%-44s %12s %14s %12s %12s\n' tool "wall/run us" "added us/run" "peak RSS
 printf '%-44s %12d %14s %12s %12d\n' "/bin/true" "$(us bare)" - - "$(peak_and_faults /bin/true | cut -d' ' -f2)"
 row "arum -- true" "$(us arum)" "$(added arum)" "$arum" -o /dev/null -- /bin/true
 row "arum -e $sw_events -- true" "$(us arum_ev)" "$(added arum_ev)" "$arum" -o /dev/null -e "$sw_events" -- /bin/true
+if [ -n "$beside" ]; then
+  row "ARUM_BESIDE -- true" "$(us beside)" "$(added beside)" "$beside" -o /dev/null -- /bin/true
+  row "ARUM_BESIDE -e $sw_events -- true" "$(us beside_ev)" "$(added beside_ev)" "$beside" -o /dev/null -e "$sw_events" -- /bin/true
+fi
 row "/usr/bin/time -v true" "$(us time)" "$(added time)" /usr/bin/time -v /bin/true
 row "perf stat -e $sw_events true" "$(us perf)" "$(added perf)" perf stat -e "$sw_events" /bin/true
 row "count-floor -- true" "$(us floor)" "$(added floor)" "$floor" -- /bin/true
@@ -99,4 +114,8 @@ echo "arum -e $sw_events added wall time / perf stat's:   $(ratio "$(added arum_
 kernel=$(($(us floor_ev) - $(us floor)))
 echo "the kernel's price of counting the two events:        $kernel us per run = $(ratio "$kernel" "$(added time)") of GNU time -v's added time"
 echo "arum -e $sw_events beyond that price / GNU time -v's: $(ratio "$(($(added arum_ev) - kernel))" "$(added time)")"
+if [ -n "$beside" ]; then
+  echo "arum added wall time / ARUM_BESIDE's:                 $(ratio "$(added arum)" "$(added beside)")"
+  echo "arum -e $sw_events added wall time / ARUM_BESIDE's: $(ratio "$(added arum_ev)" "$(added beside_ev)")"
+fi
 echo "each event alone (its counters on every CPU): task-clock $(($(us floor_tc) - $(us floor))) us, page-faults $(($(us floor_pf) - $(us floor))) us per run"

@@ -18,6 +18,7 @@ use nix::errno::Errno;
 use nix::sys::signal::{SigAction, SigSet, SigmaskHow, Signal};
 use nix::unistd::{ForkResult, Pid};
 
+use super::capabilities;
 use super::executable::Executable;
 use super::raw;
 use super::signals::{self, SignalGuard};
@@ -46,6 +47,8 @@ struct ChildArgs {
     start: i32,
     exec_err: i32,
     parent_ends: [i32; 2],
+    /// The capability sets the program starts from (see `capabilities`).
+    capabilities: Option<rustix::thread::CapabilitySets>,
 }
 
 /// Launches a child that waits on `start` and then execs `exe`, reporting a failed exec on
@@ -82,6 +85,7 @@ pub(super) fn launch_waiting(
         start: start.as_raw_fd(),
         exec_err: exec_err.as_raw_fd(),
         parent_ends: parent_ends.map(|fd| fd.as_raw_fd()),
+        capabilities: capabilities::for_program(),
     };
     let launched = launch(args, cgroup);
     let _ = nix::sys::signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&mask), None);
@@ -207,6 +211,7 @@ fn child_main(args: &ChildArgs) -> ! {
         )
     };
     wait_for_start(start);
+    capabilities::apply_in_child(args.capabilities);
     send_pre_exec_maxrss(exec_err);
     let errno = exec_candidates(exe, args.envp);
     let _ = rustix::io::write(exec_err, &(errno as i32).to_ne_bytes());

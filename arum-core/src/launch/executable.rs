@@ -28,6 +28,19 @@ pub struct Executable {
 pub(super) const SHELL: &std::ffi::CStr = c"/bin/sh";
 
 impl Executable {
+    /// The file exec will run: the first candidate that is an executable regular file.
+    pub fn resolved(&self) -> Option<std::path::PathBuf> {
+        use std::os::unix::ffi::OsStrExt;
+        use std::os::unix::fs::PermissionsExt;
+        self.candidates
+            .iter()
+            .map(|c| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(c.as_bytes())))
+            .find(|p| {
+                std::fs::metadata(p)
+                    .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+    }
+
     /// Prepares `argv` for exec, searching PATH the way execvp does when the name has no slash.
     pub fn new(argv: &[String]) -> Result<Self, ArumError> {
         let bad = |what: &str| ArumError::BadLaunch {

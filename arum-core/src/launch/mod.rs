@@ -17,6 +17,7 @@
 //!            the child's stack is unmapped; read(err): maxrss, then EOF = it ran, or errno
 //! ```
 
+mod capabilities;
 mod child;
 mod executable;
 mod raw;

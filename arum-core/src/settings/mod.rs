@@ -79,8 +79,15 @@ impl Settings {
         let echo_warnings = r.format != Format::Text || r.output.is_some();
         let mut warnings = Warnings::new(echo_warnings);
         let planned = events::plan(&r.events, r.strict)?;
-        let functions = function_settings(r, &program)?;
-        let syscalls = syscall_settings(r, functions.as_ref())?;
+        let mut functions = function_settings(r, &program)?;
+        let mut syscalls = syscall_settings(r, functions.as_ref())?;
+        if let Some(why) = beyond_the_user(&executable, &program) {
+            if functions.take().is_some() | syscalls.take().is_some() {
+                warnings.add(format!("{why}: function timing and system calls are off"));
+            } else {
+                warnings.add(why);
+            }
+        }
         check_event_tables(r)?;
         warn_of_unused_options(r, planned.is_some(), functions.is_some(), &mut warnings);
         let counters = match planned {
@@ -119,11 +126,36 @@ impl Settings {
     }
 }
 
+/// Why the program is measured only as perf would let the user measure it: a program that raises
+/// its privilege, run by arum for a user who is not root (see `system::setid`).
+fn beyond_the_user(executable: &Executable, program: &Program) -> Option<String> {
+    if rustix::process::getuid().is_root() {
+        return None;
+    }
+    let how = crate::system::setid::raises_privilege(&executable.resolved()?)?;
+    Some(format!(
+        "{} is {how}: the kernel stops counting it at its exec, as it does perf stat's counters, \
+         and arum does not probe it for a user who is not root",
+        program.argv.first().map_or("the program", String::as_str)
+    ))
+}
+
 /// `--per-task` and `--enable-delayacct`, and the threads in each top list of its text.
 fn task_settings(r: &RunRequest) -> Result<(Option<tasks::Settings>, Option<usize>), ArumError> {
     if r.enable_delayacct && r.per_task.is_none() {
         return Err(ArumError::Usage(
             "--enable-delayacct turns on delay accounting for --per-task records; add --per-task"
+                .into(),
+        ));
+    }
+    // A sysctl is root's to change: arum holding capabilities for another user only measures.
+    if r.enable_delayacct
+        && !rustix::process::getuid().is_root()
+        && crate::system::delayacct::is_on() == Some(false)
+    {
+        return Err(ArumError::Usage(
+            "--enable-delayacct changes the sysctl kernel.task_delayacct, which arum does only \
+             for root: run arum as root, or `sudo sysctl kernel.task_delayacct=1` first"
                 .into(),
         ));
     }

@@ -3,6 +3,7 @@
 pub mod cpulist;
 pub mod delayacct;
 pub mod perms;
+pub mod setid;
 pub mod tracefs;
 
 use std::time::SystemTime;

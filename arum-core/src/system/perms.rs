@@ -3,6 +3,13 @@
 use caps::{CapSet, Capability};
 use serde::{Deserialize, Serialize};
 
+/// How to let a group of users measure with arum, as perf's guide lets them use perf
+/// (Documentation/admin-guide/perf-security.rst): the capabilities the in-kernel engine and
+/// counting need, never CAP_SYS_ADMIN, on a copy only the group may run. Every hint that asks
+/// for a privilege ends with it.
+pub const GRANT: &str = "or let a group measure: `sudo chgrp arum_users arum && sudo chmod 0750 \
+     arum && sudo setcap cap_perfmon,cap_bpf=ep arum` (README, Privileges)";
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Permissions {
     /// /proc/sys/kernel/perf_event_paranoid (None where the kernel has no perf events).

@@ -42,6 +42,14 @@ impl Tracefs {
         if let Some(root) = mounted.first() {
             return Err(format!("tracefs at {} has no {wanted}", root.display()));
         }
+        // Mounting is root's: arum holding capabilities for another user only measures.
+        if !rustix::process::getuid().is_root() {
+            return Err(
+                "tracefs is mounted nowhere, and arum mounts it (privately) only when run by root: \
+                 mount it with `mount -t tracefs nodev /sys/kernel/tracing`"
+                    .into(),
+            );
+        }
         let private = private_mount().map_err(|e| {
             format!(
                 "tracefs is mounted nowhere and arum could not mount it privately ({e}); mount it with `mount -t tracefs nodev /sys/kernel/tracing`"

@@ -66,7 +66,10 @@ pub fn permission_problem(perms: &Permissions) -> Option<String> {
     // The kernel's uprobe PMU asks for CAP_SYS_ADMIN itself (perf_uprobe_event_init), whatever
     // perf_event_paranoid says; CAP_PERFMON is not enough for it.
     (!perms.cap_sys_admin).then(|| {
-        "function timing needs CAP_SYS_ADMIN: the kernel's uprobe PMU accepts no less (CAP_PERFMON and perf_event_paranoid do not apply to it); run arum as root or grant it with `sudo setcap cap_sys_admin+ep $(command -v arum)`".to_string()
+        format!(
+            "function timing needs CAP_BPF and CAP_PERFMON (the in-kernel engine) or CAP_SYS_ADMIN (the uprobe PMU's records, which accept no less): run arum as root, {}",
+            crate::system::perms::GRANT
+        )
     })
 }
 

@@ -75,8 +75,9 @@ pub fn permission_problem(perms: &Permissions) -> Option<String> {
     let paranoid = perms.perf_event_paranoid;
     (!privileged && paranoid.is_none_or(|p| p > -1)).then(|| {
         format!(
-            "system call tracing needs CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid = -1 (it is {}): run arum as root, `sudo setcap cap_perfmon+ep $(command -v arum)`, or `sudo sysctl kernel.perf_event_paranoid=-1`",
-            paranoid.map_or("unknown".into(), |p| p.to_string())
+            "system call tracing needs CAP_PERFMON or CAP_SYS_ADMIN, or kernel.perf_event_paranoid = -1 (it is {}): run arum as root, {}, or `sudo sysctl kernel.perf_event_paranoid=-1`",
+            paranoid.map_or("unknown".into(), |p| p.to_string()),
+            crate::system::perms::GRANT
         )
     })
 }

@@ -1,0 +1,331 @@
+//! arum installed as README's "Privileges" recommends: a copy only a group may run, with
+//! `cap_perfmon,cap_bpf` in its file. The test (as root) makes a user and a group of its own,
+//! installs such a copy, and as that user: counts software events, times a function and its
+//! system calls in the kernel, cannot write where only root may, changes nothing of the system,
+//! and launches a program that holds no capability, even one the user could have passed on.
+//! Not as root, or where the filesystem keeps no file capabilities, it says why and stops.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{arum_path, helper, temp_dir};
+use serde_json::Value;
+
+/// A user and a group made for the test, removed when dropped.
+struct TestUser {
+    name: String,
+}
+
+impl TestUser {
+    fn create() -> Result<TestUser, String> {
+        let name = format!("arumt{}", std::process::id());
+        run("groupadd", &[&name])?;
+        if let Err(e) = run(
+            "useradd",
+            &["-M", "-N", "-g", &name, "-s", "/bin/sh", &name],
+        ) {
+            let _ = run("groupdel", &[&name]);
+            return Err(e);
+        }
+        Ok(TestUser { name })
+    }
+
+    /// `program` run as the user with the user's group (and no other), from `dir`.
+    fn command(&self, program: &Path, dir: &Path) -> Command {
+        let mut c = Command::new("setpriv");
+        c.args([
+            &format!("--reuid={}", self.name),
+            &format!("--regid={}", self.name),
+            "--init-groups",
+            // An inheritable capability the user's shell could have: arum must not hand it on.
+            "--inh-caps=+perfmon",
+            // setpriv execs while it still holds root's capabilities (it drops them at that
+            // exec), which would pass the check of the file's mode: a shell without them runs
+            // the program, as the user's own shell would.
+            "--",
+            "sh",
+            "-c",
+            "exec \"$@\"",
+            "sh",
+        ])
+        .arg(program)
+        .current_dir(dir)
+        .env("HOME", dir);
+        c
+    }
+}
+
+impl Drop for TestUser {
+    fn drop(&mut self) {
+        let _ = run("userdel", &[&self.name]);
+        let _ = run("groupdel", &[&self.name]);
+    }
+}
+
+fn run(program: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(program)
+        .args(args)
+        .output()
+        .map_err(|e| format!("{program}: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{program} {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ))
+    }
+}
+
+/// The installed copy: `dir/bin/arum`, group `group`, mode 0750, the recommended capabilities.
+fn install(dir: &Path, group: &str) -> Result<PathBuf, String> {
+    let bin = dir.join("bin");
+    std::fs::create_dir(&bin).map_err(|e| e.to_string())?;
+    let arum = bin.join("arum");
+    std::fs::copy(arum_path(), &arum).map_err(|e| e.to_string())?;
+    run("chgrp", &[group, &arum.display().to_string()])?;
+    std::fs::set_permissions(&arum, std::fs::Permissions::from_mode(0o750))
+        .map_err(|e| e.to_string())?;
+    run(
+        "setcap",
+        &["cap_perfmon,cap_bpf=ep", &arum.display().to_string()],
+    )?;
+    Ok(arum)
+}
+
+fn capability_lines(status: &str) -> Vec<(String, u64)> {
+    status
+        .lines()
+        .filter(|l| l.starts_with("Cap"))
+        .map(|l| {
+            let (k, v) = l.split_once(':').unwrap();
+            (
+                k.to_string(),
+                u64::from_str_radix(v.trim(), 16).expect("a capability mask"),
+            )
+        })
+        .collect()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
+    if !nix::unistd::geteuid().is_root() {
+        eprintln!("not root: cannot create a user and set file capabilities; nothing checked");
+        return;
+    }
+    let dir = temp_dir();
+    // Everyone may pass through; the user's own directory is the user's.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let user = match TestUser::create() {
+        Ok(u) => u,
+        Err(why) => {
+            eprintln!("cannot create a test user ({why}); nothing checked");
+            return;
+        }
+    };
+    let arum = match install(dir.path(), &user.name) {
+        Ok(a) => a,
+        Err(why) => {
+            eprintln!("cannot install a copy with file capabilities ({why}): the filesystem of the temporary directory may keep no extended attributes; nothing checked");
+            return;
+        }
+    };
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    run("chown", &[&user.name, &home.display().to_string()]).unwrap();
+    // Only root may write here.
+    let root_only = dir.path().join("root-only");
+    std::fs::create_dir(&root_only).unwrap();
+    std::fs::set_permissions(&root_only, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    // Another user may not even run it.
+    let other = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        .args(["sh", "-c", "exec \"$@\"", "sh"])
+        .arg(&arum)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(!other.status.success(), "a user outside the group ran arum");
+
+    let mounts_before = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+    let delayacct_before = std::fs::read_to_string("/proc/sys/kernel/task_delayacct").ok();
+
+    // Counting software events of its own program; the program holds no capability.
+    let report = home.join("count.json");
+    let out = user
+        .command(&arum, &home)
+        .args(["--format", "json", "-o"])
+        .arg(&report)
+        .args([
+            "-e",
+            "task-clock,page-faults",
+            "--",
+            "cat",
+            "/proc/self/status",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let events = json["counters"]["events"].as_array().unwrap();
+    for e in events {
+        assert_eq!(e["status"], "counted", "{e:#}");
+        assert!(e["total_raw"].as_u64().unwrap() > 0, "{e:#}");
+    }
+    let caps = capability_lines(&String::from_utf8_lossy(&out.stdout));
+    for set in ["CapInh", "CapPrm", "CapEff", "CapAmb"] {
+        let v = caps.iter().find(|(k, _)| k == set).map(|(_, v)| *v);
+        assert_eq!(v, Some(0), "{set} of the launched program: {caps:?}");
+    }
+    // The file is the user's: written with the user's rights.
+    let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&report).unwrap());
+    assert_ne!(owner, 0, "the report belongs to the user, not root");
+
+    // A function and its system calls, counted in the kernel.
+    let report = home.join("functions.json");
+    let out = user
+        .command(&arum, &home)
+        .args(["--format", "json", "-o"])
+        .arg(&report)
+        .args([
+            "--no-throttle",
+            "-F",
+            "rustfn::work::step",
+            "--syscalls",
+            "--",
+        ])
+        .args([&helper("rustfn"), "50"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let f = &json["functions"];
+    if f["engine"] == "bpf" {
+        let calls = f["functions"][0]["calls"].as_u64();
+        assert_eq!(calls, Some(50), "{f:#}");
+        assert_eq!(json["syscalls"]["engine"], "bpf");
+        assert!(!json["syscalls"]["calls"].as_array().unwrap().is_empty());
+    } else {
+        // A kernel without the engine's needs: the report says why, and so does this test.
+        eprintln!(
+            "the in-kernel engine is off here ({}): function timing not checked as the user",
+            f["engine_note"]
+        );
+        assert!(f["off_reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("cap_perfmon,cap_bpf"));
+    }
+
+    // A program that raises its privilege is measured only as perf would let the user: no
+    // probes of it, and the report says why.
+    let suid = dir.path().join("bin").join("suid-true");
+    std::fs::copy("/bin/true", &suid).unwrap();
+    std::fs::set_permissions(&suid, std::fs::Permissions::from_mode(0o4755)).unwrap();
+    let report = home.join("suid.json");
+    let out = user
+        .command(&arum, &home)
+        .args(["--format", "json", "-o"])
+        .arg(&report)
+        .args(["--syscalls", "--"])
+        .arg(&suid)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(
+        json["syscalls"].is_null(),
+        "a set-user-ID program was traced"
+    );
+    let warned = json["warnings"].as_array().unwrap();
+    assert!(
+        warned
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("is set-user-ID")),
+        "{warned:?}"
+    );
+
+    // Nowhere only root may write: refused before the program runs.
+    let marker = home.join("ran");
+    let out = user
+        .command(&arum, &home)
+        .arg("-o")
+        .arg(root_only.join("r.txt"))
+        .args(["--", "touch"])
+        .arg(&marker)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(125), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Permission denied"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!marker.exists(), "the program ran");
+    assert!(!root_only.join("r.txt").exists());
+
+    // Nothing of the system changes: no sysctl, no mount.
+    let out = user
+        .command(&arum, &home)
+        .args([
+            "--per-task",
+            "--enable-delayacct",
+            "-o",
+            "/dev/null",
+            "--",
+            "true",
+        ])
+        .output()
+        .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(0),
+        "--enable-delayacct was accepted"
+    );
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string("/proc/sys/kernel/task_delayacct").ok(),
+        delayacct_before
+    );
+    assert_eq!(
+        std::fs::read_to_string("/proc/self/mountinfo").unwrap(),
+        mounts_before,
+        "a mount appeared"
+    );
+}
+
+/// The binary is position-independent (its code at a random address at every start, as for
+/// every program Debian builds that may hold privileges) and still static (no interpreter, no
+/// shared library to load): an ELF of type DYN without a PT_INTERP program header.
+#[test]
+fn the_binary_is_a_static_position_independent_executable() {
+    let elf = std::fs::read(arum_path()).unwrap();
+    let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]);
+    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap());
+    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
+    assert_eq!(&elf[..4], b"\x7fELF");
+    assert_eq!(elf[4], 2, "64-bit");
+    const ET_DYN: u16 = 3;
+    assert_eq!(
+        u16_at(16),
+        ET_DYN,
+        "not position-independent (readelf -h says EXEC)"
+    );
+    let (phoff, phentsize, phnum) = (u64_at(32) as usize, u16_at(54) as usize, u16_at(56));
+    const PT_INTERP: u32 = 3;
+    const PT_DYNAMIC: u32 = 2;
+    let types: Vec<u32> = (0..phnum as usize)
+        .map(|i| u32_at(phoff + i * phentsize))
+        .collect();
+    assert!(!types.contains(&PT_INTERP), "dynamically linked: {types:?}");
+    // A static PIE has a dynamic section for its own relocations, and nothing to load.
+    assert!(types.contains(&PT_DYNAMIC), "{types:?}");
+}
