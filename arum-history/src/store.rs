@@ -267,11 +267,21 @@ fn insert(sql: &mut dyn Sql, batch: &str, saved: i64, r: &Record) -> Result<i64,
             Value::Blob(schema::compress(&r.report)),
         ],
     )?;
-    let id = rows
-        .first()
+    let id = returned_id(&rows)?;
+    insert_details(sql, id, r)?;
+    Ok(id)
+}
+
+/// The id an `INSERT ... RETURNING id` gave.
+pub(crate) fn returned_id(rows: &[Vec<Value>]) -> Result<i64, String> {
+    rows.first()
         .and_then(|row| row.first())
         .and_then(Value::int)
-        .ok_or("the database gave no id for a saved run")?;
+        .ok_or_else(|| "the database gave no id for a saved run".to_string())
+}
+
+/// A saved run's labels and metrics (the same tables in every schema version so far).
+pub(crate) fn insert_details(sql: &mut dyn Sql, id: i64, r: &Record) -> Result<(), String> {
     for (k, v) in &r.labels {
         sql.execute(
             "INSERT INTO labels (run_id, key, value) VALUES (?, ?, ?)",
@@ -286,7 +296,7 @@ fn insert(sql: &mut dyn Sql, batch: &str, saved: i64, r: &Record) -> Result<i64,
             )?;
         }
     }
-    Ok(id)
+    Ok(())
 }
 
 fn clamp(v: u64) -> i64 {

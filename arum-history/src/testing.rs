@@ -44,24 +44,8 @@ fn insert_v1(sql: &mut dyn Sql, r: &Record) -> Result<(), String> {
             r.report.as_str().into(),
         ],
     )?;
-    let id = rows
-        .first()
-        .and_then(|row| row.first())
-        .and_then(Value::int)
-        .ok_or("no id")?;
-    for (k, v) in &r.labels {
-        sql.execute(
-            "INSERT INTO labels (run_id, key, value) VALUES (?, ?, ?)",
-            &[Value::Int(id), k.as_str().into(), v.as_str().into()],
-        )?;
-    }
-    for (name, value) in &r.metrics {
-        sql.execute(
-            "INSERT INTO metrics (run_id, name, value) VALUES (?, ?, ?)",
-            &[Value::Int(id), name.as_str().into(), Value::Real(*value)],
-        )?;
-    }
-    Ok(())
+    let id = crate::store::returned_id(&rows)?;
+    crate::store::insert_details(sql, id, r)
 }
 
 /// A PostgreSQL server of its own for a test: a cluster in a temporary directory, reached only

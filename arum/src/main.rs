@@ -23,6 +23,10 @@ use cli::{Cli, Command};
 pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
     let started = Instant::now();
     arum_core::launch::stdio::hold_closed_standard_descriptors();
+    if let Err(why) = arum_core::system::perms::refuse_set_id() {
+        eprintln!("arum: {why}");
+        std::process::exit(arum_core::error::EXIT_ARUM_FAILED);
+    }
     let cli = match Cli::parse_args(std::env::args_os().collect()) {
         Ok(cli) => cli,
         Err(e) => {

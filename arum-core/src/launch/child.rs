@@ -211,7 +211,14 @@ fn child_main(args: &ChildArgs) -> ! {
         )
     };
     wait_for_start(start);
-    capabilities::apply_in_child(args.capabilities);
+    if let Err(e) = capabilities::apply_in_child(args.capabilities) {
+        // Told to the parent as an exec error is (after the 8 bytes of the high-water mark,
+        // none here; see `read_exec_outcome`): the program is not run.
+        let _ = rustix::io::write(exec_err, &[0u8; 8]);
+        let _ = rustix::io::write(exec_err, &e.raw_os_error().to_ne_bytes());
+        // SAFETY: leaves at once, without the parent's atexit handlers.
+        unsafe { libc::_exit(EXIT_CANNOT_EXECUTE) }
+    }
     send_pre_exec_maxrss(exec_err);
     let errno = exec_candidates(exe, args.envp);
     let _ = rustix::io::write(exec_err, &(errno as i32).to_ne_bytes());

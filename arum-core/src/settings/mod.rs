@@ -81,7 +81,12 @@ impl Settings {
         let planned = events::plan(&r.events, r.strict)?;
         let mut functions = function_settings(r, &program)?;
         let mut syscalls = syscall_settings(r, functions.as_ref())?;
+        let functions_asked = functions.is_some();
         if let Some(why) = beyond_the_user(&executable, &program) {
+            let probed = functions.is_some() || syscalls.is_some();
+            if probed && r.strict {
+                return Err(ArumError::Functions(format!("{why} (--strict)")));
+            }
             if functions.take().is_some() | syscalls.take().is_some() {
                 warnings.add(format!("{why}: function timing and system calls are off"));
             } else {
@@ -89,7 +94,7 @@ impl Settings {
             }
         }
         check_event_tables(r)?;
-        warn_of_unused_options(r, planned.is_some(), functions.is_some(), &mut warnings);
+        warn_of_unused_options(r, planned.is_some(), functions_asked, &mut warnings);
         let counters = match planned {
             Some(planned) => Some(counter_settings(r, planned, &mut warnings)?),
             None => None,
@@ -135,7 +140,7 @@ fn beyond_the_user(executable: &Executable, program: &Program) -> Option<String>
     let how = crate::system::setid::raises_privilege(&executable.resolved()?)?;
     Some(format!(
         "{} is {how}: the kernel stops counting it at its exec, as it does perf stat's counters, \
-         and arum does not probe it for a user who is not root",
+         and arum does not probe it for a user who is not root (run arum as root to measure it)",
         program.argv.first().map_or("the program", String::as_str)
     ))
 }

@@ -7,8 +7,27 @@ use serde::{Deserialize, Serialize};
 /// (Documentation/admin-guide/perf-security.rst): the capabilities the in-kernel engine and
 /// counting need, never CAP_SYS_ADMIN, on a copy only the group may run. Every hint that asks
 /// for a privilege ends with it.
-pub const GRANT: &str = "or let a group measure: `sudo chgrp arum_users arum && sudo chmod 0750 \
-     arum && sudo setcap cap_perfmon,cap_bpf=ep arum` (README, Privileges)";
+pub const GRANT: &str = "or let a group measure (README, Privileges): `sudo groupadd arum_users; \
+     sudo usermod -aG arum_users $USER; sudo install -m 0750 -g arum_users \"$(command -v arum)\" \
+     /usr/local/bin/arum; sudo setcap cap_perfmon,cap_bpf=ep /usr/local/bin/arum`";
+
+/// Refuses an arum installed set-user-ID or set-group-ID: it would write files and launch the
+/// program as the file's owner, not as its user. Capabilities in the file are the way (GRANT).
+pub fn refuse_set_id() -> Result<(), String> {
+    let (ruid, euid) = (rustix::process::getuid(), rustix::process::geteuid());
+    let (rgid, egid) = (rustix::process::getgid(), rustix::process::getegid());
+    if ruid == euid && rgid == egid {
+        return Ok(());
+    }
+    Err(format!(
+        "arum runs set-user-ID or set-group-ID (uid {} as {}, gid {} as {}), which would write files \
+         and run the program as another user: remove the bit (`sudo chmod ug-s arum`) {GRANT}",
+        ruid.as_raw(),
+        euid.as_raw(),
+        rgid.as_raw(),
+        egid.as_raw()
+    ))
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Permissions {

@@ -44,4 +44,26 @@ mod tests {
         std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o4755)).unwrap();
         assert_eq!(raises_privilege(&f), None);
     }
+
+    #[test]
+    fn another_owner_s_set_id_bits_raise_privilege() {
+        if !rustix::process::getuid().is_root() {
+            eprintln!(
+                "not root: cannot give a file to another owner; the positive case is not checked"
+            );
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("prog");
+        std::fs::write(&f, "").unwrap();
+        std::os::unix::fs::chown(&f, Some(65534), Some(65534)).unwrap();
+        let mode =
+            |m| std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(m));
+        mode(0o4755).unwrap();
+        assert_eq!(raises_privilege(&f), Some("set-user-ID"));
+        mode(0o2755).unwrap();
+        assert_eq!(raises_privilege(&f), Some("set-group-ID"));
+        mode(0o0755).unwrap();
+        assert_eq!(raises_privilege(&f), None);
+    }
 }

@@ -46,7 +46,7 @@ impl Tracefs {
         if !rustix::process::getuid().is_root() {
             return Err(
                 "tracefs is mounted nowhere, and arum mounts it (privately) only when run by root: \
-                 mount it with `mount -t tracefs nodev /sys/kernel/tracing`"
+                 mount it with `sudo mount -t tracefs nodev /sys/kernel/tracing`"
                     .into(),
             );
         }

@@ -66,6 +66,11 @@ pub fn permission_problem(perms: &Permissions) -> Option<String> {
     // The kernel's uprobe PMU asks for CAP_SYS_ADMIN itself (perf_uprobe_event_init), whatever
     // perf_event_paranoid says; CAP_PERFMON is not enough for it.
     (!perms.cap_sys_admin).then(|| {
+        if perms.bpf_allowed() {
+            // The in-kernel engine was not taken (--views, --probe-engine perf, or it cannot run
+            // here): a capability more for the records' path would not be the fix for a group.
+            return "function timing from probe records (--views, --probe-engine perf, or where the in-kernel engine cannot run) needs CAP_SYS_ADMIN, which the uprobe PMU asks for: run arum as root, or leave them out to time in the kernel".to_string();
+        }
         format!(
             "function timing needs CAP_BPF and CAP_PERFMON (the in-kernel engine) or CAP_SYS_ADMIN (the uprobe PMU's records, which accept no less): run arum as root, {}",
             crate::system::perms::GRANT
