@@ -23,6 +23,15 @@ impl Location {
         }
     }
 
+    /// The store `named` names, or the default one when it names none (absent or empty, as a
+    /// bare `--save` gives); none only when there is no default either.
+    pub fn named_or_default(named: Option<&str>) -> Option<Location> {
+        match named {
+            Some(s) if !s.is_empty() => Some(Location::parse(s)),
+            _ => Location::default_store(),
+        }
+    }
+
     /// The store used when none is named: `$ARUM_HISTORY` when set, else `history.sqlite` in
     /// the user's data directory (`$XDG_DATA_HOME/arum`, `~/.local/share/arum`).
     pub fn default_store() -> Option<Location> {

@@ -26,7 +26,7 @@ pub fn run(r: &HistoryRequest) -> Result<i32, ArumError> {
     let rendered = match r.format {
         HistoryFormat::Text => text(&series, &metrics),
         HistoryFormat::Csv => csv(&series, &metrics),
-        HistoryFormat::Json => json(&series, &metrics),
+        HistoryFormat::Json => json(&series),
     };
     sink.write_report(&rendered)?;
     if let Some(page) = page {
@@ -44,12 +44,7 @@ pub fn saved_at(run: &StoredRun) -> String {
 
 fn commit_of(run: &StoredRun) -> String {
     run.commit.as_ref().map_or(String::new(), |c| {
-        let id: String = c.id.chars().take(12).collect();
-        if c.dirty == Some(true) {
-            format!("{id}+")
-        } else {
-            id
-        }
+        trend::short_commit(&c.id, c.dirty == Some(true))
     })
 }
 
@@ -168,7 +163,7 @@ struct JsonRun<'a> {
     metrics: serde_json::Map<String, serde_json::Value>,
 }
 
-fn json(series: &[Series], _metrics: &[String]) -> String {
+fn json(series: &[Series]) -> String {
     let runs: Vec<JsonRun<'_>> = series
         .iter()
         .flat_map(|s| &s.runs)

@@ -47,16 +47,13 @@ pub enum HistoryFormat {
 
 /// The store a request names, or the default one.
 pub fn location(store: Option<&str>) -> Result<Location, ArumError> {
-    match store {
-        Some(s) if !s.is_empty() => Ok(Location::parse(s)),
-        _ => Location::default_store().ok_or_else(|| {
-            ArumError::Usage(
-                "no data directory holds a default store (HOME unset?): name one with --store \
-                 or ARUM_HISTORY"
-                    .into(),
-            )
-        }),
-    }
+    Location::named_or_default(store).ok_or_else(|| {
+        ArumError::Usage(
+            "no data directory holds a default store (HOME unset?): name one with --store or \
+             ARUM_HISTORY"
+                .into(),
+        )
+    })
 }
 
 /// The runs a request selects, with its metrics (resolved to full names, in order).

@@ -52,17 +52,13 @@ impl Saving {
             }
             return Ok(None);
         };
-        let location = if store.is_empty() {
-            Location::default_store().ok_or_else(|| {
-                ArumError::Usage(
-                    "--save: no data directory to keep the history in (HOME unset?): name a \
-                     store with --save=FILE or set ARUM_HISTORY"
-                        .into(),
-                )
-            })?
-        } else {
-            Location::parse(store)
-        };
+        let location = Location::named_or_default(Some(store)).ok_or_else(|| {
+            ArumError::Usage(
+                "--save: no data directory to keep the history in (HOME unset?): name a \
+                 store with --save=FILE or set ARUM_HISTORY"
+                    .into(),
+            )
+        })?;
         let labels = parse_labels(&r.labels, "--label")?;
         // Read before the program runs: a program that checks out, builds or rewrites tracked
         // files must not change what its run is saved under.

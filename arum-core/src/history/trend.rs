@@ -82,18 +82,24 @@ pub struct Point {
 }
 
 impl Point {
-    /// The commit as a table shows it: 12 characters of a hash, `+` when dirty.
+    /// The commit as a table shows it (see [`short_commit`]).
     pub fn short(&self) -> String {
-        let id: String = if self.commit.len() == 40 || self.commit.len() == 64 {
-            self.commit.chars().take(12).collect()
-        } else {
-            self.commit.clone()
-        };
-        if self.dirty {
-            format!("{id}+")
-        } else {
-            id
-        }
+        short_commit(&self.commit, self.dirty)
+    }
+}
+
+/// A commit as tables and plots show it: 12 characters of a git hash (SHA-1 or SHA-256), other
+/// names (`--commit v1.2`) whole; `+` when measured on a tree with changes beside it.
+pub fn short_commit(id: &str, dirty: bool) -> String {
+    let id: String = if id.len() == 40 || id.len() == 64 {
+        id.chars().take(12).collect()
+    } else {
+        id.to_string()
+    };
+    if dirty {
+        format!("{id}+")
+    } else {
+        id
     }
 }
 
