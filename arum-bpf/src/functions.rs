@@ -82,6 +82,8 @@ pub struct Totals {
     /// Calls left out: a thread's stack or a statistics map was full, a duration not binned.
     pub unrecorded: u64,
     pub unbinned: u64,
+    /// Processes that left the tree at an exec that raised their privilege (not counted after).
+    pub left_tree: u64,
 }
 
 /// (function, kind) → its histogram's (bucket, calls), sorted; kind 0 inclusive, 1 exclusive.
@@ -404,6 +406,7 @@ impl FunctionCounter {
             threads,
             unrecorded: drops[0] + drops[2],
             unbinned: drops[1],
+            left_tree: self.loaded.left_tree()?,
         })
     }
 

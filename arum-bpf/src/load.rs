@@ -144,6 +144,8 @@ pub(crate) struct Loaded {
 /// The object's `tree` map's states (`bpf/arum.h`).
 pub(crate) const TREE_HELD: u8 = 1;
 pub(crate) const TREE_RUNNING: u8 = 2;
+/// A process that left the tree at an exec that raised its privilege (`bpf/tree.h`).
+pub(crate) const TREE_LEFT: u8 = 3;
 
 impl Loaded {
     /// Opens `object` with `config` (see [`open`]) and loads it.
@@ -227,6 +229,19 @@ impl Loaded {
         self.map("tree")?
             .delete(&pid.to_ne_bytes())
             .map_err(|e| refused(&e, "no longer following a process"))
+    }
+
+    /// How many processes left the tree at an exec that raised their privilege: from there on
+    /// nothing of them (or of what they fork) was counted.
+    pub fn left_tree(&self) -> Result<u64, Unavailable> {
+        let tree = self.map("tree")?;
+        let mut n = 0;
+        for key in tree.keys() {
+            if let Ok(Some(state)) = tree.lookup(&key, MapFlags::ANY) {
+                n += u64::from(state.first() == Some(&TREE_LEFT));
+            }
+        }
+        Ok(n)
     }
 
     /// The per-CPU drop counters (`enum arum_drop`), summed.

@@ -79,6 +79,8 @@ pub struct Totals {
     /// call number → calls entered and not left when the counting stopped.
     pub unfinished: BTreeMap<u32, u64>,
     pub drops: Drops,
+    /// Processes that left the tree at an exec that raised their privilege (not counted after).
+    pub left_tree: u64,
 }
 
 /// The loaded, attached programs.
@@ -185,6 +187,7 @@ impl SyscallCounter {
             unbinned: drops[1],
             orphan_exits: drops[3],
         };
+        totals.left_tree = self.loaded.left_tree()?;
         Ok(totals)
     }
 

@@ -119,9 +119,11 @@ static __always_inline void count_u64(void *map, void *key, enum arum_drop full)
 /* The launched tree: tgid -> TREE_HELD until the program's exec, then TREE_RUNNING. A process
  * forked by a running one joins as running. Calls are counted only while running, so the held
  * child's own set-up (arum's code between fork and exec) is left out, as perf's enable_on_exec
- * leaves it out. */
+ * leaves it out. TREE_LEFT: a process that left at an exec that raised its privilege (tree.h);
+ * it is no longer counted, nor is anything it forks. */
 #define TREE_HELD 1
 #define TREE_RUNNING 2
+#define TREE_LEFT 3
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

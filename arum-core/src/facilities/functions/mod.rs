@@ -336,7 +336,12 @@ impl Facility for Functions<'_> {
             self.program_cpu_ns = Some(live.cpu_ns).filter(|&ns| ns > 0);
             live.kernel.counter.stop();
             match live.kernel.counter.totals(self.settings.targets.len()) {
-                Ok(t) => self.kernel_totals = Some(t),
+                Ok(t) => {
+                    if let Some(w) = crate::system::setid::left_at_exec(t.left_tree, "the calls") {
+                        run.warnings.add(w);
+                    }
+                    self.kernel_totals = Some(t);
+                }
                 Err(e) => run.warnings.add(format!(
                     "function timing: cannot read the in-kernel engine's maps: {e}"
                 )),

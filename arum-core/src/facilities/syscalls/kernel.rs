@@ -22,6 +22,8 @@ pub struct Counted {
     /// Calls not counted (a full map) and calls counted without their duration binned.
     pub uncounted: u64,
     pub unbinned: u64,
+    /// Processes that left the tree at a privilege-raising exec.
+    pub left_tree: u64,
 }
 
 /// The loaded engine, following nothing yet.
@@ -142,5 +144,6 @@ fn counted(t: Totals, inside_ns: u64) -> Counted {
         orphans: t.drops.orphan_exits,
         uncounted: t.drops.uncounted,
         unbinned: t.drops.unbinned,
+        left_tree: t.left_tree,
     }
 }

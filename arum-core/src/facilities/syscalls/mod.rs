@@ -212,6 +212,10 @@ impl<'s> Syscalls<'s> {
                         c.uncounted
                     ));
                 }
+                if let Some(w) = crate::system::setid::left_at_exec(c.left_tree, "the system calls")
+                {
+                    run.warnings.add(w);
+                }
                 self.counted = Some(c);
             }
             Err(why) => {
