@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::Pid;
 
-use crate::system::{delayacct, tracefs};
+use crate::system::{delayacct, kernel_file, tracefs};
 use crate::tree::cgroup;
 
 /// Names of cgroups arum makes start with this; then the pid, or a kind, a dash and the pid.
@@ -99,7 +99,7 @@ impl Drop for Marker {
 /// Uprobe event groups of dead arums, removed (`-:GROUP/` in uprobe_events).
 fn uprobe_groups() -> Vec<String> {
     let Some((root, text)) = tracefs::USUAL.iter().find_map(|root| {
-        let text = fs::read_to_string(Path::new(root).join("uprobe_events")).ok()?;
+        let text = kernel_file::read(Path::new(root).join("uprobe_events")).ok()?;
         Some((root, text))
     }) else {
         return Vec::new();

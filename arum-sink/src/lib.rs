@@ -100,9 +100,9 @@ impl Sink {
                     file,
                 });
             }
-            Resolved::Path(p) => p,
+            Resolved::Path(p, existing) => (p, existing),
         };
-        let existing = std::fs::metadata(&target).ok();
+        let (target, existing) = target;
         if let Some(m) = &existing {
             if m.is_dir() {
                 return Err(failed(std::io::Error::from(
@@ -297,8 +297,8 @@ impl StreamWriter {
 enum Resolved {
     /// One of arum's own descriptors, named by /dev/std*, /dev/fd/N or /proc/self/fd/N.
     Descriptor(i32),
-    /// A path that is not a symbolic link (it may not exist yet).
-    Path(PathBuf),
+    /// A path that is not a symbolic link, with its metadata if it exists.
+    Path(PathBuf, Option<std::fs::Metadata>),
 }
 
 /// Follows `path` through symbolic links, one at a time, to a file that is not a link, stopping
@@ -317,7 +317,9 @@ fn resolve(path: &Path) -> std::io::Result<Resolved> {
                     _ => to,
                 };
             }
-            _ => return Ok(Resolved::Path(p)),
+            // Not a link: its own metadata is what stat would say (none: nothing there).
+            Ok(m) => return Ok(Resolved::Path(p, Some(m))),
+            Err(_) => return Ok(Resolved::Path(p, None)),
         }
     }
     Err(std::io::Error::from_raw_os_error(libc::ELOOP))

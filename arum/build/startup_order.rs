@@ -73,7 +73,11 @@ fn linker_inputs(list: &str) -> (String, String) {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
     {
         if name.contains('*') {
-            script.push_str(&format!("    *(.text.{name})\n"));
+            // A cold function (`#[cold]`: std's once and grow paths among them) has its section
+            // named .text.unlikely.NAME, a hot one .text.hot.NAME.
+            script.push_str(&format!(
+                "    *(.text.{name} .text.unlikely.{name} .text.hot.{name})\n"
+            ));
         } else {
             symbols.push_str(name);
             symbols.push('\n');

@@ -34,8 +34,19 @@ done
 defined_names >"$work/defined"
 cat "$work"/cg.* | sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' | sed -E "s/'[0-9]+$//" | sort -u >"$work/run"
 # Under valgrind arum launches with fork (valgrind cannot run a clone that shares memory, see
-# arum-core/src/launch/raw.rs), so the functions of the usual launch are added by name.
-grep -E '6launch5(child20clone_sharing_memory|child5entry|stack10ChildStack)' "$work/defined" >>"$work/run" || true
+# arum-core/src/launch/raw.rs) and waits without a pidfd (valgrind knows no pidfd_open), so the
+# functions of the usual launch and wait are added by name.
+grep -E '6launch5(child20clone_sharing_memory|child5entry|stack10ChildStack)|3nix4poll4poll|3nix6unistd7sysconf|^__sysconf$|^__getpagesize$|^__pthread_mutex_(un)?lock$' "$work/defined" >>"$work/run" || true
+# glibc picks the variant of a string function (memcpy, strlen...) for the CPU at start, and
+# valgrind's emulated CPU gets another than a real one (or valgrind runs its own): every variant
+# that a CPU of today may get (SSE2, AVX2, EVEX, AVX-512; not the TSX ones) is listed, of the
+# families the run calls and of those every start calls.
+{
+  sed -n -E 's/^(__(mem|str|stp|raw|wmem|wcs)[a-z0-9]*)_(sse2|ssse3|sse4|avx|avx2|evex|avx512)(_.*)?$/\1/p' "$work/run"
+  printf '%s\n' __memcpy __memmove __memset __memcmp __memchr __strlen __strcmp __strchr __strrchr
+} | sort -u | while read -r family; do
+  grep -E "^${family}_(sse2|avx|avx2|evex|avx512)(_unaligned)?(_erms)?$" "$work/defined" || true
+done >>"$work/run"
 sort -u -o "$work/run" "$work/run"
 out=arum/startup-order.txt
 {

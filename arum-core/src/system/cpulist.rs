@@ -61,7 +61,7 @@ pub fn online() -> Option<Vec<u32>> {
     static ONLINE: std::sync::OnceLock<Option<Vec<u32>>> = std::sync::OnceLock::new();
     ONLINE
         .get_or_init(|| {
-            parse(&std::fs::read_to_string("/sys/devices/system/cpu/online").ok()?).ok()
+            parse(&super::kernel_file::read("/sys/devices/system/cpu/online").ok()?).ok()
         })
         .clone()
 }

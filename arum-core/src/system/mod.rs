@@ -2,6 +2,7 @@
 
 pub mod cpulist;
 pub mod delayacct;
+pub mod kernel_file;
 pub mod perms;
 pub mod setid;
 pub mod tracefs;

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use nix::unistd::Pid;
 
+use crate::system::kernel_file;
+
 pub(super) struct TreeCgroup {
     dir: PathBuf,
     handle: File,
@@ -95,30 +97,39 @@ pub(crate) fn remove(dir: &Path, parent: &Path) -> bool {
 
 /// Whether a group made beside arum's own would have the memory controller (and so
 /// memory.peak): arum's group delegates `memory` to its children. On a hybrid machine the
-/// controller is on a v1 hierarchy of its own, which /proc/cgroups tells at once; otherwise
-/// (recent kernels list only v1 controllers there) the group's `cgroup.subtree_control` says.
+/// controller is bound to a v1 hierarchy of its own, which arum's line for that hierarchy in
+/// /proc/self/cgroup names (`4:memory:/...`); otherwise the group's `cgroup.subtree_control`
+/// says.
 pub fn memory_on_v2() -> bool {
-    let on_v1 = read_proc_file("/proc/cgroups").is_ok_and(|t| {
-        t.lines().any(|l| {
-            let mut f = l.split_whitespace();
-            f.next() == Some("memory") && f.next().is_some_and(|h| h != "0")
-        })
-    });
-    !on_v1
+    !self_cgroup().is_some_and(memory_on_v1)
         && own_cgroup_dir().is_some_and(|dir| {
-            fs::read_to_string(dir.join("cgroup.subtree_control"))
+            kernel_file::read(dir.join("cgroup.subtree_control"))
                 .is_ok_and(|c| c.split_whitespace().any(|c| c == "memory"))
         })
 }
 
-/// A /proc file read with one buffer large enough for it: `read_to_string` starts from the
-/// size /proc reports (zero) with 32-byte reads, and the kernel regenerates the whole text for
-/// every read.
-fn read_proc_file(path: &str) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut text = String::with_capacity(4096);
-    fs::File::open(path)?.read_to_string(&mut text)?;
-    Ok(text)
+/// Whether a /proc/self/cgroup text puts the memory controller on a v1 hierarchy.
+fn memory_on_v1(text: &str) -> bool {
+    text.lines().any(|l| {
+        let mut f = l.splitn(3, ':');
+        f.next().is_some_and(|h| h != "0")
+            && f.next()
+                .is_some_and(|c| c.split(',').any(|c| c == "memory"))
+    })
+}
+
+/// /proc/self/cgroup, read once: arum's group in each hierarchy (`ID:CONTROLLERS:PATH`, the
+/// unified one with ID 0), which does not change while arum runs.
+fn self_cgroup() -> Option<&'static str> {
+    static TEXT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| kernel_file::read("/proc/self/cgroup").ok())
+        .as_deref()
+}
+
+/// arum's path in the unified (v2) hierarchy, relative to its mount point.
+fn unified_path() -> Option<&'static str> {
+    let line = self_cgroup()?.lines().find_map(|l| l.strip_prefix("0::"))?;
+    Some(line.trim().trim_start_matches('/'))
 }
 
 /// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the
@@ -137,25 +148,44 @@ fn find_own_cgroup_dir() -> Option<PathBuf> {
         nix::sys::statfs::statfs(**p)
             .is_ok_and(|s| s.filesystem_type() == nix::sys::statfs::CGROUP2_SUPER_MAGIC)
     };
-    if let Some(mount) = USUAL.iter().find(is_v2) {
-        let text = read_proc_file("/proc/self/cgroup").ok()?;
-        let rel = text.lines().find_map(|l| l.strip_prefix("0::"))?;
-        let dir = Path::new(mount).join(rel.trim().trim_start_matches('/'));
-        return dir.is_dir().then_some(dir);
-    }
-    let me = procfs::process::Process::myself().ok()?;
-    let mount = me
-        .mountinfo()
-        .ok()?
-        .into_iter()
-        .find(|m| m.fs_type == "cgroup2")?
-        .mount_point;
-    let rel = me
-        .cgroups()
-        .ok()?
-        .into_iter()
-        .find(|c| c.hierarchy == 0)?
-        .pathname;
-    let dir = mount.join(Path::new(rel.trim_start_matches('/')));
+    let mount = match USUAL.iter().find(is_v2) {
+        Some(mount) => PathBuf::from(mount),
+        None => {
+            procfs::process::Process::myself()
+                .ok()?
+                .mountinfo()
+                .ok()?
+                .into_iter()
+                .find(|m| m.fs_type == "cgroup2")?
+                .mount_point
+        }
+    };
+    let dir = mount.join(unified_path()?);
     dir.is_dir().then_some(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_controller_on_a_v1_hierarchy_is_told_by_its_line() {
+        // A hybrid machine: memory on hierarchy 4, the unified hierarchy without it.
+        let hybrid = "12:pids:/\n4:memory:/user.slice\n1:name=systemd:/\n0::/user.slice\n";
+        assert!(memory_on_v1(hybrid));
+        // Co-mounted controllers, and a named hierarchy whose name merely contains the word.
+        assert!(memory_on_v1("5:cpu,memory,cpuacct:/\n0::/\n"));
+        assert!(!memory_on_v1("3:name=memory_notes:/\n0::/\n"));
+        assert!(!memory_on_v1("7:blkio:/\n2:memory_x:/\n0::/\n"));
+        // Only the unified hierarchy (its line never names controllers), or nothing at all.
+        assert!(!memory_on_v1("0::/system.slice/ssh.service\n"));
+        assert!(!memory_on_v1(""));
+        // This machine's own file has the three fields on every line.
+        if let Some(text) = self_cgroup() {
+            assert!(
+                text.lines().all(|l| l.splitn(3, ':').count() == 3),
+                "{text}"
+            );
+        }
+    }
 }

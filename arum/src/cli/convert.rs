@@ -26,77 +26,90 @@ use super::series::SeriesArgs;
 impl RunArgs {
     /// The run's request and the series options given with it.
     pub fn requests(self) -> (RunRequest, SeriesRequest) {
-        let scope = if self.all_cpus {
+        let RunArgs {
+            launch,
+            shell,
+            report,
+            events,
+            counting,
+            functions,
+            syscalls,
+            watch,
+            strict,
+            series,
+            argv,
+        } = self;
+        let scope = if counting.all_cpus {
             Scope::System
         } else {
-            match self.scope {
+            match counting.scope {
                 ScopeArg::App => Scope::App,
                 ScopeArg::System => Scope::System,
             }
         };
         let run = RunRequest {
             program: ProgramRequest {
-                launch: self.launch,
-                shell: self.shell,
-                argv: self.argv,
-                compare: self.series.compare,
-                env: self.series.env.clone(),
+                launch,
+                shell,
+                argv,
+                compare: series.compare,
+                env: series.env.clone(),
             },
-            output: self.output,
-            format: match self.format {
+            output: report.output,
+            format: match report.format {
                 ReportFormat::Text => Format::Text,
                 ReportFormat::Json => Format::Json,
                 ReportFormat::Csv => Format::Csv,
             },
-            html: self.html,
-            self_timing: self.self_timing,
+            html: report.html,
+            self_timing: report.self_timing,
             events: EventRequest {
-                events: self.events,
-                metrics: self.metrics,
-                events_file: self.events_file,
-                cpu: self.cpu.into(),
+                events: events.events,
+                metrics: events.metrics,
+                events_file: events.events_file,
+                cpu: events.cpu.into(),
                 scope,
-                cpus: self.cpus,
-                per_cpu: self.per_cpu,
-                totals: self.totals,
-                no_multiplex: self.no_multiplex,
-                interval_ms: self.interval,
-                backend: match self.backend {
+                cpus: counting.cpus,
+                per_cpu: counting.per_cpu,
+                totals: counting.totals,
+                no_multiplex: counting.no_multiplex,
+                interval_ms: counting.interval,
+                backend: match counting.backend {
                     BackendChoice::Auto => Backend::Auto,
                     BackendChoice::Perf => Backend::Perf,
                     BackendChoice::Kmod => Backend::Kmod,
                 },
             },
-            ambient: self.ambient,
+            ambient: watch.ambient,
             functions: FunctionRequest {
-                functions: self.functions,
-                functions_file: self.functions_file,
-                exact_counts: self.exact_counts,
-                probe_budget: self.probe_budget,
-                no_throttle: self.no_throttle,
+                functions: functions.functions,
+                functions_file: functions.functions_file,
+                exact_counts: functions.exact_counts,
+                probe_budget: functions.probe_budget,
+                no_throttle: functions.no_throttle,
             },
             syscalls: SyscallRequest {
-                syscalls: self.syscalls,
-                task_begin: self.task_begin,
-                task_end: self.task_end,
-                views: self.views,
+                syscalls: syscalls.syscalls,
+                task_begin: syscalls.task_begin,
+                task_end: syscalls.task_end,
+                views: syscalls.views,
             },
-            noise_probe: self.noise_probe.map(|c| c.0),
-            per_task: self.per_task.map(|p| match p {
+            noise_probe: watch.noise_probe.map(|c| c.0),
+            per_task: watch.per_task.map(|p| match p {
                 PerTaskArg::Top => PerTask::Top,
                 PerTaskArg::All => PerTask::All,
             }),
-            enable_delayacct: self.enable_delayacct,
-            no_memory_sampling: self.no_memory_sampling,
+            enable_delayacct: watch.enable_delayacct,
+            no_memory_sampling: watch.no_memory_sampling,
             client_counts: None,
-            strict: self.strict,
-            probe_engine: match self.probe_engine {
+            strict,
+            probe_engine: match syscalls.probe_engine {
                 ProbeEngineArg::Auto => ProbeEngine::Auto,
                 ProbeEngineArg::Bpf => ProbeEngine::Bpf,
                 ProbeEngineArg::Perf => ProbeEngine::Perf,
             },
         };
-        (run, self.series.into())
+        (run, series.into())
     }
 }
 

@@ -56,7 +56,10 @@ pub enum ReportFormat {
 }
 
 /// A measured run's options; `S`, the options of repeated runs (see [`RunOnly`] for why it is a
-/// parameter).
+/// parameter). The options come in groups of a few, each flattened in: clap's derive builds a
+/// group's definitions in a function of its own, and one function building them all kept every
+/// definition (600 bytes each, several copies) in one stack frame of 50 KiB, a dozen fresh pages
+/// touched by every run (`benchmarks/overhead.sh` prints arum's page faults).
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("program").required(true).args(["launch", "argv"]))]
 pub struct RunArgs<S: Args = SeriesArgs> {
@@ -70,6 +73,41 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     #[arg(long)]
     pub shell: bool,
 
+    #[command(flatten)]
+    pub report: ReportArgs,
+
+    #[command(flatten)]
+    pub events: EventArgs,
+
+    #[command(flatten)]
+    pub counting: CountingArgs,
+
+    #[command(flatten)]
+    pub functions: FunctionArgs,
+
+    #[command(flatten)]
+    pub syscalls: SyscallArgs,
+
+    #[command(flatten)]
+    pub watch: WatchArgs,
+
+    /// Treat a problem with the events (another CPU's event, unsupported CPU, too many events,
+    /// an event the machine cannot count) as an error (exit 125) instead of a warning; a name
+    /// no CPU has is an error without it.
+    #[arg(long)]
+    pub strict: bool,
+
+    #[command(flatten)]
+    pub series: S,
+
+    /// The program and its arguments, after `--`, taken word for word.
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub argv: Vec<String>,
+}
+
+/// What the report is and where it goes.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
     /// Write the report to FILE (atomically) instead of stderr.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -86,7 +124,11 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     /// Show arum's own set-up and post-processing phases (always recorded in JSON).
     #[arg(long)]
     pub self_timing: bool,
+}
 
+/// The events to count.
+#[derive(Debug, Args)]
+pub struct EventArgs {
     /// Events to count: aliases (dcache_misses), native names (INST_RETIRED.ANY,
     /// EVENT:UMASK), raw codes (r003c), perf-style terms (cpu/event=0x41,umask=0x1/), software
     /// events (task-clock); `:u`/`:k` count user or kernel only. Space- or comma-separated, repeatable.
@@ -104,7 +146,11 @@ pub struct RunArgs<S: Args = SeriesArgs> {
 
     #[command(flatten)]
     pub cpu: CpuArgs,
+}
 
+/// Where and how the events are counted.
+#[derive(Debug, Args)]
+pub struct CountingArgs {
     /// Count only the launched process tree (`app`, per CPU) or everything on the CPUs (`system`).
     #[arg(long, value_enum, default_value_t = ScopeArg::App)]
     pub scope: ScopeArg,
@@ -139,19 +185,39 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     /// Counting back-end: perf_event_open (`perf`) or the /dev/arum module (`kmod`).
     #[arg(long, value_enum, default_value_t = BackendChoice::Auto)]
     pub backend: BackendChoice,
+}
 
-    /// Also record what the rest of the machine does (CPU, interrupts, memory, paging, disks,
-    /// network) and the launched tree, every INTERVAL, a duration with its unit (default 1s;
-    /// 250ms; at least 1ms; 0 = at start and end only).
-    #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
-    pub ambient: Option<std::time::Duration>,
-
+/// Function timing (`-F`).
+#[derive(Debug, Args)]
+pub struct FunctionArgs {
     /// Time these functions of the program (uprobes): NAME in its executable, LIB:NAME in a
     /// library it loads (libc:malloc), PATH:NAME in a file; globs (parse_*) and demangled Rust and
     /// C++ names (mycrate::parse, ns::Class::method) work. Comma-separated, repeatable.
     #[arg(short = 'F', long = "functions", value_name = "LIST")]
     pub functions: Vec<String>,
 
+    /// Read function names from FILE, one or more per line (`#` starts a comment).
+    #[arg(long, value_name = "FILE")]
+    pub functions_file: Option<PathBuf>,
+
+    /// Keep counting every call of a throttled function exactly (its entry probe stays; the
+    /// report states the cost) instead of sampling them.
+    #[arg(long)]
+    pub exact_counts: bool,
+
+    /// The most estimated probe overhead allowed, in percent of the program's CPU time; the
+    /// costliest functions are throttled first (default 2).
+    #[arg(long, value_name = "PCT", value_parser = crate::values::percent)]
+    pub probe_budget: Option<f64>,
+
+    /// Time every call of every function: no throttling, whatever it costs.
+    #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"])]
+    pub no_throttle: bool,
+}
+
+/// System calls and the ALMT views.
+#[derive(Debug, Args)]
+pub struct SyscallArgs {
     /// Count and time the system calls of the tree (kernel tracepoints): per call and per
     /// category, calls, errors by errno, durations, bytes. LIST: categories (process, network,
     /// file, memory, all) and call names, comma-separated; all when none is given.
@@ -180,24 +246,17 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     /// can run, else perf).
     #[arg(long, value_enum, value_name = "ENGINE", default_value = "auto")]
     pub probe_engine: ProbeEngineArg,
+}
 
-    /// Read function names from FILE, one or more per line (`#` starts a comment).
-    #[arg(long, value_name = "FILE")]
-    pub functions_file: Option<PathBuf>,
+/// What else is watched while the program runs.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Also record what the rest of the machine does (CPU, interrupts, memory, paging, disks,
+    /// network) and the launched tree, every INTERVAL, a duration with its unit (default 1s;
+    /// 250ms; at least 1ms; 0 = at start and end only).
+    #[arg(long, value_name = "INTERVAL", num_args = 0..=1, require_equals = true, default_missing_value = "1s", value_parser = crate::values::ambient_interval)]
+    pub ambient: Option<std::time::Duration>,
 
-    /// Keep counting every call of a throttled function exactly (its entry probe stays; the
-    /// report states the cost) instead of sampling them.
-    #[arg(long)]
-    pub exact_counts: bool,
-
-    /// The most estimated probe overhead allowed, in percent of the program's CPU time; the
-    /// costliest functions are throttled first (default 2).
-    #[arg(long, value_name = "PCT", value_parser = crate::values::percent)]
-    pub probe_budget: Option<f64>,
-
-    /// Time every call of every function: no throttling, whatever it costs.
-    #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"])]
-    pub no_throttle: bool,
     /// Run a gap-detecting probe at the lowest priority (SCHED_IDLE) on these CPUs (a cpulist;
     /// all CPUs when none is given) beside the program: it runs only when a CPU would idle and
     /// reports the interrupts, kernel work and other tasks that took it (arum hourglass's probe).
@@ -219,69 +278,39 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     /// v2's memory.peak where the memory controller is there), and the sampler's cost is gone.
     #[arg(long)]
     pub no_memory_sampling: bool,
-
-    /// Treat a problem with the events (another CPU's event, unsupported CPU, too many events,
-    /// an event the machine cannot count) as an error (exit 125) instead of a warning; a name
-    /// no CPU has is an error without it.
-    #[arg(long)]
-    pub strict: bool,
-
-    #[command(flatten)]
-    pub series: S,
-
-    /// The program and its arguments, after `--`, taken word for word.
-    #[arg(last = true, value_name = "CMD ARGS")]
-    pub argv: Vec<String>,
 }
 
 impl<S: Args> RunArgs<S> {
     /// The same options with `series` in place of these series options.
     pub(super) fn with_series<T: Args>(self, series: T) -> RunArgs<T> {
-        // Each option is named once; destructured without `..`, so a new option is a compile
-        // error here until it is passed on.
-        macro_rules! moved {
-            ($($field:ident,)*) => {{
-                let RunArgs { $($field,)* series: _ } = self;
-                RunArgs { $($field,)* series }
-            }};
-        }
-        moved!(
+        // Each field is named once; destructured without `..`, so a new one is a compile error
+        // here until it is passed on.
+        let RunArgs {
             launch,
             shell,
-            output,
-            format,
-            html,
-            self_timing,
+            report,
             events,
-            metrics,
-            events_file,
-            cpu,
-            scope,
-            all_cpus,
-            cpus,
-            per_cpu,
-            totals,
-            no_multiplex,
-            interval,
-            backend,
-            ambient,
+            counting,
             functions,
             syscalls,
-            task_begin,
-            task_end,
-            views,
-            probe_engine,
-            functions_file,
-            exact_counts,
-            probe_budget,
-            no_throttle,
-            noise_probe,
-            per_task,
-            enable_delayacct,
-            no_memory_sampling,
+            watch,
             strict,
+            series: _,
             argv,
-        )
+        } = self;
+        RunArgs {
+            launch,
+            shell,
+            report,
+            events,
+            counting,
+            functions,
+            syscalls,
+            watch,
+            strict,
+            series,
+            argv,
+        }
     }
 }
 
