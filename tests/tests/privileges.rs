@@ -312,6 +312,32 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
         );
     }
 
+    // tracefs is root's here unless its permissions were opened: the records' path says that,
+    // not that the kernel lacks its tracepoints.
+    let tracefs_closed =
+        std::fs::metadata("/sys/kernel/tracing").is_ok_and(|m| m.permissions().mode() & 0o005 == 0);
+    if tracefs_closed {
+        let out = user
+            .command(&arum, &home)
+            .args([
+                "--syscalls",
+                "--probe-engine",
+                "perf",
+                "-o",
+                "/dev/null",
+                "--",
+                "true",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let said = stderr(&out);
+        assert!(said.contains("may not be read by this user"), "{said}");
+        assert!(!said.contains("CONFIG_FTRACE_SYSCALLS"), "{said}");
+    } else {
+        eprintln!("tracefs is open to other users here: the refusal's words are not checked");
+    }
+
     // Nowhere only root may write: refused before the program runs.
     let marker = home.join("ran");
     let out = user

@@ -15,6 +15,30 @@ use rustix::mount::{FsMountFlags, FsOpenFlags, MountAttrFlags};
 /// Where tracefs is usually mounted, in the order tried.
 pub const USUAL: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
 
+/// Why tracefs cannot give what was asked of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unreachable {
+    /// It is there, but this user may not look into it (tracefs is root's unless an
+    /// administrator changed its permissions).
+    Denied(String),
+    /// It is mounted nowhere reachable, or does not hold the file.
+    Missing(String),
+}
+
+impl std::fmt::Display for Unreachable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreachable::Denied(why) | Unreachable::Missing(why) => f.write_str(why),
+        }
+    }
+}
+
+impl From<Unreachable> for String {
+    fn from(u: Unreachable) -> String {
+        u.to_string()
+    }
+}
+
 /// How tracefs was reached.
 pub struct Tracefs {
     /// Where its files are opened: a mount point, or the private mount through /proc/self/fd.
@@ -25,13 +49,24 @@ pub struct Tracefs {
 
 impl Tracefs {
     /// The tracefs that holds `wanted` (a path inside it, such as `uprobe_events`).
-    pub fn open(wanted: &str) -> Result<Tracefs, String> {
-        let holds = |root: &PathBuf| root.join(wanted).exists();
+    pub fn open(wanted: &str) -> Result<Tracefs, Unreachable> {
+        // A path this user may not look into answers "permission denied", not "absent": the
+        // difference between tracefs being root's and the kernel lacking the file.
+        let mut denied: Option<PathBuf> = None;
+        let mut holds = |root: &PathBuf| match root.join(wanted).try_exists() {
+            Ok(there) => there,
+            Err(e) => {
+                if e.kind() == std::io::ErrorKind::PermissionDenied {
+                    denied.get_or_insert_with(|| root.clone());
+                }
+                false
+            }
+        };
         let mounted_at = |root| Tracefs {
             root,
             private: None,
         };
-        if let Some(root) = USUAL.iter().map(PathBuf::from).find(holds) {
+        if let Some(root) = USUAL.iter().map(PathBuf::from).find(&mut holds) {
             return Ok(mounted_at(root));
         }
         // The mount table is read only when the usual places do not have it.
@@ -39,28 +74,38 @@ impl Tracefs {
         if let Some(root) = mounted.iter().find(|r| holds(r)) {
             return Ok(mounted_at(root.clone()));
         }
+        if let Some(root) = denied {
+            return Err(Unreachable::Denied(format!(
+                "tracefs at {} may not be read by this user (it is root's unless an administrator \
+                 opened it to a group)",
+                root.display()
+            )));
+        }
         if let Some(root) = mounted.first() {
-            return Err(format!("tracefs at {} has no {wanted}", root.display()));
+            return Err(Unreachable::Missing(format!(
+                "tracefs at {} has no {wanted}",
+                root.display()
+            )));
         }
         // Mounting is root's: arum holding capabilities for another user only measures.
         if !rustix::process::getuid().is_root() {
-            return Err(
+            return Err(Unreachable::Missing(
                 "tracefs is mounted nowhere, and arum mounts it (privately) only when run by root: \
                  mount it with `sudo mount -t tracefs nodev /sys/kernel/tracing`"
                     .into(),
-            );
+            ));
         }
         let private = private_mount().map_err(|e| {
-            format!(
+            Unreachable::Missing(format!(
                 "tracefs is mounted nowhere and arum could not mount it privately ({e}); mount it with `mount -t tracefs nodev /sys/kernel/tracing`"
-            )
+            ))
         })?;
         let tracefs = Tracefs {
             root: PathBuf::from(format!("/proc/self/fd/{}", private.as_raw_fd())),
             private: Some(private),
         };
         if !tracefs.path(wanted).exists() {
-            return Err(format!("tracefs has no {wanted}"));
+            return Err(Unreachable::Missing(format!("tracefs has no {wanted}")));
         }
         Ok(tracefs)
     }
@@ -118,7 +163,10 @@ mod tests {
     fn a_file_tracefs_does_not_hold_is_named_in_the_error() {
         // Whatever this machine has: tracefs mounted, mountable privately, or neither (not root),
         // a path that no tracefs holds is an error that names it, never a tracefs without it.
-        let err = Tracefs::open("no_such_file_in_tracefs").err().unwrap();
+        let err = Tracefs::open("no_such_file_in_tracefs")
+            .err()
+            .unwrap()
+            .to_string();
         assert!(
             err.contains("no_such_file_in_tracefs") || err.contains("mount it with"),
             "{err}"

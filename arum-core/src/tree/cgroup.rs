@@ -134,9 +134,10 @@ fn unified_path() -> Option<&'static str> {
 
 /// arum's own cgroup v2 directory: the cgroup2 mount point joined with the path of the
 /// hierarchy-0 (unified) line of /proc/self/cgroup. The usual mount points (systemd's unified
-/// and hybrid layouts) are checked by their file system's magic number first; the mount table
-/// (hundreds of lines to parse) only if neither is cgroup2. Looked up once: the leftovers check,
-/// the memory controller's check and the tree's group (every run of a series) all ask.
+/// and hybrid layouts) are tried first, by one look for the group's `cgroup.controllers`, a file
+/// only cgroup2 directories have; the mount table (hundreds of lines to parse) only if neither
+/// has it. Looked up once: the leftovers check, the memory controller's check and the tree's
+/// group (every run of a series) all ask.
 pub(crate) fn own_cgroup_dir() -> Option<PathBuf> {
     static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     DIR.get_or_init(find_own_cgroup_dir).clone()
@@ -144,24 +145,22 @@ pub(crate) fn own_cgroup_dir() -> Option<PathBuf> {
 
 fn find_own_cgroup_dir() -> Option<PathBuf> {
     const USUAL: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
-    let is_v2 = |p: &&&str| {
-        nix::sys::statfs::statfs(**p)
-            .is_ok_and(|s| s.filesystem_type() == nix::sys::statfs::CGROUP2_SUPER_MAGIC)
+    let rel = unified_path()?;
+    let group_in = |mount: &Path| {
+        let dir = mount.join(rel);
+        dir.join("cgroup.controllers").exists().then_some(dir)
     };
-    let mount = match USUAL.iter().find(is_v2) {
-        Some(mount) => PathBuf::from(mount),
-        None => {
-            procfs::process::Process::myself()
-                .ok()?
-                .mountinfo()
-                .ok()?
-                .into_iter()
-                .find(|m| m.fs_type == "cgroup2")?
-                .mount_point
-        }
-    };
-    let dir = mount.join(unified_path()?);
-    dir.is_dir().then_some(dir)
+    if let Some(dir) = USUAL.iter().find_map(|m| group_in(Path::new(m))) {
+        return Some(dir);
+    }
+    let mount = procfs::process::Process::myself()
+        .ok()?
+        .mountinfo()
+        .ok()?
+        .into_iter()
+        .find(|m| m.fs_type == "cgroup2")?
+        .mount_point;
+    group_in(&mount)
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use crate::perf::records::parse::{Layout, SAMPLE_RAW, SAMPLE_TYPE};
 use crate::perf::records::ring::Ring;
 use crate::perf::records::source::RecordSource;
 use crate::perf::sys::{self, Attr, Extra, Sampling};
-use crate::system::tracefs::Tracefs;
+use crate::system::tracefs::{Tracefs, Unreachable};
 
 use super::cost::{getppid_ns, Cost};
 
@@ -40,8 +40,14 @@ pub struct Ids {
 /// Finds the tracepoints' ids (the events are opened by id: tracefs is not needed after this).
 pub fn ids() -> Result<Ids, String> {
     const EVENTS: &str = "events/raw_syscalls";
-    let fs = Tracefs::open(EVENTS).map_err(|why| {
-        format!("the kernel's raw_syscalls tracepoints are not readable ({why}; the kernel needs CONFIG_FTRACE_SYSCALLS)")
+    let fs = Tracefs::open(EVENTS).map_err(|why| match why {
+        Unreachable::Denied(why) => {
+            format!("the kernel's raw_syscalls tracepoints are not readable: {why}")
+        }
+        Unreachable::Missing(why) => format!(
+            "the kernel's raw_syscalls tracepoints are not readable ({why}; the kernel needs \
+             CONFIG_FTRACE_SYSCALLS)"
+        ),
     })?;
     let id = |event: &str| -> Result<u64, String> {
         let path = fs.path(Path::new(EVENTS).join(event).join("id"));
