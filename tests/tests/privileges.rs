@@ -58,6 +58,24 @@ impl TestUser {
     }
 }
 
+impl TestUser {
+    /// arum at `arum` run as the user from `home` with `args`, its JSON report written to
+    /// `home/NAME.json`: the program's output and the report. The run must succeed.
+    fn measure(&self, arum: &Path, home: &Path, name: &str, args: &[&str]) -> (Output, Value) {
+        let report = home.join(format!("{name}.json"));
+        let out = self
+            .command(arum, home)
+            .args(["--format", "json", "-o"])
+            .arg(&report)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let json = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        (out, json)
+    }
+}
+
 impl Drop for TestUser {
     fn drop(&mut self) {
         let _ = run("userdel", &[&self.name]);
@@ -167,22 +185,14 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
     let delayacct_before = std::fs::read_to_string("/proc/sys/kernel/task_delayacct").ok();
 
     // Counting software events of its own program; the program holds no capability.
-    let report = home.join("count.json");
-    let out = user
-        .command(&arum, &home)
-        .args(["--format", "json", "-o"])
-        .arg(&report)
-        .args([
-            "-e",
-            "task-clock,page-faults",
-            "--",
-            "cat",
-            "/proc/self/status",
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let events = [
+        "-e",
+        "task-clock,page-faults",
+        "--",
+        "cat",
+        "/proc/self/status",
+    ];
+    let (out, json) = user.measure(&arum, &home, "count", &events);
     let events = json["counters"]["events"].as_array().unwrap();
     for e in events {
         assert_eq!(e["status"], "counted", "{e:#}");
@@ -194,27 +204,22 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
         assert_eq!(v, Some(0), "{set} of the launched program: {caps:?}");
     }
     // The file is the user's: written with the user's rights.
-    let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&report).unwrap());
+    let report = std::fs::metadata(home.join("count.json")).unwrap();
+    let owner = std::os::unix::fs::MetadataExt::uid(&report);
     assert_ne!(owner, 0, "the report belongs to the user, not root");
 
     // A function and its system calls, counted in the kernel.
-    let report = home.join("functions.json");
-    let out = user
-        .command(&arum, &home)
-        .args(["--format", "json", "-o"])
-        .arg(&report)
-        .args([
-            "--no-throttle",
-            "-F",
-            "rustfn::work::step",
-            "--syscalls",
-            "--",
-        ])
-        .args([&helper("rustfn"), "50"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let rustfn = helper("rustfn");
+    let timed = [
+        "--no-throttle",
+        "-F",
+        "rustfn::work::step",
+        "--syscalls",
+        "--",
+        &rustfn,
+        "50",
+    ];
+    let (_, json) = user.measure(&arum, &home, "functions", &timed);
     let f = &json["functions"];
     if f["engine"] == "bpf" {
         let calls = f["functions"][0]["calls"].as_u64();
@@ -242,17 +247,8 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
     if !nosuid {
         std::fs::copy("/bin/true", &suid).unwrap();
         std::fs::set_permissions(&suid, std::fs::Permissions::from_mode(0o4755)).unwrap();
-        let report = home.join("suid.json");
-        let out = user
-            .command(&arum, &home)
-            .args(["--format", "json", "-o"])
-            .arg(&report)
-            .args(["--syscalls", "--"])
-            .arg(&suid)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", stderr(&out));
-        let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let suid = suid.display().to_string();
+        let (_, json) = user.measure(&arum, &home, "suid", &["--syscalls", "--", &suid]);
         assert!(
             json["syscalls"].is_null(),
             "a set-user-ID program was traced"
@@ -271,17 +267,15 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
     let suid_uname = dir.path().join("bin").join("suid-uname");
     std::fs::copy("/bin/uname", &suid_uname).unwrap();
     std::fs::set_permissions(&suid_uname, std::fs::Permissions::from_mode(0o4755)).unwrap();
-    let report = home.join("later.json");
-    let out = user
-        .command(&arum, &home)
-        .args(["--format", "json", "-o"])
-        .arg(&report)
-        .args(["--syscalls", "--", "sh", "-c", "\"$0\"; /bin/uname; true"])
-        .arg(&suid_uname)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let later = [
+        "--syscalls",
+        "--",
+        "sh",
+        "-c",
+        "\"$0\"; /bin/uname; true",
+        &suid_uname.display().to_string(),
+    ];
+    let (_, json) = user.measure(&arum, &home, "later", &later);
     let calls = |name: &str| {
         json["syscalls"]["calls"]
             .as_array()

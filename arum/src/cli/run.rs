@@ -285,32 +285,13 @@ impl<S: Args> RunArgs<S> {
     pub(super) fn with_series<T: Args>(self, series: T) -> RunArgs<T> {
         // Each field is named once; destructured without `..`, so a new one is a compile error
         // here until it is passed on.
-        let RunArgs {
-            launch,
-            shell,
-            report,
-            events,
-            counting,
-            functions,
-            syscalls,
-            watch,
-            strict,
-            series: _,
-            argv,
-        } = self;
-        RunArgs {
-            launch,
-            shell,
-            report,
-            events,
-            counting,
-            functions,
-            syscalls,
-            watch,
-            strict,
-            series,
-            argv,
+        macro_rules! moved {
+            ($($field:ident,)*) => {{
+                let RunArgs { $($field,)* series: _ } = self;
+                RunArgs { $($field,)* series }
+            }};
         }
+        moved!(launch, shell, report, events, counting, functions, syscalls, watch, strict, argv,)
     }
 }
 
