@@ -85,7 +85,7 @@ impl Sink {
             path: given.to_path_buf(),
             source,
         };
-        let target = match resolve(given).map_err(failed)? {
+        let (target, existing) = match resolve(given).map_err(failed)? {
             Resolved::Descriptor(fd) => {
                 // SAFETY: fcntl(F_DUPFD_CLOEXEC) only duplicates an existing descriptor; failure
                 // (a closed descriptor) is reported below.
@@ -102,7 +102,6 @@ impl Sink {
             }
             Resolved::Path(p, existing) => (p, existing),
         };
-        let (target, existing) = target;
         if let Some(m) = &existing {
             if m.is_dir() {
                 return Err(failed(std::io::Error::from(

@@ -311,19 +311,16 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
     let tracefs_closed =
         std::fs::metadata("/sys/kernel/tracing").is_ok_and(|m| m.permissions().mode() & 0o005 == 0);
     if tracefs_closed {
-        let out = user
-            .command(&arum, &home)
-            .args([
-                "--syscalls",
-                "--probe-engine",
-                "perf",
-                "-o",
-                "/dev/null",
-                "--",
-                "true",
-            ])
-            .output()
-            .unwrap();
+        let perf_path = [
+            "--syscalls",
+            "--probe-engine",
+            "perf",
+            "-o",
+            "/dev/null",
+            "--",
+            "true",
+        ];
+        let out = user.command(&arum, &home).args(perf_path).output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
         let said = stderr(&out);
         assert!(said.contains("may not be read by this user"), "{said}");
@@ -353,18 +350,15 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
 
     // No sysctl changes: --enable-delayacct is root's (where delay accounting is off).
     if delayacct_before.as_deref().map(str::trim) == Some("0") {
-        let out = user
-            .command(&arum, &home)
-            .args([
-                "--per-task",
-                "--enable-delayacct",
-                "-o",
-                "/dev/null",
-                "--",
-                "true",
-            ])
-            .output()
-            .unwrap();
+        let sysctl = [
+            "--per-task",
+            "--enable-delayacct",
+            "-o",
+            "/dev/null",
+            "--",
+            "true",
+        ];
+        let out = user.command(&arum, &home).args(sysctl).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(stderr(&out).contains("only for root"), "{}", stderr(&out));
         assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));

@@ -34,9 +34,7 @@ pub fn raises_privilege(path: &Path) -> Option<&'static str> {
 
 /// What the binary at `path` itself raises.
 fn own_privilege(path: &Path, meta: &std::fs::Metadata) -> Option<&'static str> {
-    let nosuid = rustix::fs::statvfs(path)
-        .is_ok_and(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::NOSUID));
-    if nosuid {
+    if on_nosuid_mount(path) {
         return None;
     }
     let uid = rustix::process::getuid().as_raw();
@@ -51,6 +49,12 @@ fn own_privilege(path: &Path, meta: &std::fs::Metadata) -> Option<&'static str> 
     rustix::fs::getxattr(path, "security.capability", &mut buf[..])
         .is_ok()
         .then_some("given capabilities by its file")
+}
+
+/// Whether `path` is on a filesystem mounted nosuid.
+fn on_nosuid_mount(path: &Path) -> bool {
+    rustix::fs::statvfs(path)
+        .is_ok_and(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::NOSUID))
 }
 
 /// The interpreter a `#!` line at the start of the file names (its first word), if any.
@@ -136,9 +140,7 @@ mod tests {
         }
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        let nosuid = rustix::fs::statvfs(d)
-            .is_ok_and(|v| v.f_flag.contains(rustix::fs::StatVfsMountFlags::NOSUID));
-        if nosuid {
+        if on_nosuid_mount(d) {
             eprintln!("the temporary directory is on a nosuid mount: scripts are not checked");
             return;
         }
