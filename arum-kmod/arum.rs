@@ -124,6 +124,14 @@ arum_module! {
             default: 0,
             description: "CPUs (a mask) where the perf back-end's first counter is missing, as on a hybrid part's other core type",
         },
+        sim_stop_pause_ms: u32 {
+            default: 0,
+            description: "Milliseconds a stopping session waits after it halted, before it finishes",
+        },
+        sim_rearm_pause_ms: u32 {
+            default: 0,
+            description: "Milliseconds the perf back-end's re-arm work waits before it looks at its session",
+        },
 }
 
 /// Whether a file has the device open: one at a time.
@@ -190,6 +198,34 @@ mod test_hooks {
     pub(crate) fn perf_absent(_cpu: u32, _counter: usize) -> bool {
         false
     }
+
+    /// A pause where a stopping session has halted and not yet finished
+    /// (`sim_stop_pause_ms`): a CPU that comes back meanwhile must not queue work, which could
+    /// otherwise outlive the file and the module.
+    #[cfg(arum_sim)]
+    pub(crate) fn pause_in_stop() {
+        pause(super::module_parameters::sim_stop_pause_ms.value());
+    }
+
+    /// A pause at the start of the re-arm work (`sim_rearm_pause_ms`): work still queued when
+    /// the module goes would then run in freed code, which the module's own queue prevents.
+    #[cfg(arum_sim)]
+    pub(crate) fn pause_in_rearm() {
+        pause(super::module_parameters::sim_rearm_pause_ms.value());
+    }
+
+    #[cfg(arum_sim)]
+    fn pause(ms: u32) {
+        if ms > 0 {
+            crate::ffi::sleep_ms(ms);
+        }
+    }
+
+    #[cfg(not(arum_sim))]
+    pub(crate) fn pause_in_stop() {}
+
+    #[cfg(not(arum_sim))]
+    pub(crate) fn pause_in_rearm() {}
 }
 
 /// The simulated PMU the test build's parameters ask for.

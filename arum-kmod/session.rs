@@ -169,6 +169,7 @@ impl<B: Backend> WorkItem<1> for Session<B> {
     type Pointer = Arc<Session<B>>;
 
     fn run(this: Arc<Session<B>>) {
+        crate::test_hooks::pause_in_rearm();
         if this.stopped.load(Ordering::SeqCst) {
             return;
         }
@@ -597,6 +598,7 @@ impl<B: Backend> Session<B> {
 impl<B: Backend> Active for Session<B> {
     fn stop(&self) -> Result<KVVec<u8>, Failure> {
         self.halt();
+        crate::test_hooks::pause_in_stop();
         let response = {
             let mut st = self.state.lock();
             st.tick(&self.backend, true);
