@@ -235,10 +235,18 @@ fn set_online(cpu: u32, on: bool) {
 }
 
 /// failslab for this task only: every slab allocation fails while on. The control file is
-/// opened before, because opening it allocates.
+/// opened before, because opening it allocates. So is every page the process has mapped made
+/// present, page tables with it: a page fault while the task's slab allocations fail cannot
+/// finish (a new page table's lock is a slab object under lock debugging) and the kernel retries
+/// it for ever, so code that had not run before, reached while failslab is on, hung the check.
+/// Nothing may allocate while it is on either.
 struct FailSlab(File);
 impl FailSlab {
     fn new() -> FailSlab {
+        // SAFETY: mlockall only changes how this process's memory is kept.
+        if unsafe { libc::mlockall(libc::MCL_CURRENT) } != 0 {
+            fail(format!("mlockall: {}", std::io::Error::last_os_error()));
+        }
         let dbg = "/sys/kernel/debug/failslab";
         for (k, v) in [
             ("probability", "100"),
@@ -1232,9 +1240,10 @@ fn failed_alloc_write(_: &[String]) {
     let mut f = must_open();
     must_submit(&mut f, &software(&[0]));
     collect(&mut f);
+    let req = encode(&software(&[0]));
     let mut fs = FailSlab::new();
     fs.set(true);
-    let w = f.write(&encode(&software(&[0])));
+    let w = f.write(&req);
     fs.set(false);
     match w {
         Err(e) if errno(&e) == libc::ENOMEM => {}
@@ -1252,9 +1261,9 @@ fn failed_alloc_stop(args: &[String]) {
     let mut f = must_open();
     must_submit(&mut f, &msr_request(&args[2], &online_cpus()));
     std::thread::sleep(Duration::from_millis(100));
+    let mut buf = vec![0u8; 1 << 16];
     let mut fs = FailSlab::new();
     fs.set(true);
-    let mut buf = vec![0u8; 1 << 16];
     let first = f.read(&mut buf);
     fs.set(false);
     match first {
