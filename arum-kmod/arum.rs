@@ -126,7 +126,7 @@ arum_module! {
         },
         sim_stop_pause_ms: u32 {
             default: 0,
-            description: "Milliseconds a stopping session waits after it halted, before it finishes",
+            description: "At most this many milliseconds a stopping session waits after it halted, until a CPU comes online",
         },
         sim_rearm_pause_ms: u32 {
             default: 0,
@@ -199,12 +199,30 @@ mod test_hooks {
         false
     }
 
-    /// A pause where a stopping session has halted and not yet finished
-    /// (`sim_stop_pause_ms`): a CPU that comes back meanwhile must not queue work, which could
-    /// otherwise outlive the file and the module.
+    /// CPUs that came online since the module was loaded.
+    #[cfg(arum_sim)]
+    static ONLINE_EVENTS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
+    /// A CPU came online (the hotplug callback).
+    #[cfg(arum_sim)]
+    pub(crate) fn cpu_came_online() {
+        ONLINE_EVENTS.fetch_add(1, core::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// A pause where a stopping session has halted and not yet finished, until a CPU comes
+    /// online or `sim_stop_pause_ms` pass: a CPU that comes back then must not queue work, which
+    /// could otherwise outlive the file and the module. Ending at the CPU's return puts one in
+    /// every such window while a test toggles a CPU, without waiting longer than that.
     #[cfg(arum_sim)]
     pub(crate) fn pause_in_stop() {
-        pause(super::module_parameters::sim_stop_pause_ms.value());
+        use core::sync::atomic::Ordering;
+        let most = u64::from(super::module_parameters::sim_stop_pause_ms.value()) * 1_000_000;
+        let (seen, start) = (ONLINE_EVENTS.load(Ordering::SeqCst), crate::ffi::Now::now());
+        while ONLINE_EVENTS.load(Ordering::SeqCst) == seen
+            && crate::ffi::ns_between(start, crate::ffi::Now::now()) < most
+        {
+            crate::ffi::sleep_ms(1);
+        }
     }
 
     /// A pause at the start of the re-arm work (`sim_rearm_pause_ms`): work still queued when
@@ -220,6 +238,9 @@ mod test_hooks {
             crate::ffi::sleep_ms(ms);
         }
     }
+
+    #[cfg(not(arum_sim))]
+    pub(crate) fn cpu_came_online() {}
 
     #[cfg(not(arum_sim))]
     pub(crate) fn pause_in_stop() {}

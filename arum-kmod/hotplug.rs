@@ -58,6 +58,7 @@ pub(crate) fn sim() -> Option<Arc<SimPmu>> {
 
 /// A CPU came online (`ffi::Callbacks`); this runs on it.
 pub(crate) fn cpu_online(cpu: u32) {
+    crate::test_hooks::cpu_came_online();
     ffi::with_sim(|sim| {
         if let Some(sim) = sim {
             sim.power_on(cpu);

@@ -121,11 +121,12 @@ race_close_rmmod() {
   done) &
   t=$!
   i=0
-  # Each stop pauses 200 ms between halting and finishing, and re-arm work 500 ms before it
-  # looks: a CPU back in that window must queue nothing, and work queued before must be done
-  # before the module goes (work queued there to the system's queue ran after rmmod: an oops).
-  while [ $i -lt 20 ] && insmod /arum.ko sim_stop_pause_ms=200 sim_rearm_pause_ms=500 &&
-    /kmod_probe churn 10 && rmmod arum; do
+  # Each stop waits between halting and finishing until CPU 1 comes back (at most 300 ms), and
+  # re-arm work 1 s before it looks: the CPU back in that window must queue nothing, and work
+  # queued before must be done before the module goes (work queued there to the system's queue
+  # ran after rmmod: an oops).
+  while [ $i -lt 20 ] && insmod /arum.ko sim_stop_pause_ms=300 sim_rearm_pause_ms=1000 &&
+    /kmod_probe churn 50 && rmmod arum; do
     i=$((i + 1))
   done
   rm /tmp/racing
@@ -278,9 +279,9 @@ main_checks() {
   check perf-suspend-to-ram-counts-once with_module "" /kmod_probe suspend-perf
   # A hybrid part's other core type lacks an event (simulated on CPU 1): counted where it exists.
   check perf-event-missing-on-one-core-type with_module "sim_perf_absent=2" /kmod_probe hybrid 1
-  # 200 sessions started and closed, the module unloaded and loaded every 10, while CPU 1 goes
+  # 1000 sessions started and closed, the module unloaded and loaded every 50, while CPU 1 goes
   # off- and online without pause: no work of a closed session may run, nor any after rmmod.
-  check -t 300 hotplug-racing-close-and-rmmod race_close_rmmod
+  check -t 600 hotplug-racing-close-and-rmmod race_close_rmmod
   check fuzz-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz 1000 7 msr 2 2 3
   check fuzz-msr-netburst-1000 with_module "backend=1 sim=3" /kmod_probe fuzz 1000 9 msr 3 18 0
   check fuzz-oracle-msr-core2-1000 with_module "backend=1 sim=2" /kmod_probe fuzz-oracle 1000 17 msr 2 2 3
