@@ -42,7 +42,10 @@ fn own_privilege(path: &Path, meta: &std::fs::Metadata) -> Option<&'static str> 
     if meta.mode() & libc::S_ISUID != 0 && meta.uid() != uid {
         return Some("set-user-ID");
     }
-    if meta.mode() & libc::S_ISGID != 0 && meta.gid() != gid {
+    // The kernel gives a file's group only with its group-execute bit (fs/exec.c,
+    // bprm_fill_uid): set-group-ID without it marks mandatory locking, no privilege.
+    let setgid = libc::S_ISGID | libc::S_IXGRP;
+    if meta.mode() & setgid == setgid && meta.gid() != gid {
         return Some("set-group-ID");
     }
     let mut buf = [0u8; 64];
@@ -119,6 +122,12 @@ mod tests {
         assert_eq!(raises_privilege(&f), Some("set-user-ID"));
         mode(0o2755).unwrap();
         assert_eq!(raises_privilege(&f), Some("set-group-ID"));
+        mode(0o2745).unwrap();
+        assert_eq!(
+            raises_privilege(&f),
+            None,
+            "set-group-ID without group-execute"
+        );
         mode(0o0755).unwrap();
         assert_eq!(raises_privilege(&f), None);
     }
