@@ -146,7 +146,21 @@ fn a_sweep_of_sizes_and_clients_runs_every_combination_into_one_page() {
         .iter()
         .find(|b| b["label"].as_str().unwrap().contains(" 3 0 "))
         .unwrap();
-    assert!(cpu(three) > cpu(one), "3 clients used no more CPU than 1");
+    // rusage's user time is sampled at the scheduler tick: clients that run for a few ticks can
+    // show 0 or one tick either way (CI once had 3 clients "use no more" than 1). The effect is
+    // judged only where both are well over that resolution.
+    let (one, three) = (cpu(one), cpu(three));
+    if one < 50e6 {
+        eprintln!(
+            "1 client used {one:.0} ns of user time, 3 used {three:.0}: too few ticks of the \
+             kernel's sampling to compare; not judged"
+        );
+    } else {
+        assert!(
+            three > one,
+            "3 clients used {three:.0} ns, no more than 1 ({one:.0})"
+        );
+    }
     for id in ["benchmarks", "sweep", "distributions", "comparisons"] {
         assert!(
             page.contains(&format!("id=\"{id}\"")),
