@@ -198,10 +198,13 @@ fn completed_requests(said: &str) -> u64 {
     requests
 }
 
-/// What the counts may exceed the requests by: connections in flight when wrk stopped, the
-/// readiness probe's, and lost records.
+/// What the counts may differ from the requests by: connections in flight when wrk stopped,
+/// the readiness probe's, and lost records (as the kernel reported them, and as the views miss
+/// them against the in-kernel counts: the reader keeps to its CPU budget, so under this load a
+/// debug build's reader falls behind and a ring buffer fills).
 fn slack(json: &Value) -> u64 {
-    CONNECTIONS + 2 + u64_at(&json["syscalls"], "/lost")
+    let missing = u64_at(&json["views"], "/missing_calls");
+    CONNECTIONS + 2 + u64_at(&json["syscalls"], "/lost") + missing
 }
 
 /// Every request: a connection accepted, its request received, the response sent (headers by
@@ -235,14 +238,33 @@ fn calls_match_the_requests(json: &Value, requests: u64) {
     assert!(ok_calls(json, "close") + lost >= requests);
 }
 
+/// The calls of `name` counted in the kernel that are not in the views' table (no record).
+fn unrecorded(json: &Value, name: &str) -> u64 {
+    let in_views: u64 = json["views"]["table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["probe"] == name)
+        .map(|r| u64_at(r, "/calls"))
+        .sum();
+    call(json, name).map_or(0, |c| u64_at(c, "/calls").saturating_sub(in_views))
+}
+
 /// The per-request hierarchy: a task per connection, with its receive and send nested.
 fn a_task_per_request(json: &Value, requests: u64) {
     let slack = slack(json);
     let t = &json["views"]["tasks"];
     assert_eq!(t["keyed_by"], "descriptor", "{t}");
     let tasks = u64_at(t, "/tasks");
+    // A task needs its accept4 and its close: each of those without a record may cost one.
+    let (accepts, closes) = (unrecorded(json, "accept4"), unrecorded(json, "close"));
+    let missing = u64_at(&json["views"], "/missing_calls");
+    eprintln!(
+        "{tasks} tasks; calls without a record: {missing} (accept4 {accepts}, close {closes})"
+    );
+    assert!(accepts + closes <= missing, "{}", json["views"]);
     assert!(
-        tasks + slack >= requests && tasks <= requests + slack,
+        tasks + CONNECTIONS + 2 + accepts + closes >= requests && tasks <= requests + slack,
         "{tasks} tasks for {requests} requests"
     );
     let nested = |p: &str| {

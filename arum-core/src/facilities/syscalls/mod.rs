@@ -34,6 +34,7 @@ pub mod select;
 pub mod text;
 mod tracepoints;
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::error::ArumError;
@@ -47,7 +48,7 @@ use crate::periodic::{Cadence, FirstTick, Sampler};
 use crate::request::ProbeEngine;
 use crate::system::perms::Permissions;
 
-use collect::Collector;
+use collect::{CallStats, Collector};
 use cost::Cost;
 use kernel::{Counted, Kernel};
 use section::Counts;
@@ -288,15 +289,23 @@ impl Facility for Syscalls<'_> {
         let mut c = reader.finish();
         if let Some(c) = &mut c {
             c.tick(true);
-            if c.lost > 0 {
-                let affected = match self.counted {
-                    Some(_) => "the views miss those calls (the counts are complete)",
-                    None => "those calls are not counted",
-                };
-                run.warnings.add(format!(
-                    "{} system call records were lost (a ring buffer was full): {affected}",
+            match self
+                .counted
+                .as_ref()
+                .map(|k| missing_calls(&k.stats, &c.stats))
+            {
+                Some(0) => {}
+                Some(missing) => run.warnings.add(format!(
+                    "{missing} system calls have no record (a ring buffer was full; the kernel \
+                     reported {} records lost): the views miss them (the counts are complete)",
                     c.lost
-                ));
+                )),
+                None if c.lost > 0 => run.warnings.add(format!(
+                    "{} system call records were lost (a ring buffer was full): those calls are \
+                     not counted",
+                    c.lost
+                )),
+                None => {}
             }
         }
         // Nothing more to read: the events go now, not at the end of the run's post-processing.
@@ -344,15 +353,30 @@ impl Facility for Syscalls<'_> {
                     .unwrap_or_else(std::sync::PoisonError::into_inner),
             );
             c.journal.append(others);
-            crate::facilities::views::build(
+            let mut views = crate::facilities::views::build(
                 &c.journal,
                 &c.names,
                 self.settings.tasks.as_ref(),
                 crate::facilities::views::tsc_hz(),
-            )
+            );
+            if let Some(k) = &self.counted {
+                views.missing_calls = missing_calls(&k.stats, &c.stats);
+            }
+            views
         });
         (section, views)
     }
+}
+
+/// The calls `counted` in the kernel that have no paired record in `recorded`, per call number:
+/// the kernel engine misses none, so the difference is what the records lost, including losses
+/// the kernel never got to report.
+fn missing_calls(counted: &BTreeMap<u64, CallStats>, recorded: &BTreeMap<u64, CallStats>) -> u64 {
+    let calls = |s: &CallStats| s.durations.count + s.untimed;
+    counted
+        .iter()
+        .map(|(nr, k)| calls(k).saturating_sub(recorded.get(nr).map_or(0, calls)))
+        .sum()
 }
 
 /// Which engine the counts came from.
@@ -361,5 +385,31 @@ fn engine_name(kernel: bool, records: bool) -> Option<String> {
         (true, _) => Some("bpf".into()),
         (false, true) => Some("perf records".into()),
         (false, false) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn calls(timed: u64, untimed: u64) -> CallStats {
+        let mut s = CallStats {
+            untimed,
+            ..CallStats::default()
+        };
+        for i in 0..timed {
+            s.durations.record(i);
+        }
+        s
+    }
+
+    #[test]
+    fn the_views_miss_what_the_kernel_counted_beyond_the_records() {
+        let counted = BTreeMap::from([(0, calls(10, 2)), (1, calls(5, 0)), (3, calls(4, 0))]);
+        // Call 0: 3 without a record; call 1: more records than counts (the calibration's)
+        // hide nothing of another call; call 3: no record at all.
+        let recorded = BTreeMap::from([(0, calls(9, 0)), (1, calls(7, 0))]);
+        assert_eq!(missing_calls(&counted, &recorded), 3 + 4);
+        assert_eq!(missing_calls(&counted, &counted), 0);
     }
 }

@@ -46,6 +46,12 @@ fn overview(v: &ViewsReport) -> String {
             v.dropped_events.to_string(),
         ));
     }
+    if v.missing_calls > 0 {
+        pairs.push((
+            "system calls counted, records lost, not in the views",
+            v.missing_calls.to_string(),
+        ));
+    }
     let mut out = facts(&pairs);
     if let Some((line, unit)) = rate_series(o) {
         out.push_str(&figure(plot::lines(

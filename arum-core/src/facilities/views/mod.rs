@@ -33,6 +33,7 @@ pub fn build(
         table: table::build(&events, &journal.names, names, tsc_hz),
         tsc_hz,
         dropped_events: journal.dropped,
+        missing_calls: 0,
     }
 }
 
@@ -131,6 +132,7 @@ pub(crate) mod testing {
             }],
             tsc_hz: Some(2.4e9),
             dropped_events: 0,
+            missing_calls: 0,
         }
     }
 }

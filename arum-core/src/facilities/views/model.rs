@@ -17,6 +17,7 @@ pub const FIELDS: &[Field] = &[
     setting("tsc_hz", Unit::PerSecond),
     // Events not in the views: what the views miss.
     measured("dropped_events", Unit::Count, Lower),
+    measured("missing_calls", Unit::Count, Lower),
 ];
 
 const OVERVIEW: &[Field] = &[
@@ -112,6 +113,11 @@ pub struct ViewsReport {
     pub tsc_hz: Option<f64>,
     /// Probe events not kept in memory (the journal's limit), so not in the views.
     pub dropped_events: u64,
+    /// System calls the in-kernel engine counted that have no record in the views: their
+    /// records were lost to a full ring buffer, whether or not the kernel could say so (it
+    /// reports a loss only with the buffer's next record, which may never come).
+    #[serde(default)]
+    pub missing_calls: u64,
 }
 
 /// The session on a time line.

@@ -82,6 +82,13 @@ pub fn render(out: &mut String, v: &ViewsReport) {
             grouped(v.dropped_events)
         );
     }
+    if v.missing_calls > 0 {
+        let _ = writeln!(
+            out,
+            " {} system calls counted in the kernel are not in the views (their records were lost)",
+            grouped(v.missing_calls)
+        );
+    }
 }
 
 fn tasks(out: &mut String, t: &TasksView) {
@@ -221,6 +228,7 @@ mod tests {
             })
             .collect();
         v.dropped_events = 1500;
+        v.missing_calls = 2001;
         let mut out = String::new();
         render(&mut out, &v);
         let slow = line(&out, "slow task:");
@@ -237,6 +245,10 @@ mod tests {
         assert_eq!(
             line(&out, "1,500 probe events"),
             "1,500 probe events were not kept (memory limit) and are not in the views"
+        );
+        assert_eq!(
+            line(&out, "2,001 system calls"),
+            "2,001 system calls counted in the kernel are not in the views (their records were lost)"
         );
 
         v.tasks = None;
