@@ -113,6 +113,26 @@ pub fn interrupt(name: &str) -> Result<IrqLine> {
         .ok_or_else(|| format!("no interrupt named {name}"))
 }
 
+/// Interrupt source `name`'s count on each CPU, by CPU number (the table's columns are the CPUs
+/// online, which need not be numbered from 0 without gaps).
+pub fn interrupt_per_cpu(name: &str) -> Result<Vec<(u32, u64)>> {
+    interrupt_per_cpu_from(&read("/proc/interrupts")?, name)
+        .ok_or_else(|| format!("no interrupt named {name}"))
+}
+
+pub fn interrupt_per_cpu_from(bytes: &[u8], name: &str) -> Option<Vec<(u32, u64)>> {
+    let text = text(bytes);
+    let line = parse::irq_table(text)
+        .into_iter()
+        .find(|l| l.name == name)?;
+    Some(
+        parse::irq_cpus(text)
+            .into_iter()
+            .zip(line.per_cpu)
+            .collect(),
+    )
+}
+
 /// Softirqs by kind, per CPU.
 pub fn softirqs() -> Result<Vec<IrqLine>> {
     Ok(softirqs_from(&read("/proc/softirqs")?))
@@ -469,6 +489,23 @@ mod tests {
             if std::path::Path::new("/proc/pressure").join(r).exists() {
                 assert!(pressure(r).is_some(), "{r}");
             }
+        }
+    }
+
+    #[test]
+    fn an_interrupts_counts_go_to_the_cpus_of_their_columns() {
+        let table = b"       CPU0  CPU3\n LOC:   120   7   Local timer interrupts\n NMI: 0 0 Non-maskable\n";
+        assert_eq!(
+            interrupt_per_cpu_from(table, "LOC"),
+            Some(vec![(0, 120), (3, 7)])
+        );
+        assert_eq!(interrupt_per_cpu_from(table, "TIMER"), None);
+        // Where this machine lists a line, a column for every CPU online.
+        if let Ok(per_cpu) = interrupt_per_cpu("NMI") {
+            assert_eq!(
+                per_cpu.iter().map(|c| c.0).collect::<Vec<_>>(),
+                cpus().unwrap()
+            );
         }
     }
 

@@ -114,6 +114,16 @@ impl IrqLine {
     }
 }
 
+/// The CPU numbers of the columns of /proc/interrupts or /proc/softirqs (`CPU0 CPU2 ...`).
+pub fn irq_cpus(text: &str) -> Vec<u32> {
+    text.lines()
+        .next()
+        .unwrap_or("")
+        .split_ascii_whitespace()
+        .filter_map(|c| c.strip_prefix("CPU")?.parse().ok())
+        .collect()
+}
+
 /// /proc/interrupts and /proc/softirqs: a header of CPU names, then `NAME: counts... desc`.
 pub fn irq_table(text: &str) -> Vec<IrqLine> {
     let mut lines = text.lines();
@@ -172,5 +182,17 @@ mod tests {
         assert_eq!(t[0].desc, "IO-APIC 1-edge i8042");
         assert_eq!(t[1].desc, "Non-maskable interrupts");
         assert_eq!(t[2].per_cpu, [0]);
+    }
+
+    #[test]
+    fn irq_columns_are_the_online_cpus_by_number() {
+        assert_eq!(
+            irq_cpus(
+                "           CPU0       CPU2      CPU13
+"
+            ),
+            [0, 2, 13]
+        );
+        assert_eq!(irq_cpus(""), Vec::<u32>::new());
     }
 }

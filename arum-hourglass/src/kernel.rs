@@ -1,7 +1,8 @@
 //! What the kernel says about its clock tick, to set beside what the gaps say: CONFIG_HZ and
 //! the tickless mode from the kernel's configuration (/proc/config.gz, or /boot/config-RELEASE),
 //! the nohz_full CPUs, and, when no configuration is readable, the jiffies rate measured over
-//! the run from /proc/timer_list (root only).
+//! the run from /proc/timer_list (root only); and the local timer interrupts each CPU took
+//! during the run, which a host that delivers a guest's tick late holds below HZ.
 
 use std::io::Read;
 
@@ -37,6 +38,15 @@ pub struct KernelFacts {
     /// CPUs in nohz_full mode.
     pub nohz_full: Vec<usize>,
     pub preempt: Option<String>,
+    /// Local timer interrupts a second on each CPU over the run (CPU, rate), where the kernel
+    /// lists them (x86's `LOC` line of /proc/interrupts).
+    #[serde(default)]
+    pub local_timer_hz: Vec<(usize, f64)>,
+    /// Time the host took each CPU away over the run (CPU, ms; the kernel's steal time, which
+    /// /proc/stat counts in 1/USER_HZ s): its preemptions are gaps whose cause the guest cannot
+    /// see.
+    #[serde(default)]
+    pub stolen_ms: Vec<(usize, f64)>,
 }
 
 impl KernelFacts {
@@ -55,6 +65,8 @@ impl KernelFacts {
                 tick_mode: None,
                 nohz_full: Vec::new(),
                 preempt: None,
+                local_timer_hz: Vec::new(),
+                stolen_ms: Vec::new(),
             });
         facts.release = release;
         facts.nohz_full = std::fs::read_to_string("/sys/devices/system/cpu/nohz_full")
@@ -62,6 +74,27 @@ impl KernelFacts {
             .and_then(|s| parse_cpu_list(s.trim()))
             .unwrap_or_default();
         facts
+    }
+
+    /// Fills the local timer interrupts' rates from the counts at the run's start and end,
+    /// `seconds` apart.
+    pub fn timer_rates(&mut self, before: &[(u32, u64)], after: &[(u32, u64)], seconds: f64) {
+        if seconds > 0.0 {
+            self.local_timer_hz = per_cpu_change(before, after, 1.0 / seconds);
+        }
+    }
+
+    /// Fills the steal time from the counts at the run's start and end, in clock ticks of
+    /// `ticks_per_second`.
+    pub fn stolen(&mut self, before: &[(u32, u64)], after: &[(u32, u64)], ticks_per_second: u64) {
+        if ticks_per_second > 0 {
+            self.stolen_ms = per_cpu_change(before, after, 1e3 / ticks_per_second as f64);
+        }
+    }
+
+    /// The local timer interrupts a second `cpu` took over the run, where known.
+    pub fn timer_hz(&self, cpu: usize) -> Option<f64> {
+        self.local_timer_hz.iter().find(|c| c.0 == cpu).map(|c| c.1)
     }
 
     /// Fills HZ from jiffies counted over a run, when the configuration did not say.
@@ -82,6 +115,17 @@ impl KernelFacts {
     pub fn ticks_while_busy(&self, cpu: usize) -> bool {
         !(self.tick_mode == Some(TickMode::NohzFull) && self.nohz_full.contains(&cpu))
     }
+}
+
+/// Each CPU's count in `after` less its count in `before`, times `scale`.
+fn per_cpu_change(before: &[(u32, u64)], after: &[(u32, u64)], scale: f64) -> Vec<(usize, f64)> {
+    after
+        .iter()
+        .filter_map(|&(cpu, b)| {
+            let &(_, a) = before.iter().find(|c| c.0 == cpu)?;
+            Some((cpu as usize, b.saturating_sub(a) as f64 * scale))
+        })
+        .collect()
 }
 
 fn read_config(release: &str) -> Option<(String, String)> {
@@ -131,6 +175,8 @@ fn from_config(text: &str, path: &str) -> KernelFacts {
         tick_mode,
         nohz_full: Vec::new(),
         preempt,
+        local_timer_hz: Vec::new(),
+        stolen_ms: Vec::new(),
     }
 }
 
@@ -186,6 +232,17 @@ mod tests {
         f.hz_from_jiffies(2_495, 10.0);
         assert_eq!(f.hz, Some(250));
         assert_eq!(f.hz_source, Some(HzSource::Jiffies));
+    }
+
+    #[test]
+    fn per_cpu_rates_pair_cpus_by_number() {
+        let mut f = from_config("", "x");
+        f.timer_rates(&[(0, 100), (2, 50)], &[(0, 600), (2, 50), (3, 9)], 2.0);
+        assert_eq!(f.local_timer_hz, [(0, 250.0), (2, 0.0)]);
+        assert_eq!(f.timer_hz(0), Some(250.0));
+        assert_eq!(f.timer_hz(3), None);
+        f.stolen(&[(1, 4)], &[(1, 7)], 100);
+        assert_eq!(f.stolen_ms, [(1, 30.0)]);
     }
 
     #[test]

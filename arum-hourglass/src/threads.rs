@@ -19,7 +19,7 @@
 //! and SIGXCPU ends the process.
 
 use std::sync::{mpsc, Arc};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nix::sys::mman::{mlockall, munlockall, MlockAllFlags};
 use nix::sys::resource::{getrlimit, getrusage, setrlimit, Resource, UsageWho};
@@ -163,8 +163,14 @@ pub fn run(exp: &Experiment) -> Result<RunResult, Error> {
     if locked.is_ok() {
         let _ = munlockall();
     }
-    let (timebase, gap_ticks, threads, jiffies) = result?;
-    kernel.hz_from_jiffies(jiffies, exp.duration.as_secs_f64());
+    let (timebase, gap_ticks, threads, ticked) = result?;
+    kernel.hz_from_jiffies(ticked.jiffies, exp.duration.as_secs_f64());
+    kernel.timer_rates(&ticked.timers[0], &ticked.timers[1], ticked.seconds);
+    kernel.stolen(
+        &ticked.steal[0],
+        &ticked.steal[1],
+        arum_camp::ticks_per_second(),
+    );
     let dropped = trace.dropped();
     if dropped > 0 {
         notes.push(format!(
@@ -219,7 +225,29 @@ struct Go {
     gap_ticks: u64,
 }
 
-type Ran = (Timebase, u64, Vec<ThreadOutcome>, u64);
+type Ran = (Timebase, u64, Vec<ThreadOutcome>, Ticked);
+
+/// The kernel's tick counters read before the go and after the threads ended.
+struct Ticked {
+    jiffies: u64,
+    /// Local timer interrupts per CPU, before and after (empty where not listed).
+    timers: [Vec<(u32, u64)>; 2],
+    /// Time the host took each CPU away (steal, in clock ticks), before and after.
+    steal: [Vec<(u32, u64)>; 2],
+    seconds: f64,
+}
+
+/// Each CPU's local timer interrupts so far (none where /proc/interrupts has no `LOC` line).
+fn local_timers() -> Vec<(u32, u64)> {
+    arum_camp::interrupt_per_cpu("LOC").unwrap_or_default()
+}
+
+/// Each CPU's steal time so far, in clock ticks (/proc/stat).
+fn steal() -> Vec<(u32, u64)> {
+    arum_camp::stat()
+        .map(|s| s.cpus.iter().map(|(cpu, t)| (*cpu, t.steal)).collect())
+        .unwrap_or_default()
+}
 
 /// What a thread gives back when it ends: its outcome, its failure, or nothing (no go).
 type Joined = Option<Result<ThreadOutcome, String>>;
@@ -254,6 +282,7 @@ fn run_threads(
         gap_ticks: timebase.ticks(gap_ns).max(1),
     });
     let jiffies0 = kernel::jiffies();
+    let (timers0, steal0, since) = (local_timers(), steal(), Instant::now());
     for tx in &spawned.go {
         let _ = tx.send(go);
     }
@@ -266,9 +295,14 @@ fn run_threads(
     if let Some(f) = failure {
         return Err(f);
     }
-    let jiffies = match (jiffies0, kernel::jiffies()) {
-        (Some(a), Some(b)) => b.saturating_sub(a),
-        _ => 0,
+    let ticked = Ticked {
+        jiffies: match (jiffies0, kernel::jiffies()) {
+            (Some(a), Some(b)) => b.saturating_sub(a),
+            _ => 0,
+        },
+        timers: [timers0, local_timers()],
+        steal: [steal0, steal()],
+        seconds: since.elapsed().as_secs_f64(),
     };
     let late: Vec<usize> = outcomes
         .iter()
@@ -278,7 +312,7 @@ fn run_threads(
     if !late.is_empty() {
         notes.push(format!("threads {late:?} never ran during their window"));
     }
-    Ok((timebase, go.map_or(1, |g| g.gap_ticks), outcomes, jiffies))
+    Ok((timebase, go.map_or(1, |g| g.gap_ticks), outcomes, ticked))
 }
 
 /// Starts a thread per thread of the experiment.

@@ -120,6 +120,7 @@ pub fn verdict(
         matching,
         in_step,
         busy_ticks,
+        timer_hz: k.timer_hz(cpu),
         mode: tick_mode(k, busy_ticks),
         source: hz_source(k),
         how: match (found, at_kernel_hz) {
@@ -211,6 +212,8 @@ struct Seen {
     in_step: Option<f64>,
     /// The thread's CPU ticks while busy.
     busy_ticks: bool,
+    /// The local timer interrupts a second the thread's CPU took over the run, where known.
+    timer_hz: Option<f64>,
     mode: &'static str,
     source: String,
     /// How the source at HZ was found, when it was not among the strongest.
@@ -230,6 +233,24 @@ impl Seen {
             ..
         } = self;
         let busy_ticks = self.busy_ticks;
+        // A CPU that should tick took fewer timer interrupts than HZ: the host delivered the
+        // tick late and the kernel skipped the periods it missed, so no steady period is left
+        // for the gaps to show.
+        let late = self
+            .timer_hz
+            .zip(kernel_hz)
+            .filter(|&(rate, khz)| busy_ticks && rate < 0.9 * f64::from(khz));
+        if let (None, Some((rate, khz))) = (self.matching, late) {
+            return (
+                None,
+                format!(
+                    "no gaps recur at HZ={khz}: this CPU took {rate:.0} timer interrupts a \
+                     second, fewer than HZ, so the host delivered the tick late and the kernel \
+                     skipped the periods it missed; the tick's period cannot be judged here \
+                     ({source}; {mode}){also}"
+                ),
+            );
+        }
         match (self.matching, first, kernel_hz) {
             (Some(hz), _, Some(khz)) if !busy_ticks => (
                 Some(false),
@@ -305,6 +326,8 @@ mod tests {
             tick_mode: Some(mode),
             nohz_full,
             preempt: None,
+            local_timer_hz: vec![],
+            stolen_ms: vec![],
         }
     }
 
@@ -327,6 +350,19 @@ mod tests {
         assert_eq!(verdict(0, 1, &[2000.0, 700.0], None, &k).agrees, None);
         // Sources that are not multiples of HZ leave the tick missing.
         assert_eq!(verdict(0, 1, &[300.0], None, &k).agrees, Some(false));
+        // ... unless the CPU took fewer timer interrupts than HZ: then the gaps cannot say.
+        let mut late = k.clone();
+        late.timer_rates(&[(0, 0), (1, 0)], &[(0, 500), (1, 340)], 2.0);
+        let v = verdict(0, 1, &[285.8, 100.0], None, &late);
+        assert_eq!(v.agrees, None);
+        assert!(
+            v.statement.contains("170 timer interrupts"),
+            "{}",
+            v.statement
+        );
+        // A CPU that took its HZ is judged as before.
+        assert_eq!(verdict(0, 0, &[300.0], None, &late).agrees, Some(false));
+        assert_eq!(verdict(0, 1, &[250.1], None, &late).agrees, Some(true));
         assert_eq!(verdict(0, 1, &[1100.0], None, &k).agrees, Some(false));
         assert_eq!(verdict(0, 1, &[], None, &k).agrees, Some(false));
         let full = kernel(Some(1000), TickMode::NohzFull, vec![1]);

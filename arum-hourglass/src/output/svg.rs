@@ -410,6 +410,8 @@ mod tests {
                 tick_mode: None,
                 nohz_full: vec![],
                 preempt: None,
+                local_timer_hz: vec![],
+                stolen_ms: vec![],
             },
             notes: vec![],
         };
