@@ -820,6 +820,20 @@ fn text_trace_and_svg_of_a_short_run() {
         assert!((w[1] - w[0] - w[2]).abs() < 1e-5, "{l}");
         assert!(l.contains(&format!("cpu={cpu}")), "{l}");
     }
+    // Both threads ran on the one CPU: the kernel's figures for it over the run, where the
+    // kernel lists its timer interrupts per CPU.
+    if arum_camp::interrupt_per_cpu("LOC").is_ok() {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("cpu {cpu}: over the run, ")))
+            .unwrap_or_else(|| panic!("no cpu {cpu} line:\n{text}"));
+        assert!(
+            line.contains(" timer interrupts a second; the host took "),
+            "{line}"
+        );
+    } else {
+        println!("/proc/interrupts lists no local timer line here: the cpu line is not checked");
+    }
     let doc = std::fs::read_to_string(&svg).unwrap();
     assert!(doc.starts_with("<svg") && doc.trim_end().ends_with("</svg>"));
     // Intervals as bars, the periodic thread's deadlines as marks the legend names.

@@ -33,6 +33,7 @@ pub fn render(exp: &Experiment, run: &RunResult, a: &Analysis, extras: Extras) -
         let _ = writeln!(o, "note: {n}");
     }
     findings(&mut o, exp, a, run.dropped > 0);
+    cpu_lines(&mut o, run, a);
     if extras.trace {
         trace_lines(&mut o, run);
     }
@@ -231,6 +232,29 @@ fn switch_lines(o: &mut String, a: &Analysis) {
              did not yield or block, so it was a preemption, and on a busy CPU with a periodic \
              tick a clock interrupt was in the gap too: these cost more than voluntary ones"
         );
+    }
+}
+
+/// What the kernel counted over the run on each CPU a thread ran on most: its timer interrupts
+/// (the tick's and every other timer's) and the time the host took it away.
+fn cpu_lines(o: &mut String, run: &RunResult, a: &Analysis) {
+    let mut cpus: Vec<usize> = a.ticks.iter().map(|t| t.cpu).collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    for cpu in cpus {
+        let k = &run.kernel;
+        let timers = k
+            .timer_hz(cpu)
+            .map(|hz| format!("{hz:.0} timer interrupts a second"));
+        let stolen = k
+            .stolen_ms
+            .iter()
+            .find(|c| c.0 == cpu)
+            .map(|c| format!("the host took {:.0} ms of it (steal)", c.1));
+        let said: Vec<String> = timers.into_iter().chain(stolen).collect();
+        if !said.is_empty() {
+            let _ = writeln!(o, "cpu {cpu}: over the run, {}", said.join("; "));
+        }
     }
 }
 
