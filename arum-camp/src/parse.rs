@@ -186,13 +186,7 @@ mod tests {
 
     #[test]
     fn irq_columns_are_the_online_cpus_by_number() {
-        assert_eq!(
-            irq_cpus(
-                "           CPU0       CPU2      CPU13
-"
-            ),
-            [0, 2, 13]
-        );
+        assert_eq!(irq_cpus("    CPU0    CPU2   CPU13\n"), [0, 2, 13]);
         assert_eq!(irq_cpus(""), Vec::<u32>::new());
     }
 }

@@ -94,7 +94,12 @@ impl KernelFacts {
 
     /// The local timer interrupts a second `cpu` took over the run, where known.
     pub fn timer_hz(&self, cpu: usize) -> Option<f64> {
-        self.local_timer_hz.iter().find(|c| c.0 == cpu).map(|c| c.1)
+        on_cpu(&self.local_timer_hz, cpu)
+    }
+
+    /// The ms the host took `cpu` away over the run, where known.
+    pub fn stolen_ms_on(&self, cpu: usize) -> Option<f64> {
+        on_cpu(&self.stolen_ms, cpu)
     }
 
     /// Fills HZ from jiffies counted over a run, when the configuration did not say.
@@ -115,6 +120,11 @@ impl KernelFacts {
     pub fn ticks_while_busy(&self, cpu: usize) -> bool {
         !(self.tick_mode == Some(TickMode::NohzFull) && self.nohz_full.contains(&cpu))
     }
+}
+
+/// `cpu`'s figure in a per-CPU list.
+fn on_cpu(list: &[(usize, f64)], cpu: usize) -> Option<f64> {
+    list.iter().find(|c| c.0 == cpu).map(|c| c.1)
 }
 
 /// Each CPU's count in `after` less its count in `before`, times `scale`.

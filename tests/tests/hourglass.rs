@@ -189,8 +189,7 @@ fn a_cpu_thread_covers_its_cpu_and_sees_the_kernels_tick() {
     // the tick's period (seen here: sources at 275 and 360 per second and none at 250 on an
     // HZ=250 guest, with 300-375 interrupts a second); where there were fewer than HZ, the
     // report itself says the tick cannot be judged. And time the host took the CPU away
-    // (steal) comes in preemptions whose gaps can bury the tick's (seen here: a source at
-    // 285.8 per second and none at 250).
+    // (steal) comes in preemptions whose gaps can bury the tick's.
     let of_cpu = |key: &str| {
         r["run"]["kernel"][key]
             .as_array()

@@ -247,10 +247,8 @@ fn cpu_lines(o: &mut String, run: &RunResult, a: &Analysis) {
             .timer_hz(cpu)
             .map(|hz| format!("{hz:.0} timer interrupts a second"));
         let stolen = k
-            .stolen_ms
-            .iter()
-            .find(|c| c.0 == cpu)
-            .map(|c| format!("the host took {:.0} ms of it (steal)", c.1));
+            .stolen_ms_on(cpu)
+            .map(|ms| format!("the host took {ms:.0} ms of it (steal)"));
         let said: Vec<String> = timers.into_iter().chain(stolen).collect();
         if !said.is_empty() {
             let _ = writeln!(o, "cpu {cpu}: over the run, {}", said.join("; "));
