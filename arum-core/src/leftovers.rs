@@ -8,7 +8,11 @@
 //!
 //! Each carries the pid of the arum that made it; one whose pid runs no more is stale. Markers
 //! live in arum's own cgroup because that, besides `-o`'s target, is the one place arum writes.
-//! The checks cost two directory reads and one small file: every run makes them.
+//! Every run checks its cgroup: one `stat` where the group has no subgroup (a cgroup directory's
+//! link count is 2 plus its subdirectories), a directory read where it has. Uprobe groups are
+//! looked for only by a run that defines uprobe events itself ([`uprobe_groups`]): a definition
+//! without an open event is inert, and reading tracefs at every run would cost every run a
+//! file (`benchmarks/overhead.sh`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,14 +32,18 @@ fn running(pid: i32) -> bool {
     nix::sys::signal::kill(Pid::from_raw(pid), None) != Err(nix::errno::Errno::ESRCH)
 }
 
-/// Removes what dead arums left; returns a few words for each thing removed or restored.
+/// Removes the cgroups dead arums left and restores what their markers record; returns a few
+/// words for each thing removed or restored.
 pub fn clean() -> Vec<String> {
-    let mut done = Vec::new();
-    if let Some(parent) = cgroup::own_cgroup_dir() {
-        done.extend(cgroups(&parent));
-    }
-    done.extend(uprobe_groups());
-    done
+    cgroup::own_cgroup_dir()
+        .map(|parent| cgroups(&parent))
+        .unwrap_or_default()
+}
+
+/// Whether `dir` may hold a subdirectory: false only where its link count says none.
+fn may_have_subdirectories(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(dir).map_or(true, |m| m.nlink() != 2)
 }
 
 /// The kind and pid of a cgroup name arum makes: `arum-123` is the tree's group (kind ""),
@@ -47,6 +55,9 @@ fn cgroup_owner(name: &str) -> Option<(&str, i32)> {
 }
 
 fn cgroups(parent: &Path) -> Vec<String> {
+    if !may_have_subdirectories(parent) {
+        return Vec::new();
+    }
     let Ok(entries) = fs::read_dir(parent) else {
         return Vec::new();
     };
@@ -96,8 +107,10 @@ impl Drop for Marker {
     }
 }
 
-/// Uprobe event groups of dead arums, removed (`-:GROUP/` in uprobe_events).
-fn uprobe_groups() -> Vec<String> {
+/// Uprobe event groups of dead arums, removed (`-:GROUP/` in uprobe_events); a few words for
+/// each. Called by a run that defines its own, before it does: a dead arum's pid may be this
+/// one's, and so its group name.
+pub fn uprobe_groups() -> Vec<String> {
     let Some((root, text)) = tracefs::USUAL.iter().find_map(|root| {
         let text = kernel_file::read(Path::new(root).join("uprobe_events")).ok()?;
         Some((root, text))
@@ -148,5 +161,28 @@ mod tests {
         assert_eq!(cgroup_owner("arum-x"), None);
         assert_eq!(cgroup_owner("arum-0"), None);
         assert_eq!(cgroup_owner("user.slice"), None);
+    }
+
+    #[test]
+    fn a_directory_without_subdirectories_is_told_by_its_link_count() {
+        let dir = tempfile::tempdir().unwrap();
+        // A file system that counts links (tmpfs, ext4, kernfs) gives 2 here; one that does
+        // not (btrfs gives 1) must be read.
+        let counted = fs::metadata(dir.path()).map(|m| {
+            use std::os::unix::fs::MetadataExt;
+            m.nlink()
+        });
+        if counted.as_ref().is_ok_and(|n| *n == 2) {
+            assert!(!may_have_subdirectories(dir.path()));
+        } else {
+            println!(
+                "{:?} does not count links ({counted:?}): read instead",
+                dir.path()
+            );
+            assert!(may_have_subdirectories(dir.path()));
+        }
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        assert!(may_have_subdirectories(dir.path()));
+        assert!(may_have_subdirectories(&dir.path().join("missing")));
     }
 }

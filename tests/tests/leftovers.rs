@@ -1,5 +1,6 @@
 //! What an arum killed by SIGKILL left on the machine (its tree's cgroup, the delay-accounting
-//! setting it turned on, uprobe events) is undone by the next run, which says so once.
+//! setting it turned on, uprobe events) is undone by the next run (uprobe events: by the next
+//! run that defines some), which says so once.
 //!
 //! A file of its own: the tests of one file run side by side, and any other run of arum there
 //! would clean up this test's leftovers before the test looks.
@@ -82,29 +83,33 @@ fn what_a_killed_arum_left_is_undone_by_the_next_run() {
             f.write_all(format!("p:arum_{dead}/p0 /bin/true:0x1000\n").as_bytes())
         })
         .is_ok();
-    if defined {
-        expect.push("uprobe events");
-    } else {
+    if !defined {
         println!("{events} cannot be written here: no uprobe leftovers to test");
     }
+    let stale_group =
+        || std::fs::read_to_string(events).is_ok_and(|t| t.contains(&format!("arum_{dead}/")));
 
-    let out = common::arum()
-        .args(["-o", "/dev/null", "--", "true"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains("killed left behind"))
-        .collect();
+    // A plain run undoes the cgroup's leftovers; it reads no tracefs.
+    let cleaned = |args: &[&str]| {
+        let out = common::arum().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let lines: Vec<String> = stderr
+            .lines()
+            .filter(|l| l.contains("killed left behind"))
+            .map(str::to_owned)
+            .collect();
+        (lines, stderr)
+    };
+    let (lines, stderr) = cleaned(&["-o", "/dev/null", "--", "true"]);
     if expect.is_empty() {
-        println!("nothing could be left here to clean");
-        return;
-    }
-    assert_eq!(lines.len(), 1, "{stderr}");
-    for e in &expect {
-        assert!(lines[0].contains(e), "{e}: {stderr}");
+        assert!(lines.is_empty(), "{stderr}");
+    } else {
+        assert_eq!(lines.len(), 1, "{stderr}");
+        for e in &expect {
+            assert!(lines[0].contains(e), "{e}: {stderr}");
+        }
+        assert!(!lines[0].contains("uprobe"), "{stderr}");
     }
     if expect.contains(&"task_delayacct") {
         assert_eq!(delayacct().as_deref().map(str::trim), Some("0"));
@@ -114,8 +119,34 @@ fn what_a_killed_arum_left_is_undone_by_the_next_run() {
             assert!(!dir.join(&name).exists(), "{name} stays");
         }
     }
-    if defined {
-        let left = std::fs::read_to_string(events).unwrap();
-        assert!(!left.contains(&format!("arum_{dead}/")), "{left}");
+    if !defined {
+        return;
     }
+    assert!(
+        stale_group(),
+        "a plain run read tracefs and removed the uprobe group"
+    );
+
+    // A run that defines uprobe events in tracefs (the records' engine) removes the dead
+    // arum's group before it defines its own.
+    let (lines, stderr) = cleaned(&[
+        "--probe-engine",
+        "perf",
+        "-F",
+        "libc:malloc",
+        "-o",
+        "/dev/null",
+        "--",
+        "true",
+    ]);
+    if stderr.contains("function timing is off") {
+        println!("function timing is off here, so no uprobe events were defined: {stderr}");
+        return;
+    }
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].contains(&format!("uprobe events arum_{dead}")),
+        "{stderr}"
+    );
+    assert!(!stale_group(), "the dead arum's uprobe group stays");
 }

@@ -9,8 +9,9 @@
 //! - uprobe events defined in tracefs (`uprobe_events`, as `perf probe` does), opened as
 //!   tracepoints: copying those reads nothing from user memory, so they are inherited by every
 //!   thread and process the program starts. Defined under a group of arum's own (`arum_<pid>`),
-//!   removed when the run ends, and left-overs of arum runs that died are removed at start
-//!   (tracefs as `system::tracefs` finds it: privately mounted where it is mounted nowhere).
+//!   removed when the run ends, and left-overs of arum runs that died are removed before arum
+//!   defines its own (tracefs as `system::tracefs` finds it: privately mounted where it is
+//!   mounted nowhere).
 //!
 //! The events of a probe: sampling (a record per hit into a ring buffer), counting (an exact
 //! count, no record), and the per-CPU side-band event that owns each ring buffer and records task
@@ -224,8 +225,8 @@ pub struct TraceFs {
 }
 
 impl TraceFs {
-    /// Finds tracefs (the definitions of arum runs that are gone were removed at the start of
-    /// the run, by `crate::leftovers`).
+    /// Finds tracefs (the definitions of arum runs that are gone are removed next, by
+    /// `crate::leftovers::uprobe_groups`).
     pub fn open() -> Result<TraceFs, String> {
         Ok(TraceFs {
             fs: Tracefs::open("uprobe_events")?,
