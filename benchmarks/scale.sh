@@ -40,25 +40,13 @@ gcc -O2 -Wall -static -pthread -o "$work/guestbench" benchmarks/scale/guestbench
   echo "file /arum $top/target/x86_64-unknown-linux-gnu/release/arum 755 0 0"
   echo "file /guestbench $work/guestbench 755 0 0"
   echo "file /arum.ko $work/mod/arum-kmod/arum.ko 644 0 0"
-  echo "file /usr/bin/time /usr/bin/time 755 0 0"
-  for lib in $(ldd /usr/bin/time | grep -o '/[^ ]*'); do
-    d=$(dirname "$lib")
-    while [ "$d" != / ]; do echo "dir $d 755 0 0"; d=$(dirname "$d"); done | tac
-    echo "file $lib $(readlink -f "$lib") 755 0 0"
-  done
+  benchmarks/guest/dynamic-binary.sh /usr/bin/time
 } | awk '!seen[$0]++' >"$work/initramfs.list"
 "$kdir/usr/gen_init_cpio" "$work/initramfs.list" >"$work/initramfs.cpio"
 
 for n in "${counts[@]}"; do
-  echo "scale.sh: booting the $n-CPU guest" >&2
   log=$work/guest-$n.log
-  t0=$SECONDS
-  # rcu_cpu_stall_timeout: emulated CPUs on two host cores run far slower than RCU expects.
-  timeout 1500 qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp "$n" -m 2G \
-    -kernel "$kdir/arch/x86/boot/bzImage" -initrd "$work/initramfs.cpio" \
-    -append "console=ttyS0 panic=-1 loglevel=4 rcupdate.rcu_cpu_stall_timeout=300" \
-    -nographic -no-reboot </dev/null >"$log" 2>&1 || true
-  echo "scale.sh: the $n-CPU guest ran for $((SECONDS - t0)) s" >&2
+  benchmarks/guest/boot.sh scale.sh "$n" "$kdir" "$work/initramfs.cpio" "$log" 1500
   tr -d '\r' <"$log" | grep -a '^scale: ' || true
   tr -d '\r' <"$log" | grep -a '^cpus=' >>"$work/summary.$$" ||
     echo "scale.sh: the $n-CPU guest printed no summary; its console is in $log" >&2

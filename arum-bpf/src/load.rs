@@ -69,7 +69,12 @@ fn verifier_verdict() -> Option<String> {
 /// Opens `object` (named `name` in messages) with `config` as its read-only data: the object
 /// has one read-only variable, a struct of exactly `config.len()` bytes.
 fn open(object: &[u8], name: &str, config: &[u8]) -> Result<OpenObject, Unavailable> {
-    libbpf_rs::set_print(Some((PrintLevel::Warn, keep_message)));
+    // ARUM_BPF_LOG also asks libbpf for its debug lines (map creation, relocations).
+    let level = match std::env::var_os("ARUM_BPF_LOG") {
+        Some(_) => PrintLevel::Debug,
+        None => PrintLevel::Warn,
+    };
+    libbpf_rs::set_print(Some((level, keep_message)));
     MESSAGES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)

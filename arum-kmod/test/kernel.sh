@@ -3,7 +3,8 @@
 # Debian's packages only. Prints the kernel build directory (KDIR) on its last line.
 # The build is cached in $ARUM_KCACHE (default ~/.cache/arum-kmod), keyed by kernel version,
 # config fragment and rustc version: a second run takes seconds.
-# ARUM_KCONFIG=FILE builds from another fragment (benchmarks/scale.sh's kernel without checkers).
+# ARUM_KCONFIG=FILE builds from another fragment (benchmarks/scale.sh's kernel without checkers,
+# benchmarks/syscalls-guest.sh's with BPF).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 config=${ARUM_KCONFIG:-$here/kernel.config}
@@ -16,7 +17,10 @@ log() { echo "kernel.sh: $*" >&2; }
 
 # --- host packages (bookworm) --------------------------------------------------------------
 need=()
-for p in clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev make build-essential qemu-system-x86 busybox-static; do
+pkgs=(clang-19 lld-19 llvm-19 libclang-19-dev flex bison bc libelf-dev libssl-dev make build-essential qemu-system-x86 busybox-static)
+# A kernel with BTF (benchmarks/syscalls/guest.kconfig) has pahole generate it.
+grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$config" && pkgs+=(dwarves)
+for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
 done
 if ((${#need[@]})); then
