@@ -300,12 +300,26 @@ impl Facility for Syscalls<'_> {
                      reported {} records lost): the views miss them (the counts are complete)",
                     c.lost
                 )),
-                None if c.lost > 0 => run.warnings.add(format!(
-                    "{} system call records were lost (a ring buffer was full): those calls are \
-                     not counted",
-                    c.lost
-                )),
-                None => {}
+                // The records are the counts. A full ring's loss is reported with its next
+                // record, which may never come; the events' own counts tell it regardless.
+                None => {
+                    let entered = self.events.as_ref().and_then(Events::entered);
+                    match entered.map(|n| n.saturating_sub(recorded_calls(c))) {
+                        Some(missing) if missing > 0 => run.warnings.add(format!(
+                            "{missing} of the {} system calls the kernel counted have no record \
+                             (a ring buffer was full; it reported {} records lost): they are not \
+                             in the counts",
+                            entered.unwrap_or_default(),
+                            c.lost
+                        )),
+                        _ if c.lost > 0 => run.warnings.add(format!(
+                            "{} system call records were lost (a ring buffer was full): those \
+                             calls are not counted",
+                            c.lost
+                        )),
+                        _ => {}
+                    }
+                }
             }
         }
         // Nothing more to read: the events go now, not at the end of the run's post-processing.
@@ -368,11 +382,21 @@ impl Facility for Syscalls<'_> {
     }
 }
 
+/// The calls the records' counts hold: the paired and the no-return ones, and the entries left
+/// open at the end.
+fn recorded_calls(c: &Collector) -> u64 {
+    c.stats.values().map(calls).sum::<u64>() + c.unfinished.values().sum::<u64>()
+}
+
+/// A call number's calls: those timed and those counted without a duration.
+fn calls(s: &CallStats) -> u64 {
+    s.durations.count + s.untimed
+}
+
 /// The calls `counted` in the kernel that have no paired record in `recorded`, per call number:
 /// the kernel engine misses none, so the difference is what the records lost, including losses
 /// the kernel never got to report.
 fn missing_calls(counted: &BTreeMap<u64, CallStats>, recorded: &BTreeMap<u64, CallStats>) -> u64 {
-    let calls = |s: &CallStats| s.durations.count + s.untimed;
     counted
         .iter()
         .map(|(nr, k)| calls(k).saturating_sub(recorded.get(nr).map_or(0, calls)))

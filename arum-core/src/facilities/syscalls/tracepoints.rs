@@ -77,6 +77,19 @@ pub struct Events {
     pub ids: Vec<(u64, bool)>,
 }
 
+impl Events {
+    /// The calls the tree entered, as its sys_enter events counted them: an event counts every
+    /// hit that passes its filter, whether the hit's record found room in the ring or not, and
+    /// an inherited copy's count joins its parent's when its task ends. None where a count
+    /// cannot be read.
+    pub fn entered(&self) -> Option<u64> {
+        self.events
+            .iter()
+            .map(|(enter, _)| sys::read(enter.as_fd()).ok().map(|r| r.value))
+            .sum()
+    }
+}
+
 fn attr(config: u64) -> Attr {
     Attr {
         type_: TRACEPOINT,
