@@ -40,6 +40,16 @@ pub fn clean() -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The one warning that says what was removed or restored (none where nothing was).
+pub fn warning(done: &[String]) -> Option<String> {
+    (!done.is_empty()).then(|| {
+        format!(
+            "removed what an arum that was killed left behind: {}",
+            done.join("; ")
+        )
+    })
+}
+
 /// Whether `dir` may hold a subdirectory: false only where its link count says none.
 fn may_have_subdirectories(dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;

@@ -34,12 +34,8 @@ fn facilities<'a>(s: &'a Settings) -> Vec<Box<dyn Running + 'a>> {
 pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     let mut warnings = Warnings::new(settings.echo_warnings);
     warnings.extend_quietly(&settings.warnings);
-    let cleaned = crate::leftovers::clean();
-    if !cleaned.is_empty() {
-        warnings.add(format!(
-            "removed what an arum that was killed left behind: {}",
-            cleaned.join("; ")
-        ));
+    if let Some(w) = crate::leftovers::warning(&crate::leftovers::clean()) {
+        warnings.add(w);
     }
     let mut facilities = facilities(settings);
 

@@ -110,13 +110,9 @@ pub fn open(
         tracefs,
         warnings: Vec::new(),
     };
-    let cleaned = crate::leftovers::uprobe_groups();
-    if !cleaned.is_empty() {
-        probes.warnings.push(format!(
-            "removed what an arum that was killed left behind: {}",
-            cleaned.join("; ")
-        ));
-    }
+    probes
+        .warnings
+        .extend(crate::leftovers::warning(&crate::leftovers::uprobe_groups()));
     for &cpu in cpus {
         let owner = uprobe::open_sideband(pid, cpu as i32)
             .map_err(failed(format!("the ring buffer of CPU {cpu}")))?;

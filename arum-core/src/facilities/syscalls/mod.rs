@@ -303,13 +303,13 @@ impl Facility for Syscalls<'_> {
                 // The records are the counts. A full ring's loss is reported with its next
                 // record, which may never come; the events' own counts tell it regardless.
                 None => {
-                    let entered = self.events.as_ref().and_then(Events::entered);
-                    match entered.map(|n| n.saturating_sub(recorded_calls(c))) {
-                        Some(missing) if missing > 0 => run.warnings.add(format!(
-                            "{missing} of the {} system calls the kernel counted have no record \
+                    let recorded = recorded_calls(c);
+                    match self.events.as_ref().and_then(Events::entered) {
+                        Some(entered) if entered > recorded => run.warnings.add(format!(
+                            "{} of the {entered} system calls the kernel counted have no record \
                              (a ring buffer was full; it reported {} records lost): they are not \
                              in the counts",
-                            entered.unwrap_or_default(),
+                            entered - recorded,
                             c.lost
                         )),
                         _ if c.lost > 0 => run.warnings.add(format!(
