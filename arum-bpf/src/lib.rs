@@ -26,8 +26,13 @@ pub mod syscalls;
 
 pub use load::Unavailable;
 
-/// Whether the engine runs here: the smallest object loaded and attached for a moment, as a run
-/// would (for `arum info`).
+/// Whether the engine runs here (for `arum info`): each of its objects loaded and attached for
+/// a moment, as a run would. The kernel's verifier judges each program on its own, and a kernel
+/// may take one object and refuse another (one built without networking rejects the function
+/// and system-call programs, not the run-time one), so none stands for the others.
 pub fn probe() -> Result<(), Unavailable> {
-    runtime::RuntimeCounter::start().map(drop)
+    runtime::RuntimeCounter::start()?;
+    functions::FunctionCounter::start(&[])?;
+    syscalls::SyscallCounter::start(&syscalls::Config::default())?;
+    Ok(())
 }

@@ -527,3 +527,56 @@ fn without_the_capabilities_the_program_runs_and_the_report_says_why() {
     assert!(json["syscalls"]["calls"].as_array().unwrap().is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("system call tracing is off"));
 }
+
+/// `arum info` calls the in-kernel engine usable exactly where runs use it, for functions and
+/// for system calls alike: with every right, and without CAP_BPF.
+#[test]
+fn info_calls_the_kernel_engine_usable_where_runs_use_it() {
+    let mix = helper("syscall_mix");
+    let args = ["--syscalls", "-F", "libc:write", "--", &mix, "10", "64"];
+    let engines = |json: &Value| {
+        (
+            json["functions"]["engine"].clone(),
+            json["syscalls"]["engine"].clone(),
+        )
+    };
+    let usable = |info: &std::process::Output| -> Value {
+        let v: Value = serde_json::from_slice(&info.stdout).expect("info's JSON");
+        v["backends"]["bpf"].clone()
+    };
+    let info = arum().args(["info", "--format", "json"]).output().unwrap();
+    let (out, json) = run_json(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bpf = usable(&info);
+    let used = engines(&json);
+    eprintln!("with every right: info says {bpf}, the run used {used:?}");
+    let both = used.0 == "bpf" && used.1 == "bpf";
+    assert_eq!(
+        bpf["usable"].as_bool(),
+        Some(both),
+        "info {bpf}, run {used:?}"
+    );
+
+    let Some((out, json)) = without_bpf(&args) else {
+        eprintln!("setpriv cannot drop CAP_BPF here: only the run with every right is checked");
+        return;
+    };
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let info = arum_without_bpf()
+        .args(["info", "--format", "json"])
+        .output()
+        .expect("setpriv ran a moment ago");
+    let bpf = usable(&info);
+    let used = engines(&json);
+    eprintln!("without CAP_BPF: info says {bpf}, the run used {used:?}");
+    assert_eq!(bpf["usable"], false, "{bpf}");
+    assert!(used.0 != "bpf" && used.1 != "bpf", "{used:?}");
+}
