@@ -345,6 +345,8 @@ fn the_records_engine_says_how_many_calls_a_full_ring_cost() {
         .map(|u| u64_at(u, "/count"))
         .sum();
     let lost = u64_at(s, "/lost");
+    // The JSON report carries the same figure for scripts.
+    assert_eq!(s["unrecorded"].as_u64(), Some(missing), "{s}");
     eprintln!(
         "{counted} getppid counted, {unfinished} unfinished, {missing} without a record, \
          {lost} records lost"

@@ -111,6 +111,8 @@ pub struct Syscalls<'s> {
     events: Option<Events>,
     reader: Option<Sampler<Collector>>,
     collector: Option<Collector>,
+    /// The records' engine: the calls the kernel's events counted that have no record.
+    unrecorded: Option<u64>,
     /// Other probes' events (function timing), added to the views.
     others: SharedJournal,
 }
@@ -127,6 +129,7 @@ impl<'s> Syscalls<'s> {
             kernel: None,
             not_kernel: None,
             counted: None,
+            unrecorded: None,
             events: None,
             reader: None,
             collector: None,
@@ -304,7 +307,9 @@ impl Facility for Syscalls<'_> {
                 // record, which may never come; the events' own counts tell it regardless.
                 None => {
                     let recorded = recorded_calls(c);
-                    match self.events.as_ref().and_then(Events::entered) {
+                    let entered = self.events.as_ref().and_then(Events::entered);
+                    self.unrecorded = entered.map(|e| e.saturating_sub(recorded));
+                    match entered {
                         Some(entered) if entered > recorded => run.warnings.add(format!(
                             "{} of the {entered} system calls the kernel counted have no record \
                              (a ring buffer was full; it reported {} records lost): they are not \
@@ -337,6 +342,7 @@ impl Facility for Syscalls<'_> {
             private_tracefs: self.ids.as_ref().is_some_and(|i| i.private_tracefs),
             probe_cost_ns: self.cost.map(|c| c.pair_ns),
             probe_inside_ns: self.cost.map(|c| c.inside_ns),
+            unrecorded: self.unrecorded,
             ..SyscallsReport::default()
         };
         match (&self.counted, &self.collector) {

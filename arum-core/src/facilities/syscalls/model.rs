@@ -13,6 +13,7 @@ pub const FIELDS: &[Field] = &[
     measured("orphan_exits", Unit::Count, Neither),
     measured("uncounted", Unit::Count, Lower),
     measured("unbinned", Unit::Count, Lower),
+    measured("unrecorded", Unit::Count, Lower),
     each(
         "unfinished",
         &[label("name"), measured("count", Unit::Count, Neither)],
@@ -72,6 +73,13 @@ pub struct SyscallsReport {
     pub uncounted: u64,
     #[serde(default)]
     pub unbinned: u64,
+    /// `perf records` engine: the calls the kernel's sys_enter events counted (each call the
+    /// filter passed, recorded or not) that have no record, so are missing from the counts. A
+    /// full ring's loss reaches arum only with the ring's next record, so `lost` can fall
+    /// short of it. None where the events' counts could not be read (and with `bpf`, whose
+    /// counts miss nothing).
+    #[serde(default)]
+    pub unrecorded: Option<u64>,
     /// Calls entered and never left before the end (calls cut by the end of the run).
     pub unfinished: Vec<CallCount>,
     /// Measured cost of one traced call (enter + exit records) on this machine, and the estimate
