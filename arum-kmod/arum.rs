@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 //! ARUM's /dev/arum: per-CPU performance counters for the `arum` tool, without a kernel patch
-//! and, with the device's mode and group set by an administrator, without root, but never with
+//! and, with the device node's group and mode set by an administrator, without root, but never with
 //! more power than perf would give the same user.
 //!
 //! `write` takes one request in the wire format defined in arum-wire/src/wire.rs (the same
@@ -20,7 +20,7 @@ use kernel::{
     bindings, debugfs,
     fs::{File, Kiocb},
     iov::{IovIterDest, IovIterSource},
-    miscdevice::{MiscDevice, MiscDeviceRegistration},
+    miscdevice::{MiscDevice, MiscDeviceOptions, MiscDeviceRegistration},
     new_mutex,
     prelude::*,
     sync::{Arc, Mutex},
@@ -57,10 +57,6 @@ macro_rules! arum_module {
             description: "Per-CPU performance counters for the ARUM resource usage monitor",
             license: "GPL",
             params: {
-                mode: u32 {
-                    default: 0o600,
-                    description: "Permissions of /dev/arum (default 0600)",
-                },
                 group: i32 {
                     default: -1,
                     description: "If >= 0, only CAP_PERFMON and members of this group may open /dev/arum",
@@ -157,7 +153,9 @@ impl kernel::InPlaceModule for ArumModule {
             _hotplug: hotplug::Registration::new()?,
             _sim_view: sim_view(&debugfs)?,
             _debugfs: debugfs,
-            _dev <- ffi::register_misc_with_mode(c"arum", module_parameters::mode.value()),
+            // The node's owner, group and mode are the administrator's (udev, or chmod after
+            // loading): the device's own rights are checked at every open and write.
+            _dev <- MiscDeviceRegistration::register(MiscDeviceOptions { name: c"arum" }),
         }? Error)
     }
 }

@@ -352,42 +352,6 @@ pub(crate) fn perfmon_capable() -> bool {
     }
 }
 
-// --- The device -------------------------------------------------------------------------------
-
-/// `MiscDeviceRegistration::register` with the device node's mode set, which its options do not
-/// offer: the registration type is `#[repr(transparent)]` over `struct miscdevice` (asserted
-/// below), so this writes the same `miscdevice` that `register` would, plus `mode`, and
-/// registers it; the registration's Drop deregisters it as usual.
-pub(crate) fn register_misc_with_mode<T: kernel::miscdevice::MiscDevice>(
-    name: &'static CStr,
-    mode: u32,
-) -> impl PinInit<kernel::miscdevice::MiscDeviceRegistration<T>, Error> {
-    const {
-        use core::mem::{align_of, size_of};
-        assert!(
-            size_of::<kernel::miscdevice::MiscDeviceRegistration<T>>()
-                == size_of::<bindings::miscdevice>()
-                && align_of::<kernel::miscdevice::MiscDeviceRegistration<T>>()
-                    == align_of::<bindings::miscdevice>()
-        );
-    }
-    let opts = kernel::miscdevice::MiscDeviceOptions { name };
-    // SAFETY: `slot` is valid for writes and pinned; on success it holds a registered
-    // miscdevice, exactly the invariant of MiscDeviceRegistration (whose Drop deregisters it);
-    // on failure nothing is registered.
-    unsafe {
-        pin_init::pin_init_from_closure(
-            move |slot: *mut kernel::miscdevice::MiscDeviceRegistration<T>| {
-                let raw = slot.cast::<bindings::miscdevice>();
-                let mut misc = opts.into_raw::<T>();
-                misc.mode = (mode & 0o777) as _;
-                raw.write(misc);
-                to_result(bindings::misc_register(raw))
-            },
-        )
-    }
-}
-
 // --- CPU hotplug and system sleep ---------------------------------------------------------------
 
 kernel::global_lock! {

@@ -113,6 +113,9 @@ rmmod_while_open() {
   /kmod_probe open-close
 }
 paranoid() { echo "$1" >/proc/sys/kernel/perf_event_paranoid; }
+# The node opened to every user, as an administrator's udev rule or chmod would: what the module
+# itself allows is what these checks judge.
+open_to_all() { chmod 0666 /dev/arum && "$@"; }
 race_close_rmmod() {
   touch /tmp/racing
   (while [ -e /tmp/racing ]; do
@@ -212,8 +215,10 @@ fi
 # The checks of the 4-CPU guest; `arum.repeat=N` (run.sh's ARUM_KTEST_REPEAT) runs them N times,
 # for a check that fails now and then.
 main_checks() {
-  check insmod insmod /arum.ko mode=0660 group=-1
-  check device-mode sh -c '[ "$(stat -c %a /dev/arum)" = 660 ] && [ -c /dev/arum ]'
+  check insmod insmod /arum.ko group=-1
+  # The node is root's alone until the administrator says otherwise (udev or chmod): the module
+  # sets no mode of its own.
+  check device-node-root-only sh -c '[ "$(stat -c %a:%u:%g /dev/arum)" = 600:0:0 ] && [ -c /dev/arum ]'
   check second-open-ebusy /kmod_probe ebusy
   check read-before-write-not-configured /kmod_probe not-configured
   check offline-cpu-error-code /kmod_probe offline-cpu
@@ -239,9 +244,9 @@ main_checks() {
   check series-thinned-to-cap with_module "series_kib=16" /kmod_probe series 2 5 thinned
   # group=4242: only CAP_PERFMON and members of group 4242 may open the device, and they count
   # whole CPUs only as perf_event_paranoid allows, judged with the writer's credentials.
-  check group-and-perfmon-open-rules with_module "mode=0666 group=4242" group_rules
-  check group-members-get-perfs-rules with_module "mode=0666 group=4242" perf_rules
-  check register-backend-needs-sys-admin with_module "mode=0666 group=4242 backend=1 sim=2" registers_need_sys_admin
+  check group-and-perfmon-open-rules with_module "group=4242" open_to_all group_rules
+  check group-members-get-perfs-rules with_module "group=4242" open_to_all perf_rules
+  check register-backend-needs-sys-admin with_module "group=4242 backend=1 sim=2" open_to_all registers_need_sys_admin
 
   # The msr back-end on the simulated PMU of each family (QEMU's emulator has no counter MSRs).
   check msr-sim-k8 sim "sim=1 sim_rate=1000" AuthenticAMD-15-41 dcache_accesses,dcache_misses,L1_DTLBmiss_L2_DTLBhit,L1_L2_DTLBmiss 0.5 1000 1
