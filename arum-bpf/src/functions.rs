@@ -32,13 +32,15 @@ pub struct Site {
 }
 
 /// The probe time the program takes out of a function's durations, in nanoseconds: its own
-/// hits' part inside its interval, the rest of its hits (inside its caller's), and the hit of a
-/// call counted only (all inside its caller's).
+/// hits' part inside its interval, the rest of its hits (inside its caller's), the hit of a
+/// call counted only (all inside its caller's), and what more a process's first timed call
+/// holds (the kernel makes the page its return probes go through during that call's hits).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Corrections {
     pub inside_ns: u32,
     pub outside_ns: u32,
     pub entry_ns: u32,
+    pub first_ns: u32,
 }
 
 /// One function's figures.
@@ -129,7 +131,7 @@ impl Control {
             self.corrections.inside_ns,
             self.corrections.outside_ns,
             self.corrections.entry_ns,
-            0,
+            self.corrections.first_ns,
         ];
         for (chunk, w) in b.chunks_exact_mut(4).zip(words) {
             chunk.copy_from_slice(&w.to_ne_bytes());

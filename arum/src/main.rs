@@ -22,6 +22,7 @@ use cli::{Cli, Command};
 #[cfg_attr(not(test), no_mangle)]
 pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
     let started = Instant::now();
+    arum_core::facilities::functions::first_call_if_asked();
     arum_core::launch::stdio::hold_closed_standard_descriptors();
     if let Err(why) = arum_core::system::perms::refuse_set_id() {
         eprintln!("arum: {why}");

@@ -14,7 +14,8 @@
  * Probe time is taken out in the kernel: a call's own hits leave `inside_ns` inside its
  * interval, and the hits of probed calls it makes add their `outside_ns` (or a counted call's
  * `entry_ns`) to it; user space calibrates the three per function (by the class of its first
- * instruction) and sets them in `control`. A frame sums its children's probe time, so a parent's
+ * instruction) and sets them in `control`, with `first_ns`, what a process's first timed call
+ * pays more (the kernel makes its return probes' page then). A frame sums its children's probe time, so a parent's
  * inclusive time loses its whole subtree's probes.
  *
  * A link's cookie holds the function's index and the link's generation; a call counts only
@@ -80,8 +81,33 @@ struct control {
 	__u32 inside_ns;
 	__u32 outside_ns;
 	__u32 entry_ns;
-	__u32 pad;
+	/* More inside the interval of a process's first timed call (`first_return_probe`). */
+	__u32 first_ns;
 };
+
+/* The page a process's return probes return through (the kernel's XOL area). */
+struct uprobes_state {
+	void *xol_area;
+} __attribute__((preserve_access_index));
+
+struct mm_struct___uprobes {
+	struct uprobes_state uprobes_state;
+} __attribute__((preserve_access_index));
+
+/* Whether the process has no such page yet: the kernel makes it for this hit after this program
+ * has run (to set the return probe, or to step the first instruction out of line), so the
+ * making falls inside this call's interval, tens of microseconds that no later call pays. */
+static __always_inline int first_return_probe(void)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	void *mm = BPF_CORE_READ(task, mm);
+	void *xol = 0;
+
+	if (!mm || !bpf_core_field_exists(((struct mm_struct___uprobes *)0)->uprobes_state))
+		return 0;
+	bpf_core_read(&xol, sizeof(xol), &((struct mm_struct___uprobes *)mm)->uprobes_state.xol_area);
+	return !xol;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -247,7 +273,7 @@ static __always_inline int on_entry(__u32 func, struct control *c, __u32 tid, __
 		return 1;
 	}
 	s->frames[d].children_ns = 0;
-	s->frames[d].probe_ns = 0;
+	s->frames[d].probe_ns = first_return_probe() ? c->first_ns : 0;
 	s->frames[d].func = func;
 	s->depth = d + 1;
 	/* The frame's depth + 1 (0 would be no cookie). */

@@ -145,6 +145,8 @@ mod tests {
             engine: None,
             engine_note: None,
             classes: Vec::new(),
+            first_call_ns: None,
+            first_call_spread_ns: None,
             unrecorded: 0,
         });
         r.noise = Some(arum_hourglass::NoiseReport {

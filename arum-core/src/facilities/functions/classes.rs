@@ -24,7 +24,6 @@ pub enum Class {
 }
 
 impl Class {
-    #[cfg(test)]
     pub const ALL: [Class; 5] = [
         Class::Push,
         Class::Nop,

@@ -248,6 +248,8 @@ mod tests {
                 inside_ns: 700.0,
                 spread_ns: 50.0,
             }],
+            first_call_ns: None,
+            first_call_spread_ns: None,
             unrecorded: 0,
         }
     }

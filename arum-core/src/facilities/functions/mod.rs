@@ -55,6 +55,7 @@ use crate::system::perms::Permissions;
 
 pub use calibrate::ProbeCost;
 use classes::Class;
+pub use kernel::first_call_if_asked;
 use kernel::live::KernelLive;
 use kernel::Kernel;
 use live::Live;

@@ -14,6 +14,8 @@ pub const FIELDS: &[Field] = &[
     group("policy", POLICY),
     each("functions", FUNCTION_TIMING),
     each("classes", CLASS_COST),
+    measured("first_call_ns", Unit::Nanoseconds, Lower),
+    measured("first_call_spread_ns", Unit::Nanoseconds, Lower),
     measured("unrecorded", Unit::Count, Lower),
     group("records", RECORD_STATS),
     group("perturbation", PERTURBATION),
@@ -174,6 +176,13 @@ pub struct FunctionsReport {
     /// The in-kernel engine's probe cost per class of first instruction.
     #[serde(default)]
     pub classes: Vec<ClassCostInfo>,
+    /// In-kernel engine: what more a process's first timed call held (the kernel makes the page
+    /// its return probes go through then), measured on fresh processes and taken out of that
+    /// call, and half the range of those processes' figures.
+    #[serde(default)]
+    pub first_call_ns: Option<f64>,
+    #[serde(default)]
+    pub first_call_spread_ns: Option<f64>,
     /// Calls the in-kernel engine counted but could not time or record (a map was full).
     #[serde(default)]
     pub unrecorded: u64,

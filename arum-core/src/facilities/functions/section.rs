@@ -69,6 +69,8 @@ pub fn build(
         engine: Some("perf".into()),
         engine_note: None,
         classes: classes(&live.costs),
+        first_call_ns: None,
+        first_call_spread_ns: None,
         unrecorded: 0,
     }
 }
@@ -121,6 +123,8 @@ fn not_timed(settings: &Settings, why: &str, probe_cost: ProbeCostInfo) -> Funct
         engine: None,
         engine_note: None,
         classes: Vec::new(),
+        first_call_ns: None,
+        first_call_spread_ns: None,
         unrecorded: 0,
     }
 }

@@ -24,9 +24,13 @@ pub fn render(out: &mut String, f: &FunctionsReport) {
             c.calibration_calls
         );
     } else {
+        // A process's first timed call holds the making of its return probes' page too.
+        let first = f.first_call_ns.map_or(String::new(), |ns| {
+            format!("; a process's first call {} more", duration::format_ns(ns))
+        });
         let _ = writeln!(
             out,
-            "\nFunctions ({}; probe cost by first instruction, a timed call / an entry hit:{}; calibrated on {}×{} calls each)",
+            "\nFunctions ({}; probe cost by first instruction, a timed call / an entry hit:{}{first}; calibrated on {}×{} calls each)",
             if f.engine.as_deref() == Some("bpf") {
                 "uprobes counted in the kernel (BPF)"
             } else {
@@ -452,6 +456,8 @@ mod tests {
             engine: Some("perf".into()),
             engine_note: None,
             classes: Vec::new(),
+            first_call_ns: None,
+            first_call_spread_ns: None,
             unrecorded: 0,
         }
     }

@@ -42,12 +42,15 @@ pub struct ClassCost {
 }
 
 impl ClassCost {
-    fn corrections(&self) -> Corrections {
+    /// The program's corrections for a function of this class; `first_ns`: see
+    /// [`Kernel::first_call`].
+    fn corrections(&self, first_ns: f64) -> Corrections {
         let ns = |v: f64| v.max(0.0).round() as u32;
         Corrections {
             inside_ns: ns(self.inside_ns),
             outside_ns: ns(self.pair_ns - self.inside_ns),
             entry_ns: ns(self.entry_ns),
+            first_ns: ns(first_ns),
         }
     }
 }
@@ -59,6 +62,18 @@ pub struct Kernel {
     pub costs: Vec<ClassCost>,
     /// The classes calibrated, in class order.
     pub classes: Vec<ClassCost>,
+    /// What a process's first timed call holds beyond its probes' usual time: the kernel makes
+    /// the page the process's return probes go through during that call's hits (the program
+    /// takes it out of that call), and half the range of the fresh processes' figures. None
+    /// where it could not be measured (nothing taken out).
+    pub first_call: Option<Spread>,
+}
+
+/// A median and half the range of the figures it is the median of, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub median_ns: f64,
+    pub spread_ns: f64,
 }
 
 impl Kernel {
@@ -90,32 +105,36 @@ impl Kernel {
         // Without probes first: once attached, every call of the targets traps.
         let bare: Vec<Vec<f64>> = wanted.iter().map(|&c| rounds(c)).collect();
         let mut counter = FunctionCounter::start(&sites)?;
-        let classes = calibrate(&mut counter, targets.len(), &wanted, &bare)?;
+        let (classes, first_call) = calibrate(&mut counter, targets.len(), &wanted, &bare)?;
         let cost_of: BTreeMap<Class, ClassCost> = classes.iter().map(|c| (c.class, *c)).collect();
         let costs: Vec<ClassCost> = class_of.iter().map(|c| cost_of[c]).collect();
+        let first_ns = first_call.map_or(0.0, |f| f.median_ns);
         for (i, cost) in costs.iter().enumerate() {
-            counter.correct(i as u32, cost.corrections())?;
+            counter.correct(i as u32, cost.corrections(first_ns))?;
         }
         Ok(Kernel {
             counter,
             costs,
             classes,
+            first_call,
         })
     }
 }
 
 /// The costs of each class in `wanted` (calibration functions at `first..`), from the rounds'
 /// CPU time per call without probes (`bare`), timed, and counted only; the inside part is the
-/// median of what the program measured of the nearly empty calls.
+/// median of what the program measured of the nearly empty calls. With them, what a process's
+/// first timed call holds more (see [`first_calls`]).
 fn calibrate(
     counter: &mut FunctionCounter,
     first: usize,
     wanted: &[Class],
     bare: &[Vec<f64>],
-) -> Result<Vec<ClassCost>, Unavailable> {
+) -> Result<(Vec<ClassCost>, Option<Spread>), Unavailable> {
     let me = std::process::id();
     counter.follow_running(me)?;
     let timed: Vec<Vec<f64>> = wanted.iter().map(|&c| rounds(c)).collect();
+    let first_calls = first_calls(counter, first as u32, wanted[0]);
     for k in 0..wanted.len() {
         counter.count_only((first + k) as u32, true)?;
     }
@@ -145,7 +164,75 @@ fn calibrate(
             spread_ns: ((hi - lo) / 2.0).max(0.0),
         });
     }
-    Ok(out)
+    // The first calls were measured with nothing taken out: beyond their class's inside part
+    // and the call's own time, the rest is the first call's.
+    let first_call = arum_stats::median(&first_calls).map(|m| {
+        let base = arum_stats::median(&bare[0]).unwrap_or(0.0);
+        let (lo, hi) = first_calls
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        Spread {
+            median_ns: (m - out[0].inside_ns - base).max(0.0),
+            spread_ns: (hi - lo) / 2.0,
+        }
+    });
+    Ok((out, first_call))
+}
+
+/// How many fresh processes make one first call each for [`first_calls`].
+const FIRST_CALLS: usize = 5;
+
+/// Set in the environment of a process started from arum's own executable: it makes one call of
+/// arum's function of the class named, then exits ([`first_call_if_asked`]). Only the processes
+/// [`first_calls`] starts have it; the launched program's environment is the user's.
+const FIRST_CALL_VAR: &str = "ARUM_PROBE_FIRST_CALL";
+
+/// At the start of arum's `main`: in a process [`first_calls`] started, the one call, then the
+/// process's end. Anywhere else nothing.
+pub fn first_call_if_asked() {
+    let Some(name) = std::env::var_os(FIRST_CALL_VAR) else {
+        return;
+    };
+    let class = Class::ALL.into_iter().find(|c| name == c.name());
+    if let Some(class) = class {
+        std::hint::black_box(class.call(std::hint::black_box(1)));
+    }
+    std::process::exit(if class.is_some() { 0 } else { 1 });
+}
+
+/// The measured intervals (no probe time taken out yet) of the first timed calls of fresh
+/// processes, as a probed program's first call happens: each one arum's own executable,
+/// started anew and followed from its start as arum's children are, calling arum's function
+/// of `class` (index `index`) once.
+fn first_calls(counter: &FunctionCounter, index: u32, class: Class) -> Vec<f64> {
+    let mut out = Vec::with_capacity(FIRST_CALLS);
+    let Ok(exe) = std::env::current_exe() else {
+        return out;
+    };
+    for _ in 0..FIRST_CALLS {
+        let Ok(before) = counter.progress(index) else {
+            break;
+        };
+        let Ok(mut child) = std::process::Command::new(&exe)
+            .env(FIRST_CALL_VAR, class.name())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+        else {
+            break;
+        };
+        let ended = child.wait();
+        // Its pid may be reused by a process that is none of the tree's.
+        let _ = counter.unfollow(child.id());
+        let Ok(after) = counter.progress(index) else {
+            break;
+        };
+        if ended.is_ok_and(|s| s.success()) && after.timed == before.timed + 1 {
+            out.push(after.inclusive_ns.saturating_sub(before.inclusive_ns) as f64);
+        }
+    }
+    out
 }
 
 /// Per round, the CPU time per call of `class`'s own function over CALLS calls. A round first,

@@ -101,6 +101,8 @@ pub fn build(
                 spread_ns: c.spread_ns,
             })
             .collect(),
+        first_call_ns: live.kernel.first_call.map(|f| f.median_ns),
+        first_call_spread_ns: live.kernel.first_call.map(|f| f.spread_ns),
         unrecorded: totals.unrecorded + totals.unbinned,
     }
 }
