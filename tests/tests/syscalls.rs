@@ -160,6 +160,18 @@ fn counts_bytes_and_errno_match_the_helper_and_strace() {
     assert_eq!(u64_at(row, "/calls"), N);
 }
 
+/// arum with `args` and a JSON report, which must succeed; None, after that, where this process
+/// may not trace system calls (the tests then have nothing of the calls to check).
+fn traced(args: &[&str]) -> Option<Value> {
+    let (out, json) = run_json(args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tracing_allowed().then_some(json)
+}
+
 /// Threads and rounds of `syscall_storm` (4 calls a round): 640,000 calls, made from every CPU
 /// at once as fast as they come. strace takes some 10 s for them.
 const STORM: (u64, u64) = (8, 20_000);
@@ -208,15 +220,9 @@ fn the_kernel_engine_counts_every_call_of_a_storm_as_strace_does() {
     let storm = helper("syscall_storm");
     let (threads, rounds) = (STORM.0.to_string(), STORM.1.to_string());
     let argv = [storm.as_str(), threads.as_str(), rounds.as_str()];
-    let (out, json) = run_json(&["--syscalls", "--", argv[0], argv[1], argv[2]]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if !tracing_allowed() {
+    let Some(json) = traced(&["--syscalls", "--", argv[0], argv[1], argv[2]]) else {
         return;
-    }
+    };
     let s = &json["syscalls"];
     if s["engine"] != "bpf" {
         eprintln!(
@@ -301,7 +307,7 @@ fn the_records_engine_says_how_many_calls_a_full_ring_cost() {
     let storm = helper("syscall_storm");
     let (threads, rounds) = (8u64, 100_000u64);
     let (t, r) = (threads.to_string(), rounds.to_string());
-    let (out, json) = run_json(&[
+    let Some(json) = traced(&[
         "--syscalls=getppid",
         "--probe-engine",
         "perf",
@@ -309,15 +315,9 @@ fn the_records_engine_says_how_many_calls_a_full_ring_cost() {
         &storm,
         &t,
         &r,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    if !tracing_allowed() {
+    ]) else {
         return;
-    }
+    };
     let s = &json["syscalls"];
     assert_eq!(s["engine"], "perf records", "{s}");
     let counted = u64_at(call(&json, "getppid"), "/calls");
@@ -364,11 +364,9 @@ fn the_records_engine_says_how_many_calls_a_full_ring_cost() {
 #[test]
 fn a_subset_is_filtered_in_the_kernel() {
     let mix = helper("syscall_mix");
-    let (out, json) = run_json(&["--syscalls=write,openat", "--", &mix, "50", "16"]);
-    assert!(out.status.success());
-    if !tracing_allowed() {
+    let Some(json) = traced(&["--syscalls=write,openat", "--", &mix, "50", "16"]) else {
         return;
-    }
+    };
     let s = &json["syscalls"];
     let names: Vec<&str> = s["calls"]
         .as_array()
@@ -395,7 +393,7 @@ fn a_subset_is_filtered_in_the_kernel() {
 #[test]
 fn tasks_between_probes_nest_the_calls_on_their_descriptor() {
     let mix = helper("syscall_mix");
-    let (out, json) = run_json(&[
+    let Some(json) = traced(&[
         "--syscalls",
         "--task-begin",
         "openat",
@@ -405,11 +403,9 @@ fn tasks_between_probes_nest_the_calls_on_their_descriptor() {
         &mix,
         "20",
         "64",
-    ]);
-    assert!(out.status.success());
-    if !tracing_allowed() {
+    ]) else {
         return;
-    }
+    };
     let t = &json["views"]["tasks"];
     assert_eq!(t["keyed_by"], "descriptor");
     // /dev/null and /dev/zero stay open to the end: open tasks, their writes and reads nested
