@@ -102,12 +102,10 @@ pub fn calibrate(pmu: &UprobePmu, class: Class) -> Result<(ProbeCost, Vec<OwnedF
         offset,
     };
     let target = Target::Task(0);
-    let bare = rounds(class, thread_cpu_ns, || ());
+    let bare = rounds(class, thread_cpu_ns);
     let cycles = user_cycles_counter();
     let cycles_now = |fd: &OwnedFd| sys::read(fd.as_fd()).map_or(0, |r| r.value);
-    let bare_cycles = cycles
-        .as_ref()
-        .map(|fd| rounds(class, || cycles_now(fd), || ()));
+    let bare_cycles = cycles.as_ref().map(|fd| rounds(class, || cycles_now(fd)));
 
     let probe = |ret| Probe::Pmu { pmu, site, ret };
     let entry = uprobe::open_sampling(probe(false), target, -1)
@@ -122,18 +120,26 @@ pub fn calibrate(pmu: &UprobePmu, class: Class) -> Result<(ProbeCost, Vec<OwnedF
         .map_err(|e| format!("cannot share a ring buffer: {}", e.desc()))?;
     let mut recorded = Recorded::default();
     let mut buf = Vec::new();
-    let both = rounds(class, thread_cpu_ns, || {
-        recorded.drain_round(&mut ring, &mut buf, &entry, &ret)
-    });
+    // The rounds with both probes and with the entry probe alone alternate: a virtual machine's
+    // speed changes while they run, and a change between two blocks of rounds would put the
+    // entry hit above the pair it is part of. The entry probe records in both, as it does in a
+    // run whose function is throttled to counting; the entry-only rounds' records are dropped.
+    // The return probe is only disabled in between: closing a probe's last event waits for the
+    // kernel's grace periods (tens of milliseconds each), and this runs before the program
+    // starts. The events are handed back, to be closed together once the program runs.
+    let (mut both, mut entry_only) = (Vec::with_capacity(ROUNDS), Vec::with_capacity(ROUNDS));
+    for _ in 0..ROUNDS {
+        both.push(round(class, thread_cpu_ns));
+        recorded.drain_round(&mut ring, &mut buf, &entry, &ret);
+        let _ = sys::disable(ret.as_fd());
+        entry_only.push(round(class, thread_cpu_ns));
+        buf.clear();
+        ring.drain(&mut buf);
+        let _ = sys::enable(ret.as_fd());
+    }
     drop(ring);
-    // The return probe is only disabled: closing a probe's last event waits for the kernel's
-    // grace periods (tens of milliseconds each), and this runs before the program starts. The
-    // events are handed back, to be closed together once the program runs.
     let _ = sys::disable(ret.as_fd());
-    let entry_only = rounds(class, thread_cpu_ns, || ());
-    let entry_cycles = cycles
-        .as_ref()
-        .map(|fd| rounds(class, || cycles_now(fd), || ()));
+    let entry_cycles = cycles.as_ref().map(|fd| rounds(class, || cycles_now(fd)));
     let events: Vec<OwnedFd> = [Some(entry), Some(ret), counter]
         .into_iter()
         .flatten()
@@ -265,22 +271,20 @@ fn hit_cycles(bare: &[f64], entry: &[f64]) -> Option<HitCycles> {
     })
 }
 
-/// Per call of `class`'s function, what `clock` advanced in each round of CALLS calls;
-/// `between` runs after each round, untimed.
-pub(super) fn rounds(class: Class, clock: impl Fn() -> u64, mut between: impl FnMut()) -> Vec<f64> {
-    (0..ROUNDS)
-        .map(|_| {
-            let t = clock();
-            let mut x = 0u64;
-            for _ in 0..CALLS {
-                x = class.call(std::hint::black_box(x));
-            }
-            std::hint::black_box(x);
-            let per_call = clock().saturating_sub(t) as f64 / CALLS as f64;
-            between();
-            per_call
-        })
-        .collect()
+/// Per call of `class`'s function, what `clock` advanced in each of ROUNDS rounds.
+pub(super) fn rounds(class: Class, clock: impl Fn() -> u64) -> Vec<f64> {
+    (0..ROUNDS).map(|_| round(class, &clock)).collect()
+}
+
+/// One round: the `clock` time per call of `class`'s function over CALLS calls.
+pub(super) fn round(class: Class, clock: impl Fn() -> u64) -> f64 {
+    let t = clock();
+    let mut x = 0u64;
+    for _ in 0..CALLS {
+        x = class.call(std::hint::black_box(x));
+    }
+    std::hint::black_box(x);
+    clock().saturating_sub(t) as f64 / CALLS as f64
 }
 
 /// The file and offset of the code at `address` in this process, from /proc/self/maps. The path

@@ -133,12 +133,8 @@ fn calibrate(
 ) -> Result<(Vec<ClassCost>, Option<Spread>), Unavailable> {
     let me = std::process::id();
     counter.follow_running(me)?;
-    let timed: Vec<Vec<f64>> = wanted.iter().map(|&c| rounds(c)).collect();
+    let (timed, counted) = timed_and_counted(counter, first, wanted)?;
     let first_calls = first_calls(counter, first as u32, wanted[0]);
-    for k in 0..wanted.len() {
-        counter.count_only((first + k) as u32, true)?;
-    }
-    let counted: Vec<Vec<f64>> = wanted.iter().map(|&c| rounds(c)).collect();
     counter.unfollow(me)?;
     let mut out = Vec::new();
     for (k, &class) in wanted.iter().enumerate() {
@@ -235,14 +231,45 @@ fn first_calls(counter: &FunctionCounter, index: u32, class: Class) -> Vec<f64> 
     out
 }
 
-/// Per round, the CPU time per call of `class`'s own function over CALLS calls. A round first,
-/// untimed: a thread's first hits set up what the kernel keeps for it (its uprobe task, the
-/// page its instructions are stepped in), which no later hit pays.
+/// Per round, the CPU time per call of `class`'s own function over CALLS calls.
 fn rounds(class: Class) -> Vec<f64> {
+    warm_up(class);
+    calibrate::rounds(class, thread_cpu_ns)
+}
+
+/// CALLS untimed calls of `class`'s function: a thread's first hits set up what the kernel keeps
+/// for it (its uprobe task, the page its instructions are stepped in), which no later hit pays.
+fn warm_up(class: Class) {
     let mut x = 0u64;
     for _ in 0..CALLS {
         x = class.call(std::hint::black_box(x));
     }
     std::hint::black_box(x);
-    calibrate::rounds(class, thread_cpu_ns, || ())
+}
+
+/// Per class, per round, the CPU time per call.
+type PerClass = Vec<Vec<f64>>;
+
+/// Per class in `wanted` (functions at `first..`), the rounds timed (entry and return probes)
+/// and the rounds only counted (entry probe). The two alternate round by round: a virtual
+/// machine's speed changes while they run, and a change between two blocks of rounds would put
+/// the entry hit above the pair it is part of. The functions are left timed.
+fn timed_and_counted(
+    counter: &mut FunctionCounter,
+    first: usize,
+    wanted: &[Class],
+) -> Result<(PerClass, PerClass), Unavailable> {
+    let mut timed = vec![Vec::with_capacity(calibrate::ROUNDS); wanted.len()];
+    let mut counted = timed.clone();
+    wanted.iter().copied().for_each(warm_up);
+    for _ in 0..calibrate::ROUNDS {
+        for (k, &class) in wanted.iter().enumerate() {
+            let index = (first + k) as u32;
+            timed[k].push(calibrate::round(class, thread_cpu_ns));
+            counter.count_only(index, true)?;
+            counted[k].push(calibrate::round(class, thread_cpu_ns));
+            counter.count_only(index, false)?;
+        }
+    }
+    Ok((timed, counted))
 }
