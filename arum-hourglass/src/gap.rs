@@ -5,7 +5,9 @@
 //! Each read is RDTSCP, so every interval carries the CPU it ran on (a migration can only
 //! happen in a gap). At each gap the thread also reads its own context-switch count: if it did
 //! not change, no other task ran in the gap, only interrupts, kernel work or the hypervisor. That
-//! read costs a system call, taken after the gap and excluded from the gap test.
+//! read costs a system call, taken after the gap and excluded from the gap test; but the return
+//! from a system call is where the kernel switches to a waiting task, so a read that took far
+//! longer than the shortest held a gap of its own, and the gap is taken to last until it ended.
 
 use crate::trace::{End, Interval, Job, Record, Trace, Wake};
 
@@ -39,6 +41,14 @@ pub fn thread_switches() -> u64 {
         .unwrap_or(0)
 }
 
+/// A switch-count read that takes this many times the shortest one seen held a gap: the
+/// shortest is a hot system call; one after a gap, with cold caches, takes up to four times as
+/// long on our VMs, and a task switch on its way back (out and in again) takes longer still.
+const COUNT_READ_FACTOR: u64 = 10;
+
+/// Reads of the switch count timed at the start, for the shortest.
+const COUNT_READS_TIMED: usize = 5;
+
 pub struct Detector<S: Sink> {
     pub sink: S,
     thread: u16,
@@ -52,11 +62,28 @@ pub struct Detector<S: Sink> {
     /// Ticks of uninterrupted running accumulated (sum of sub-GAP deltas).
     received: u64,
     switches: u64,
+    /// The thread's switch count ([`thread_switches`] but in tests).
+    count: fn() -> u64,
+    /// The shortest switch-count read seen, in ticks.
+    count_read: u64,
 }
 
 impl<S: Sink> Detector<S> {
     /// Starts detecting now: the first interval begins at the first read.
     pub fn new(sink: S, thread: u16, gap_ticks: u64) -> Detector<S> {
+        Detector::counting_with(sink, thread, gap_ticks, thread_switches)
+    }
+
+    /// As [`new`](Self::new), with `count` giving the thread's switch count.
+    fn counting_with(sink: S, thread: u16, gap_ticks: u64, count: fn() -> u64) -> Detector<S> {
+        let count_read = (0..COUNT_READS_TIMED)
+            .map(|_| {
+                let t = arum_tsc::read_ordered().0;
+                std::hint::black_box(count());
+                arum_tsc::read_ordered().0.wrapping_sub(t)
+            })
+            .min()
+            .unwrap_or(0);
         let mut d = Detector {
             sink,
             thread,
@@ -66,6 +93,8 @@ impl<S: Sink> Detector<S> {
             cpu: 0,
             received: 0,
             switches: 0,
+            count,
+            count_read: count_read.max(1),
         };
         d.resume();
         d
@@ -99,7 +128,7 @@ impl<S: Sink> Detector<S> {
     #[cold]
     #[inline(never)]
     fn gap_seen(&mut self, now: u64, aux: u32) {
-        let switches = thread_switches();
+        let (switches, now, aux) = self.count_switches(now, aux);
         let switched = switches != self.switches;
         self.switches = switches;
         self.sink.interval(Interval {
@@ -113,6 +142,23 @@ impl<S: Sink> Detector<S> {
         self.cpu = arum_tsc::cpu_of_aux(aux) as u16;
         // The bookkeeping above ran on the CPU we had: not part of the next gap test.
         self.last = arum_tsc::read();
+    }
+
+    /// The switch count, read after a gap (or a stop) that ended at `end` (a read, with its
+    /// `aux`); with it, where the gap really ended. A read that took COUNT_READ_FACTOR times
+    /// the shortest held a gap of its own, most likely a task switch on the system call's
+    /// return: the gap lasted until the read returned, and the count is read again.
+    fn count_switches(&mut self, mut end: u64, mut aux: u32) -> (u64, u64, u32) {
+        loop {
+            let switches = (self.count)();
+            let (after, after_aux) = arum_tsc::read_ordered();
+            let took = after.wrapping_sub(end);
+            if took <= self.count_read.saturating_mul(COUNT_READ_FACTOR) {
+                self.count_read = self.count_read.min(took.max(1));
+                return (switches, end, aux);
+            }
+            (end, aux) = (after, after_aux);
+        }
     }
 
     /// Ends the current interval for a reason of the thread's own (it yields, blocks or stops).
@@ -129,10 +175,11 @@ impl<S: Sink> Detector<S> {
     /// Starts a new interval after [`stop`](Self::stop).
     pub fn resume(&mut self) {
         let (now, aux) = arum_tsc::read_ordered();
+        // As after a gap: the count is read inside the new interval, not in the gap before it.
+        let (switches, now, aux) = self.count_switches(now, aux);
+        self.switches = switches;
         self.start = now;
         self.cpu = arum_tsc::cpu_of_aux(aux) as u16;
-        // As after a gap: the count is read inside the new interval, not in the gap before it.
-        self.switches = thread_switches();
         self.last = arum_tsc::read();
     }
 
@@ -210,9 +257,8 @@ mod tests {
         assert_eq!(ivs.last().unwrap().ended, End::Finish);
         assert!(ivs.iter().all(|i| i.thread == 7 && i.end >= i.start));
         // Two accounts of the same time: the intervals' lengths and the received sum differ
-        // only by the bookkeeping after each gap, which is itself shorter than a gap (or it
-        // would have been one): at most one gap's length per interval, however many
-        // preemptions a busy machine caused.
+        // only by the bookkeeping after each gap, here far shorter than a gap of 20 µs: at most
+        // one gap's length per interval, however many preemptions a busy machine caused.
         let covered: u64 = ivs.iter().map(|i| i.end - i.start).sum();
         let intervals = ivs.len() as u64;
         let received = d.take_received();
@@ -221,5 +267,50 @@ mod tests {
             covered >= received && covered - received <= intervals * gap,
             "intervals {covered}, received {received}, {intervals} intervals of gap {gap}"
         );
+    }
+
+    /// Calls of [`slow_count`]; the call that sleeps.
+    static COUNTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    static SLEEPING_CALL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    /// A switch count whose read is taken off the CPU for 5 ms once, as a task switch on the
+    /// system call's return would take it.
+    fn slow_count() -> u64 {
+        use std::sync::atomic::Ordering::Relaxed;
+        let n = COUNTS.fetch_add(1, Relaxed) + 1;
+        if n == SLEEPING_CALL.load(Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        n
+    }
+
+    #[test]
+    fn a_switch_during_the_count_read_is_part_of_the_gap() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let _one = crate::exclusive();
+        let hz = arum_tsc::Calibration::measure(std::time::Duration::from_millis(10), 3).hz;
+        let gap = (hz * 20e-6) as u64;
+        let mut d = Detector::counting_with(Vec::new(), 7, gap, slow_count);
+        let spin = |d: &mut Detector<Vec<Interval>>| {
+            let until = d.received() + (hz * 1e-3) as u64;
+            while d.received() < until {
+                d.poll();
+            }
+        };
+        spin(&mut d);
+        // The next read, after a 1 ms sleep, is the one off the CPU for 5 ms.
+        SLEEPING_CALL.store(COUNTS.load(Relaxed) + 1, Relaxed);
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        spin(&mut d);
+        d.stop(End::Finish);
+        let ivs = &d.sink;
+        let ms = |ticks: u64| ticks as f64 / hz * 1e3;
+        let gaps: Vec<f64> = ivs.windows(2).map(|w| ms(w[1].start - w[0].end)).collect();
+        // Both off-CPU times in one gap, and in no interval (each is 1 ms of spinning plus the
+        // interrupts of a busy machine, which end intervals rather than lengthen them).
+        let longest_gap = gaps.iter().cloned().fold(0.0, f64::max);
+        assert!(longest_gap >= 5.9, "{gaps:?}");
+        let longest_interval = ivs.iter().map(|i| ms(i.end - i.start)).fold(0.0, f64::max);
+        assert!(longest_interval < 5.0, "{ivs:?}");
     }
 }
