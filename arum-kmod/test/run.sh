@@ -17,6 +17,10 @@ echo "run.sh: building the module against $kdir" >&2
 rm -rf "$work/mod" && mkdir -p "$work/mod/arum-kmod" "$work/mod/arum-wire/src"
 cp "$top"/arum-kmod/*.rs "$top/arum-kmod/Kbuild" "$work/mod/arum-kmod/"
 cp "$top/arum-wire/src/wire.rs" "$work/mod/arum-wire/src/"
+# ARUM_KTEST_PATCH=FILE: the module built with FILE applied (a mutant: see mutants.sh).
+if [ -n "${ARUM_KTEST_PATCH:-}" ]; then
+  patch -s -d "$work/mod" -p1 <"$ARUM_KTEST_PATCH" >&2
+fi
 # ARUM_SIM=1: the test build, with the simulated PMU's parameters.
 make -s -C "$kdir" M="$work/mod/arum-kmod" LLVM=-19 ARUM_SIM=1 modules >&2
 
