@@ -4,13 +4,15 @@
 # (its "check:" line) must fail, and the guest's console must show why: a line matching its
 # "expect:" (a kernel complaint, or the check's own words). A check that passes on its mutant
 # cannot tell the fix from its absence. Prints one line per mutant and exits non-zero if any
-# survived. Work directories: one per mutant under $ARUM_KTEST_WORK/mutants (run.sh's default
-# work directory when unset).
+# survived. Arguments: the patches to run (all of mutants/ without). Work directories: one per
+# mutant under $ARUM_KTEST_WORK/mutants (run.sh's default work directory when unset).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 base=${ARUM_KTEST_WORK:-$here/work}/mutants
 status=0
-for patch in "$here"/mutants/*.patch; do
+patches=("$@")
+[ ${#patches[@]} -gt 0 ] || patches=("$here"/mutants/*.patch)
+for patch in "${patches[@]}"; do
   name=$(basename "$patch" .patch)
   check=$(sed -n 's/^check: //p' "$patch" | head -n 1)
   expect=$(sed -n 's/^expect: //p' "$patch" | head -n 1)
