@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use arum_bpf::functions::{Corrections, FunctionCounter, Site};
 use arum_bpf::{hist, Unavailable};
 
-use super::calibrate::{self, own_site, thread_cpu_ns, CALLS};
+use super::calibrate::{self, own_site, thread_cpu_ns};
 use super::classes::Class;
 use super::targets::Target;
 
@@ -231,20 +231,16 @@ fn first_calls(counter: &FunctionCounter, index: u32, class: Class) -> Vec<f64> 
     out
 }
 
-/// Per round, the CPU time per call of `class`'s own function over CALLS calls.
+/// Per round, the CPU time per call of `class`'s own function (see [`calibrate::rounds`]).
 fn rounds(class: Class) -> Vec<f64> {
     warm_up(class);
     calibrate::rounds(class, thread_cpu_ns)
 }
 
-/// CALLS untimed calls of `class`'s function: a thread's first hits set up what the kernel keeps
+/// A round of `class`'s function, untimed: a thread's first hits set up what the kernel keeps
 /// for it (its uprobe task, the page its instructions are stepped in), which no later hit pays.
 fn warm_up(class: Class) {
-    let mut x = 0u64;
-    for _ in 0..CALLS {
-        x = class.call(std::hint::black_box(x));
-    }
-    std::hint::black_box(x);
+    calibrate::round(class, || 0);
 }
 
 /// Per class, per round, the CPU time per call.
