@@ -66,7 +66,7 @@ check() {
     sed 's/^/    /' /tmp/out
     fail=$((fail + 1))
   fi
-  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries|sessions)|.*spread|suspend took)' /tmp/out | sort -u | sed 's/^/    /'
+  grep -E '^(refused|[0-9]+ (payloads|samples|CPUs|expiries|sessions|rounds)|.*spread|suspend took)' /tmp/out | sort -u | sed 's/^/    /'
 }
 leaks() {
   [ -w /sys/kernel/debug/kmemleak ] || { echo "kmemleak is not available in this kernel"; return 1; }
@@ -233,6 +233,9 @@ main_checks() {
   check series-1024-plus-samples-per-cpu /kmod_probe series auto 1030
   check start-spread-reported /kmod_probe spread
   check perf-cpu-offline-online /kmod_probe hotplug 1 perf
+  # Each allocation of the re-arm work in turn fails (rounds 1 to 40 of CPU 1 going off and on):
+  # the counters it replaces are still released outside the session's lock.
+  check -t 240 perf-rearm-allocation-failures /kmod_probe rearm-failslab 1 40
   check failed-alloc-write-leaves-no-stale-data /kmod_probe failed-alloc-write
   # 3000 payloads through perf take 48-60 s of emulated time on our 2-core hosts: the default
   # 60 s limit stopped a run that was passing.

@@ -248,13 +248,15 @@ impl FailSlab {
             fail(format!("mlockall: {}", std::io::Error::last_os_error()));
         }
         let dbg = "/sys/kernel/debug/failslab";
+        // The task filter first and the probability last: the settings are global, and in
+        // between every task's allocations would fail.
         for (k, v) in [
-            ("probability", "100"),
+            ("task-filter", "Y"),
+            ("verbose", "0"),
             ("interval", "1"),
             ("times", "-1"),
-            ("task-filter", "Y"),
             ("ignore-gfp-wait", "N"),
-            ("verbose", "0"),
+            ("probability", "100"),
         ] {
             std::fs::write(format!("{dbg}/{k}"), v)
                 .unwrap_or_else(|e| fail(format!("{dbg}/{k}: {e}")));
@@ -412,6 +414,7 @@ const CHECKS: &[(&str, Check)] = &[
     ("allow-list", allow_list),
     ("fuzz", fuzz),
     ("hotplug", hotplug),
+    ("rearm-failslab", rearm_failslab),
     ("suspend", suspend),
     ("suspend-perf", suspend_perf),
     ("churn", churn),
@@ -891,6 +894,89 @@ fn hotplug(args: &[String]) {
     } else {
         check_rate(&recs, r.ncounters as usize, arg(args, 4, "rate"), 1);
     }
+}
+
+/// rearm-failslab CPU ROUNDS: in one perf session CPU goes off- and online ROUNDS times, and in
+/// round N the Nth slab allocation of each of the CPU's high-priority workers fails (their
+/// `fail-nth`): the module's re-arm work runs there, so each of its allocations fails in turn,
+/// the list of counters it replaces among them. The session must end readable with the CPU's
+/// record; what must not happen on the way (a lock taken out of order, a leak) the kernel's
+/// checkers report, and the no-oops-or-warning and kmemleak checks after it fail.
+fn rearm_failslab(args: &[String]) {
+    let cpu: u32 = arg(args, 2, "cpu");
+    let rounds: u32 = arg(args, 3, "rounds");
+    // GFP_KERNEL allocations may fail too; no stack printed for an injected failure. Both
+    // settings are global: they are given back as found.
+    let dbg = "/sys/kernel/debug/failslab";
+    let set = |k: &str, v: &str| {
+        std::fs::write(format!("{dbg}/{k}"), v).unwrap_or_else(|e| fail(format!("{dbg}/{k}: {e}")))
+    };
+    let found: Vec<(&str, String)> = ["ignore-gfp-wait", "verbose"]
+        .into_iter()
+        .map(|k| {
+            let v = std::fs::read_to_string(format!("{dbg}/{k}"));
+            (k, v.unwrap_or_else(|e| fail(format!("{dbg}/{k}: {e}"))))
+        })
+        .collect();
+    set("ignore-gfp-wait", "N");
+    set("verbose", "0");
+    let mut r = software(&online_cpus());
+    r.timer_period_ns = 100_000_000;
+    let mut f = must_open();
+    must_submit(&mut f, &r);
+    let mut injected = 0;
+    for nth in 1..=rounds {
+        set_online(cpu, false);
+        let workers = highpri_workers(cpu);
+        for w in &workers {
+            // A worker that has exited meanwhile has no allocation to fail.
+            let _ = std::fs::write(format!("/proc/{w}/fail-nth"), nth.to_string());
+        }
+        set_online(cpu, true);
+        std::thread::sleep(Duration::from_millis(200));
+        for w in &workers {
+            let path = format!("/proc/{w}/fail-nth");
+            // 0 after a count was set: it reached its Nth allocation, which failed.
+            if std::fs::read_to_string(&path).is_ok_and(|v| v.trim() == "0") {
+                injected += 1;
+            }
+            let _ = std::fs::write(&path, "0");
+        }
+    }
+    for (k, v) in &found {
+        set(k, v.trim());
+    }
+    let (_, recs, _) = collect(&mut f);
+    let rec = recs
+        .iter()
+        .find(|c| c.cpu == cpu)
+        .unwrap_or_else(|| fail(format!("no record for CPU {cpu}")));
+    if rec.flags & wire::CPU_WENT_OFFLINE == 0 {
+        fail(format!("CPU {cpu} flags {:#x}", rec.flags));
+    }
+    // No failure injected would mean the re-arm ran where no count was set: nothing was tested.
+    if injected == 0 {
+        fail(format!(
+            "{rounds} rounds, no allocation failed on CPU {cpu}'s high-priority workers"
+        ));
+    }
+    println!("{rounds} rounds, {injected} allocations failed");
+}
+
+/// The pids of CPU's high-priority workqueue workers (`kworker/1:0H`, with `-queue` while busy).
+fn highpri_workers(cpu: u32) -> Vec<u32> {
+    let prefix = format!("kworker/{cpu}:");
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        fail("/proc unreadable".into())
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|comm| {
+                let name = comm.trim().split('-').next().unwrap_or("");
+                name.starts_with(&prefix) && name.ends_with('H')
+            })
+        })
+        .collect()
 }
 
 /// ARUM_DEBUG: every record, and the samples of CPU 0 and the CPU that went offline.
