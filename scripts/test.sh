@@ -25,5 +25,5 @@ tools/startup-order/check.sh
 cargo build --workspace -q
 cargo test --workspace
 arum-kmod/test/run.sh
-# Each check a mutant of the module must fail (docs/kmod.md): about 6 minutes here.
+# Each check a mutant of the module must fail (docs/kmod.md): about 7 minutes here.
 arum-kmod/test/mutants.sh
