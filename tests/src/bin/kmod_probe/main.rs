@@ -247,7 +247,6 @@ impl FailSlab {
         if unsafe { libc::mlockall(libc::MCL_CURRENT) } != 0 {
             fail(format!("mlockall: {}", std::io::Error::last_os_error()));
         }
-        let dbg = "/sys/kernel/debug/failslab";
         // The task filter first and the probability last: the settings are global, and in
         // between every task's allocations would fail.
         for (k, v) in [
@@ -258,8 +257,7 @@ impl FailSlab {
             ("ignore-gfp-wait", "N"),
             ("probability", "100"),
         ] {
-            std::fs::write(format!("{dbg}/{k}"), v)
-                .unwrap_or_else(|e| fail(format!("{dbg}/{k}: {e}")));
+            set_failslab(k, v);
         }
         FailSlab(
             OpenOptions::new()
@@ -271,6 +269,17 @@ impl FailSlab {
     fn set(&mut self, on: bool) {
         self.0.write_all(if on { b"1" } else { b"0" }).unwrap();
     }
+}
+
+/// failslab's setting `key` (global: every task's allocations follow it).
+fn failslab_setting(key: &str) -> String {
+    let path = format!("/sys/kernel/debug/failslab/{key}");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| fail(format!("{path}: {e}")))
+}
+
+fn set_failslab(key: &str, value: &str) {
+    let path = format!("/sys/kernel/debug/failslab/{key}");
+    std::fs::write(&path, value).unwrap_or_else(|e| fail(format!("{path}: {e}")));
 }
 
 fn arg<T: std::str::FromStr>(args: &[String], i: usize, what: &str) -> T {
@@ -907,19 +916,9 @@ fn rearm_failslab(args: &[String]) {
     let rounds: u32 = arg(args, 3, "rounds");
     // GFP_KERNEL allocations may fail too; no stack printed for an injected failure. Both
     // settings are global: they are given back as found.
-    let dbg = "/sys/kernel/debug/failslab";
-    let set = |k: &str, v: &str| {
-        std::fs::write(format!("{dbg}/{k}"), v).unwrap_or_else(|e| fail(format!("{dbg}/{k}: {e}")))
-    };
-    let found: Vec<(&str, String)> = ["ignore-gfp-wait", "verbose"]
-        .into_iter()
-        .map(|k| {
-            let v = std::fs::read_to_string(format!("{dbg}/{k}"));
-            (k, v.unwrap_or_else(|e| fail(format!("{dbg}/{k}: {e}"))))
-        })
-        .collect();
-    set("ignore-gfp-wait", "N");
-    set("verbose", "0");
+    let found = ["ignore-gfp-wait", "verbose"].map(|k| (k, failslab_setting(k)));
+    set_failslab("ignore-gfp-wait", "N");
+    set_failslab("verbose", "0");
     let mut r = software(&online_cpus());
     r.timer_period_ns = 100_000_000;
     let mut f = must_open();
@@ -944,7 +943,7 @@ fn rearm_failslab(args: &[String]) {
         }
     }
     for (k, v) in &found {
-        set(k, v.trim());
+        set_failslab(k, v.trim());
     }
     let (_, recs, _) = collect(&mut f);
     let rec = recs
