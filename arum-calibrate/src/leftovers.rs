@@ -14,8 +14,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-use arum_signals::Caught;
+use arum_signals::{Caught, Held};
 use nix::sys::signal::{self, Signal};
+
+use crate::prepare::Scratch;
+use crate::Error;
 
 /// Every scratch name starts with this, then the pid and a dash.
 pub const PREFIX: &str = "arum-calibrate-";
@@ -101,22 +104,31 @@ struct Targets {
 static ARMED: AtomicBool = AtomicBool::new(false);
 static TARGETS: AtomicPtr<Targets> = AtomicPtr::new(std::ptr::null_mut());
 
-/// While it lives, a stopping signal removes this run's scratch names in `dir` (and `dir`
-/// itself when it is the run's own temporary directory), then ends arum by that signal.
+/// The calibration's scratch directory, made and removed so that a stopping signal at any
+/// moment leaves nothing: while it lives, such a signal removes this run's scratch names in
+/// the directory (and the directory itself when it is the run's own temporary one), then ends
+/// arum by that signal.
 pub struct Guard {
+    scratch: Option<Scratch>,
     _handlers: Caught,
 }
 
 impl Guard {
-    pub fn install(dir: &Path, own_dir: bool) -> Guard {
+    /// `--dir`, checked, or a new temporary directory. Called before the calibration starts
+    /// threads: the signals are held back in this thread from the directory's mkdir until the
+    /// handler knows its name.
+    pub fn install(dir: Option<&Path>) -> Result<Guard, Error> {
+        let _held = Held::hold(&STOPPING);
+        let handlers = Caught::install(&STOPPING, remove_then_die);
+        let scratch = Scratch::new(dir)?;
         let c = |p: &Path| CString::new(p.as_os_str().as_bytes()).ok();
         let targets = Targets {
             files: SCRATCH
                 .iter()
-                .filter_map(|w| c(&dir.join(name(w))))
+                .filter_map(|w| c(&scratch.dir().join(name(w))))
                 .collect(),
-            dirs: if own_dir {
-                c(dir).into_iter().collect()
+            dirs: if dir.is_none() {
+                c(&scratch.dir()).into_iter().collect()
             } else {
                 Vec::new()
             },
@@ -125,15 +137,24 @@ impl Guard {
         let leaked: &'static mut Targets = Box::leak(Box::new(targets));
         TARGETS.store(leaked, Ordering::SeqCst);
         ARMED.store(true, Ordering::SeqCst);
-        Guard {
-            _handlers: Caught::install(&STOPPING, remove_then_die),
-        }
+        Ok(Guard {
+            scratch: Some(scratch),
+            _handlers: handlers,
+        })
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.scratch.as_ref().map(Scratch::dir).unwrap_or_default()
     }
 }
 
 impl Drop for Guard {
     fn drop(&mut self) {
-        // Each measurement has removed its own files by now; the handlers go with the field.
+        // Each measurement has removed its own files by now. The temporary directory goes
+        // before the handler is disarmed; a signal held back meanwhile then finds nothing to
+        // remove and ends arum.
+        let _held = Held::hold(&STOPPING);
+        self.scratch = None;
         ARMED.store(false, Ordering::SeqCst);
     }
 }

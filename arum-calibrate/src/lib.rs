@@ -72,10 +72,9 @@ pub fn run(request: &Request) -> Result<i32, Error> {
                 .join(", ")
         );
     }
-    let scratch = prepare::Scratch::new(request.dir.as_deref())?;
-    // Before anything is written into it: a stop removes what this run writes (and the
-    // temporary directory, when it is the run's own).
-    let _cleanup = leftovers::Guard::install(&scratch.dir(), request.dir.is_none());
+    // A stop from here on removes what this run writes (and the temporary directory, when it
+    // is the run's own).
+    let scratch = leftovers::Guard::install(request.dir.as_deref())?;
     let settings = prepare::settings(request, scratch.dir());
 
     let started = Started::now();

@@ -5,7 +5,7 @@
 //! handler of someone else's keeps it. No thread waits for the signals: one more thread would
 //! change what fork and the task measurements measure.
 
-use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::signal::{self, SaFlags, SigAction, SigHandler, SigSet, SigmaskHow, Signal};
 
 /// `handler` installed for some signals; dropping it puts back what they had.
 pub struct Caught {
@@ -48,6 +48,32 @@ impl Drop for Caught {
                 let _ = signal::sigaction(*sig, old);
             }
         }
+    }
+}
+
+/// Some signals held back from the calling thread while it lives; dropping it puts back the
+/// thread's mask, and a signal that came meanwhile is delivered then. For a step whose effect
+/// and its undo must be made known to a handler together (a directory made, then named to the
+/// handler): a signal in between would find something to undo that the handler does not know.
+pub struct Held {
+    old: SigSet,
+}
+
+impl Held {
+    /// Blocks `signals` in the calling thread only: a signal sent to the process while another
+    /// thread has them unblocked goes to that thread, so hold them before threads start.
+    pub fn hold(signals: &[Signal]) -> Held {
+        let set: SigSet = signals.iter().copied().collect();
+        let mut old = SigSet::empty();
+        // Cannot fail: SIG_BLOCK with valid sets.
+        let _ = signal::pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), Some(&mut old));
+        Held { old }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let _ = signal::pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&self.old), None);
     }
 }
 

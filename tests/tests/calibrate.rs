@@ -640,12 +640,21 @@ fn nix_uname() -> (String, String) {
 }
 
 /// `arum calibrate --quick --only files` in `dir` (as `--dir`, or as TMPDIR for its own scratch
-/// directory), stopped by SIGTERM as soon as its first scratch name shows in `dir`.
+/// directory), stopped by SIGTERM as soon as its first scratch name shows in `dir`: told by
+/// inotify, so that the signal comes within microseconds of the name's creation, when a run
+/// that made a name before its handler knew it would leave it.
 fn stopped_when_writing(
     dir: &std::path::Path,
     as_tmpdir: bool,
 ) -> (std::process::ExitStatus, String) {
+    use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+    use nix::sys::inotify::{AddWatchFlags, InitFlags, Inotify};
+    use std::os::fd::AsFd;
     use std::os::unix::process::ExitStatusExt;
+    let created = Inotify::init(InitFlags::IN_NONBLOCK | InitFlags::IN_CLOEXEC).unwrap();
+    created
+        .add_watch(dir, AddWatchFlags::IN_CREATE)
+        .expect("inotify watches the directory");
     let mut cmd = arum();
     cmd.args(["calibrate", "--quick", "--only", "files", "-o", "/dev/null"]);
     if as_tmpdir {
@@ -659,17 +668,22 @@ fn stopped_when_writing(
         .expect("arum runs");
     let own = format!("arum-calibrate-{}-", child.id());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !std::fs::read_dir(dir)
-        .unwrap()
-        .flatten()
-        .any(|e| e.file_name().to_string_lossy().starts_with(&own))
-    {
+    loop {
+        let names = created.read_events().unwrap_or_default();
+        if names.iter().any(|e| {
+            e.name
+                .as_ref()
+                .is_some_and(|n| n.to_string_lossy().starts_with(&own))
+        }) {
+            break;
+        }
         assert!(
             std::time::Instant::now() < deadline,
             "no scratch file in 60 s"
         );
         assert!(child.try_wait().unwrap().is_none(), "ended before writing");
-        std::thread::sleep(std::time::Duration::from_millis(5));
+        let mut fds = [PollFd::new(created.as_fd(), PollFlags::POLLIN)];
+        let _ = poll(&mut fds, PollTimeout::from(100u16));
     }
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
