@@ -35,12 +35,24 @@ pub struct Site {
 /// hits' part inside its interval, the rest of its hits (inside its caller's), the hit of a
 /// call counted only (all inside its caller's), and what more a process's first timed call
 /// holds (the kernel makes the page its return probes go through during that call's hits).
+/// The inside part moves with the coldness of each call's path: by `cold`'s slope times how
+/// much longer or shorter the entry's run of the program took than its usual run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Corrections {
     pub inside_ns: u32,
     pub outside_ns: u32,
     pub entry_ns: u32,
     pub first_ns: u32,
+    pub cold: Coldness,
+}
+
+/// How the inside part follows the entry's run: `inside + slope × (min(run, max) − base)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Coldness {
+    pub run_base_ns: u32,
+    pub run_max_ns: u32,
+    /// In 1/1024ths; 0: the inside part does not move.
+    pub slope_1024: u32,
 }
 
 /// One function's figures.
@@ -88,7 +100,8 @@ pub struct Totals {
     pub left_tree: u64,
 }
 
-/// (function, kind) → its histogram's (bucket, calls), sorted; kind 0 inclusive, 1 exclusive.
+/// (function, kind) → its histogram's (bucket, calls), sorted; kind 0 inclusive, 1 exclusive,
+/// 3 entry runs.
 type Histograms = BTreeMap<(u32, u16), Vec<(u32, u64)>>;
 
 /// The exclusive-time histogram: every call's inclusive bin, less the inclusive bins of the
@@ -120,18 +133,24 @@ struct Control {
     counted_only: bool,
     generation: u32,
     corrections: Corrections,
+    record_runs: bool,
 }
 
 impl Control {
-    fn bytes(&self) -> [u8; 24] {
-        let mut b = [0u8; 24];
+    fn bytes(&self) -> [u8; 40] {
+        let mut b = [0u8; 40];
+        let c = &self.corrections;
         let words = [
             u32::from(self.counted_only),
             self.generation,
-            self.corrections.inside_ns,
-            self.corrections.outside_ns,
-            self.corrections.entry_ns,
-            self.corrections.first_ns,
+            c.inside_ns,
+            c.outside_ns,
+            c.entry_ns,
+            c.first_ns,
+            c.cold.run_base_ns,
+            c.cold.run_max_ns,
+            c.cold.slope_1024,
+            u32::from(self.record_runs),
         ];
         for (chunk, w) in b.chunks_exact_mut(4).zip(words) {
             chunk.copy_from_slice(&w.to_ne_bytes());
@@ -271,6 +290,13 @@ impl FunctionCounter {
         self.write_control(index)
     }
 
+    /// From now on, each timed call of function `index` bins how long the program's entry run
+    /// took ([`Self::entry_run_histogram`]): for arum's calibration functions.
+    pub fn record_runs(&mut self, index: u32) -> Result<(), Unavailable> {
+        self.controls[index as usize].record_runs = true;
+        self.write_control(index)
+    }
+
     /// From now on, function `index`'s calls are only counted (no return probe, no time), or
     /// timed again.
     pub fn count_only(&mut self, index: u32, only: bool) -> Result<(), Unavailable> {
@@ -332,6 +358,11 @@ impl FunctionCounter {
     /// Function `index`'s inclusive-time histogram so far: (bucket, calls).
     pub fn inclusive_histogram(&self, index: u32) -> Result<Vec<(u32, u64)>, Unavailable> {
         Ok(self.histograms()?.remove(&(index, 0)).unwrap_or_default())
+    }
+
+    /// Function `index`'s entry runs so far, where [`Self::record_runs`] asked: (bucket, calls).
+    pub fn entry_run_histogram(&self, index: u32) -> Result<Vec<(u32, u64)>, Unavailable> {
+        Ok(self.histograms()?.remove(&(index, 3)).unwrap_or_default())
     }
 
     fn histograms(&self) -> Result<Histograms, Unavailable> {

@@ -71,6 +71,20 @@ fn a_short_function_called_sparsely_is_counted_exactly_at_its_class_cost() {
         cost("entry_ns") <= cost("pair_ns") + cost("spread_ns"),
         "{c}"
     );
+    // The entry's runs were binned in both rounds (each takes some nanoseconds), and a slope is
+    // told only where the cold runs stood apart from the warm ones, within its cap.
+    assert!(
+        cost("entry_run_warm_ns") > 0.0 && cost("entry_run_cold_ns") > 0.0,
+        "{c}"
+    );
+    let slope = cost("cold_slope");
+    assert!((0.0..=4.0).contains(&slope), "{c}");
+    if slope > 0.0 {
+        assert!(
+            cost("entry_run_cold_ns") - cost("entry_run_warm_ns") >= 40.0,
+            "{c}"
+        );
+    }
 }
 
 #[test]

@@ -18,6 +18,14 @@
  * pays more (the kernel makes its return probes' page then). A frame sums its children's probe time, so a parent's
  * inclusive time loses its whole subtree's probes.
  *
+ * The inside part grows when the caches are cold: a call made after the program has worked
+ * through megabytes finds the kernel's trap, uprobe and BPF paths evicted, and its hits take
+ * longer on both sides of its interval. How long this program itself ran at the entry shows how
+ * cold the path was, and the part of the interval that this program cannot time grows in
+ * proportion: user space calibrates the entry's usual run (`run_base_ns`) and the slope
+ * (`run_slope`, in 1/1024ths) on arum's own function with the caches warm and evicted, and every
+ * call's inside part moves by the slope times its entry run's distance from the usual one.
+ *
  * A link's cookie holds the function's index and the link's generation; a call counts only
  * under the generation `control` names. User space re-links a file without a function by
  * attaching the new link, switching the generation, then detaching the old link: no call is
@@ -49,7 +57,8 @@ struct frame {
 	__u64 children_ns;
 	__u64 probe_ns;
 	__u32 func;
-	__u32 pad;
+	/* How long the entry's run of this program took (the path's coldness). */
+	__u32 entry_run;
 };
 
 struct stack {
@@ -83,6 +92,12 @@ struct control {
 	__u32 entry_ns;
 	/* More inside the interval of a process's first timed call (`first_return_probe`). */
 	__u32 first_ns;
+	/* The entry's usual run, the longest taken as it is, and the slope (1/1024ths). */
+	__u32 run_base_ns;
+	__u32 run_max_ns;
+	__u32 run_slope;
+	/* 1: bin each timed call's entry run (kind 3; arum's calibration functions only). */
+	__u32 record_runs;
 };
 
 /* The page a process's return probes return through (the kernel's XOL area). */
@@ -174,7 +189,8 @@ struct hist_key {
 	__u32 func;
 	/* 0: inclusive, of every timed call; 1: exclusive, and 2: inclusive, of the calls that had
 	 * probed children. A leaf call's exclusive time is its inclusive one: it is binned once,
-	 * and user space takes the exclusive histogram as 0 - 2 + 1. */
+	 * and user space takes the exclusive histogram as 0 - 2 + 1. 3: the entry's run of this
+	 * program, where `record_runs` asks for it. */
 	__u16 kind;
 	__u16 pad;
 	__u32 bucket;
@@ -241,7 +257,7 @@ static __always_inline struct frame *top_of(struct stack *s)
 
 /* Entry: 0 to have the return run the program too, 1 for none. */
 static __always_inline int on_entry(__u32 func, struct control *c, __u32 tid, __u32 pid,
-				    __u64 *cookie)
+				    __u64 *cookie, __u64 began)
 {
 	struct func_stats *f = bpf_map_lookup_elem(&funcs, &func);
 	struct thread_stats *t = thread_of(func, tid, pid);
@@ -280,7 +296,19 @@ static __always_inline int on_entry(__u32 func, struct control *c, __u32 tid, __
 	*cookie = d + 1;
 	/* Last: the probe's own work above is outside the interval. */
 	s->frames[d].start = bpf_ktime_get_ns();
+	s->frames[d].entry_run = (__u32)(s->frames[d].start - began);
 	return 0;
+}
+
+/* A timed call's probe time inside its own interval, by how long its entry's run took: the
+ * usual inside part, moved by the slope times the run's distance from the usual run (the run
+ * capped, so that an interrupt during it moves nothing further). */
+static __always_inline __u64 inside_of(struct control *c, __u32 entry_run)
+{
+	__s64 run = entry_run < c->run_max_ns ? entry_run : c->run_max_ns;
+	__s64 inside = (__s64)c->inside_ns + (((run - (__s64)c->run_base_ns) * c->run_slope) >> 10);
+
+	return inside > 0 ? (__u64)inside : 0;
 }
 
 static __always_inline void on_return(__u32 func, struct control *c, __u32 tid, __u64 *cookie)
@@ -321,7 +349,7 @@ static __always_inline void on_return(__u32 func, struct control *c, __u32 tid, 
 	idx &= MAX_DEPTH - 1;
 	parent &= MAX_DEPTH - 1;
 	raw = now - s->frames[idx].start;
-	probes = s->frames[idx].probe_ns + c->inside_ns;
+	probes = s->frames[idx].probe_ns + inside_of(c, s->frames[idx].entry_run);
 	incl = raw > probes ? raw - probes : 0;
 	excl = incl - s->frames[idx].children_ns;
 	if (excl > incl)
@@ -345,7 +373,9 @@ static __always_inline void on_return(__u32 func, struct control *c, __u32 tid, 
 		__sync_fetch_and_add(&t->exclusive_ns, excl);
 	}
 	bin(func, 0, incl);
-	if (probes != c->inside_ns || excl != incl) {
+	if (c->record_runs)
+		bin(func, 3, s->frames[idx].entry_run);
+	if (s->frames[idx].probe_ns != 0 || excl != incl) {
 		bin(func, 1, excl);
 		bin(func, 2, incl);
 	}
@@ -379,6 +409,8 @@ int thread_exit(__u64 *ctx)
 SEC("uprobe.session")
 int function_session(void *ctx)
 {
+	/* First: the entry's run is timed from here. */
+	__u64 began = bpf_ktime_get_ns();
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 pid = id >> 32, tid = (__u32)id;
 	__u64 link_cookie = bpf_get_attach_cookie(ctx);
@@ -398,7 +430,7 @@ int function_session(void *ctx)
 		return 1;
 	if ((__u32)(link_cookie >> 32) != c->generation)
 		return 1;
-	return on_entry(func, c, tid, pid, cookie);
+	return on_entry(func, c, tid, pid, cookie, began);
 }
 
 char LICENSE[] SEC("license") = "GPL";

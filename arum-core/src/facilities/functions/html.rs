@@ -247,6 +247,7 @@ mod tests {
                 entry_ns: 850.0,
                 inside_ns: 700.0,
                 spread_ns: 50.0,
+                ..Default::default()
             }],
             first_call_ns: None,
             first_call_spread_ns: None,

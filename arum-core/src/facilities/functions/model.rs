@@ -52,6 +52,11 @@ const CLASS_COST: &[Field] = &[
     measured("entry_ns", Unit::Nanoseconds, Lower),
     measured("inside_ns", Unit::Nanoseconds, Lower),
     measured("spread_ns", Unit::Nanoseconds, Neither),
+    // The inside part with the caches evicted, and the entry runs that tell coldness.
+    measured("entry_run_warm_ns", Unit::Nanoseconds, Lower),
+    measured("entry_run_cold_ns", Unit::Nanoseconds, Lower),
+    measured("inside_cold_ns", Unit::Nanoseconds, Lower),
+    measured("cold_slope", Unit::Ratio, Neither),
 ];
 
 const POLICY: &[Field] = &[
@@ -190,7 +195,7 @@ pub struct FunctionsReport {
 
 /// What a probe costs on functions whose first instruction is of one class, calibrated on a
 /// function of arum's own that starts the same way.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ClassCostInfo {
     /// `push`, `nop`, `branch` (emulated by the kernel), `endbr64`, `stepped` (out of line).
     pub class: String,
@@ -198,6 +203,17 @@ pub struct ClassCostInfo {
     pub entry_ns: f64,
     pub inside_ns: f64,
     pub spread_ns: f64,
+    /// The program's run at a call's entry, median, with the caches warm and evicted; the
+    /// inside part with them evicted; and how much the inside part moves per nanosecond of a
+    /// call's entry run (0: the runs were too close to tell, the inside part stays).
+    #[serde(default)]
+    pub entry_run_warm_ns: f64,
+    #[serde(default)]
+    pub entry_run_cold_ns: f64,
+    #[serde(default)]
+    pub inside_cold_ns: f64,
+    #[serde(default)]
+    pub cold_slope: f64,
 }
 
 /// The probe cost used for one function (its class's).

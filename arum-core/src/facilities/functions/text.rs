@@ -713,6 +713,7 @@ mod tests {
             entry_ns: 9_000.0,
             inside_ns: 500.0,
             spread_ns: 100.0,
+            ..Default::default()
         }];
         let out = text(&f);
         assert!(

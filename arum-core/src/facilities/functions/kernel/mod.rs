@@ -20,7 +20,7 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
-use arum_bpf::functions::{Corrections, FunctionCounter, Site};
+use arum_bpf::functions::{Coldness, Corrections, FunctionCounter, Site};
 use arum_bpf::{hist, Unavailable};
 
 use super::calibrate::{self, own_site, thread_cpu_ns};
@@ -39,6 +39,73 @@ pub struct ClassCost {
     pub inside_ns: f64,
     /// Half the range of the per-round pair costs.
     pub spread_ns: f64,
+    /// How the inside part grows with the caches evicted.
+    pub cold: Cold,
+}
+
+/// A class's inside part with the caches warm (the rounds) and evicted (between the calls of a
+/// cold round, [`evict`]), against how long the program's entry run took in each: the program
+/// moves every call's inside part by `slope` per nanosecond of its entry run's distance from
+/// `run_warm_ns`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cold {
+    /// Medians of the entry's run of the program.
+    pub run_warm_ns: f64,
+    pub run_cold_ns: f64,
+    /// Median inside part with the caches evicted (warm: [`ClassCost::inside_ns`]).
+    pub inside_cold_ns: f64,
+    /// 0 where the two runs were too close to tell a slope.
+    pub slope: f64,
+}
+
+/// Calls in a class's cold round, each after [`EVICTED`] bytes were written: about 70 µs a
+/// call on a 2-core EPYC VM (3 ms a class, `docs/functions.md`).
+const COLD_CALLS: usize = 32;
+const EVICTED: usize = 4 << 20;
+
+/// The least distance between the warm and the cold entry runs that tells a slope: a few of
+/// the histogram's buckets at these lengths.
+const MIN_RUN_GAP_NS: f64 = 40.0;
+
+/// The steepest slope believed: the part of a hit the program cannot time is a few times the
+/// part it can, not more.
+const MAX_SLOPE: f64 = 4.0;
+
+/// How far past the cold run a call's entry run still moves its inside part: beyond, the run
+/// was long for another reason (an interrupt during it) that did not slow the rest of the hit.
+const RUN_REACH: f64 = 4.0;
+
+impl Cold {
+    /// From the two medians of each; a slope only where the runs are far enough apart.
+    fn from_medians(
+        run_warm_ns: f64,
+        run_cold_ns: f64,
+        inside_warm_ns: f64,
+        inside_cold_ns: f64,
+    ) -> Cold {
+        let gap = run_cold_ns - run_warm_ns;
+        let slope = if gap >= MIN_RUN_GAP_NS {
+            ((inside_cold_ns - inside_warm_ns) / gap).clamp(0.0, MAX_SLOPE)
+        } else {
+            0.0
+        };
+        Cold {
+            run_warm_ns,
+            run_cold_ns,
+            inside_cold_ns,
+            slope,
+        }
+    }
+
+    fn coldness(&self) -> Coldness {
+        let ns = |v: f64| v.max(0.0).round() as u32;
+        let gap = (self.run_cold_ns - self.run_warm_ns).max(0.0);
+        Coldness {
+            run_base_ns: ns(self.run_warm_ns),
+            run_max_ns: ns(self.run_warm_ns + RUN_REACH * gap),
+            slope_1024: ns(self.slope * 1024.0),
+        }
+    }
 }
 
 impl ClassCost {
@@ -51,6 +118,7 @@ impl ClassCost {
             outside_ns: ns(self.pair_ns - self.inside_ns),
             entry_ns: ns(self.entry_ns),
             first_ns: ns(first_ns),
+            cold: self.cold.coldness(),
         }
     }
 }
@@ -132,19 +200,40 @@ fn calibrate(
     bare: &[Vec<f64>],
 ) -> Result<(Vec<ClassCost>, Option<Spread>), Unavailable> {
     let me = std::process::id();
+    for k in 0..wanted.len() {
+        counter.record_runs((first + k) as u32)?;
+    }
     counter.follow_running(me)?;
     let (timed, counted) = timed_and_counted(counter, first, wanted)?;
     let first_calls = first_calls(counter, first as u32, wanted[0]);
+    let mut warm = Vec::new();
+    let mut cold = Vec::new();
+    let mut evicted = vec![0u8; EVICTED];
+    for (k, &class) in wanted.iter().enumerate() {
+        let index = (first + k) as u32;
+        let before = (
+            counter.inclusive_histogram(index)?,
+            counter.entry_run_histogram(index)?,
+        );
+        cold_round(class, &mut evicted);
+        let after = (
+            counter.inclusive_histogram(index)?,
+            counter.entry_run_histogram(index)?,
+        );
+        cold.push((less(&after.0, &before.0), less(&after.1, &before.1)));
+        warm.push(before);
+    }
     counter.unfollow(me)?;
     let mut out = Vec::new();
     for (k, &class) in wanted.iter().enumerate() {
         let index = (first + k) as u32;
-        let buckets = counter.inclusive_histogram(index)?;
-        let inside = arum_stats::quantile_of_buckets(
-            buckets.iter().map(|&(b, n)| (hist::middle(b) as f64, n)),
-            0.5,
-        )
-        .unwrap_or(0.0);
+        let inside = median(&warm[k].0);
+        let cold = Cold::from_medians(
+            median(&warm[k].1),
+            median(&cold[k].1),
+            inside,
+            median(&cold[k].0),
+        );
         counter.ignore(index)?;
         let base = arum_stats::median(&bare[k]).unwrap_or(0.0);
         let pair: Vec<f64> = timed[k].iter().map(|t| t - base).collect();
@@ -158,6 +247,7 @@ fn calibrate(
             entry_ns: (arum_stats::median(&counted[k]).unwrap_or(0.0) - base).max(0.0),
             inside_ns: inside.min(pair_ns),
             spread_ns: ((hi - lo) / 2.0).max(0.0),
+            cold,
         });
     }
     // The first calls were measured with nothing taken out: beyond their class's inside part
@@ -173,6 +263,39 @@ fn calibrate(
         }
     });
     Ok((out, first_call))
+}
+
+/// The median of a histogram's (bucket, calls); 0 for none.
+fn median(buckets: &[(u32, u64)]) -> f64 {
+    arum_stats::quantile_of_buckets(
+        buckets.iter().map(|&(b, n)| (hist::middle(b) as f64, n)),
+        0.5,
+    )
+    .unwrap_or(0.0)
+}
+
+/// Histogram `after` less `before` (taken earlier of the same function): the calls between.
+fn less(after: &[(u32, u64)], before: &[(u32, u64)]) -> Vec<(u32, u64)> {
+    let earlier: BTreeMap<u32, u64> = before.iter().copied().collect();
+    after
+        .iter()
+        .map(|&(b, n)| (b, n.saturating_sub(earlier.get(&b).copied().unwrap_or(0))))
+        .filter(|&(_, n)| n > 0)
+        .collect()
+}
+
+/// [`COLD_CALLS`] calls of `class`'s function, each after `evicted` was written through, which
+/// evicts the kernel's probe paths from the caches as a program working through megabytes does.
+/// The function's own code is read back first: its misses are the function's, not the probes'.
+fn cold_round(class: Class, evicted: &mut [u8]) {
+    for _ in 0..COLD_CALLS {
+        for line in evicted.chunks_mut(64) {
+            line[0] = line[0].wrapping_add(1);
+        }
+        std::hint::black_box(&mut *evicted);
+        class.touch_code();
+        std::hint::black_box(class.call(std::hint::black_box(1)));
+    }
 }
 
 /// How many fresh processes make one first call each for [`first_calls`].
@@ -268,4 +391,48 @@ fn timed_and_counted(
         }
     }
     Ok((timed, counted))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_slope_is_the_inside_growth_per_ns_of_entry_run_within_bounds() {
+        // Any warm run, gap and growth: a slope only past the least gap, never over the cap.
+        for warm in [0.0, 150.0, 301.0, 2_000.0] {
+            for gap in [-200.0, 0.0, 39.0, 40.0, 300.0, 900.0] {
+                for growth in [-100.0, 0.0, 250.0, 600.0, 10_000.0] {
+                    let c = Cold::from_medians(warm, warm + gap, 800.0, 800.0 + growth);
+                    let want = if gap < MIN_RUN_GAP_NS {
+                        0.0
+                    } else {
+                        (growth / gap).clamp(0.0, MAX_SLOPE)
+                    };
+                    assert_eq!(c.slope, want, "warm {warm} gap {gap} growth {growth}");
+                    let k = c.coldness();
+                    assert_eq!(k.run_base_ns, warm.round() as u32);
+                    assert!(k.run_max_ns >= k.run_base_ns, "{k:?}");
+                    assert_eq!(k.slope_1024, (want * 1024.0).round() as u32);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cold_round_is_the_histogram_after_less_the_one_before() {
+        let before = [(10, 5), (12, 1), (20, 7)];
+        let after = [(8, 2), (10, 5), (12, 4), (20, 9), (30, 1)];
+        assert_eq!(less(&after, &before), [(8, 2), (12, 3), (20, 2), (30, 1)]);
+        assert_eq!(less(&after, &[]), after);
+        assert!(less(&before, &before).is_empty());
+    }
+
+    #[test]
+    fn a_median_of_buckets_is_within_its_bucket() {
+        assert_eq!(median(&[]), 0.0);
+        let b = hist::bucket(1_000);
+        let m = median(&[(b, 3)]);
+        assert!((m - 1_000.0).abs() <= 20.0, "{m}");
+    }
 }

@@ -99,6 +99,10 @@ pub fn build(
                 entry_ns: c.entry_ns,
                 inside_ns: c.inside_ns,
                 spread_ns: c.spread_ns,
+                entry_run_warm_ns: c.cold.run_warm_ns,
+                entry_run_cold_ns: c.cold.run_cold_ns,
+                inside_cold_ns: c.cold.inside_cold_ns,
+                cold_slope: c.cold.slope,
             })
             .collect(),
         first_call_ns: live.kernel.first_call.map(|f| f.median_ns),
