@@ -34,6 +34,12 @@ pub fn middle(b: u32) -> u64 {
     low + (high - low) / 2
 }
 
+/// A histogram's (bucket, calls) as (value, calls), each bucket standing for its middle: what
+/// arum-stats' bucketed quantiles take.
+pub fn values(buckets: &[(u32, u64)]) -> impl Iterator<Item = (f64, u64)> + Clone + '_ {
+    buckets.iter().map(|&(b, n)| (middle(b) as f64, n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -74,11 +74,7 @@ impl Kernel {
             .histograms
             .get(&getppid)
             .ok_or_else(|| Unavailable("no calibration call was counted".into()))?;
-        let values: Vec<(f64, u64)> = buckets
-            .iter()
-            .map(|&(b, n)| (hist::middle(b) as f64, n))
-            .collect();
-        let median = arum_stats::quantile_of_buckets(values, 0.5).unwrap_or(bare);
+        let median = arum_stats::quantile_of_buckets(hist::values(buckets), 0.5).unwrap_or(bare);
         Ok(Cost {
             pair_ns: (traced - bare).max(0.0),
             inside_ns: (median - bare).max(0.0),
