@@ -44,7 +44,7 @@ pub struct ClassCost {
 }
 
 /// A class's inside part with the caches warm (the rounds) and evicted (between the calls of a
-/// cold round, [`evict`]), against how long the program's entry run took in each: the program
+/// cold round, [`cold_round`]), against how long the program's entry run took in each: the program
 /// moves every call's inside part by `slope` per nanosecond of its entry run's distance from
 /// `run_warm_ns`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -58,8 +58,9 @@ pub struct Cold {
     pub slope: f64,
 }
 
-/// Calls in a class's cold round, each after [`EVICTED`] bytes were written: about 70 µs a
-/// call on a 2-core EPYC VM (3 ms a class, `docs/functions.md`).
+/// Calls in a class's cold round, each after [`EVICTED`] bytes were written: with the buffer's
+/// page faults about 5 ms of CPU time a run on a 2-core EPYC VM (docs/functions.md, "Cold
+/// caches").
 const COLD_CALLS: usize = 32;
 const EVICTED: usize = 4 << 20;
 
@@ -71,8 +72,9 @@ const MIN_RUN_GAP_NS: f64 = 40.0;
 /// part it can, not more.
 const MAX_SLOPE: f64 = 4.0;
 
-/// How far past the cold run a call's entry run still moves its inside part: beyond, the run
-/// was long for another reason (an interrupt during it) that did not slow the rest of the hit.
+/// How many warm-to-cold gaps past the warm run a call's entry run still moves its inside
+/// part: beyond, the run was long for another reason (an interrupt during it) that did not slow
+/// the rest of the hit.
 const RUN_REACH: f64 = 4.0;
 
 impl Cold {
