@@ -1,5 +1,5 @@
 //! `arum hourglass` on this machine, checked against what the kernel says and against the
-//! peers (Debian's `perf bench sched pipe` and rt-tests' `cyclictest`) run back to back on the
+//! peers (sysbench's yielding threads and rt-tests' `cyclictest`) run back to back on the
 //! same CPU in the same test, with both figures printed (`cargo test -- --nocapture`).
 //!
 //! The machine is shared: each test measures the load it competes with (the kernel's own account
@@ -240,32 +240,29 @@ fn a_cpu_thread_covers_its_cpu_and_sees_the_kernels_tick() {
     }
 }
 
-/// `perf bench sched pipe` per context switch (µs/op covers two switches), pinned to `cpu`
-/// at SCHED_FIFO 10 when root.
-fn perf_per_switch(cpu: &str) -> Option<f64> {
-    if !have("perf") {
-        println!("perf is missing (Debian's linux-perf; scripts/deps.sh installs it)");
+/// sysbench's yield, pinned to `cpu` at SCHED_FIFO 10 when root, in ns: two threads taking
+/// turns by sched_yield, each with a mutex of its own, so a yield is one system call and one
+/// switch, the operation Hourglass's yield gap spans. (perf's pipe pair blocks and wakes through
+/// a pipe, which costs two more system calls and a wakeup per switch: 2-3 times the yield here.)
+fn sysbench_per_yield(cpu: &str) -> Option<f64> {
+    if !have("sysbench") {
+        println!("sysbench is missing (scripts/deps.sh installs it)");
         return None;
     }
     let mut cmd = Command::new(if root() { "chrt" } else { "taskset" });
     if root() {
         cmd.args(["-f", "10", "taskset"]);
     }
-    cmd.args(["-c", cpu, "perf", "bench", "sched", "pipe", "-l", "50000"]);
+    let yields = 100;
+    cmd.args(["-c", cpu, "sysbench", "threads", "--threads=2"])
+        .arg(format!("--thread-yields={yields}"))
+        .args(["--thread-locks=2", "--time=2", "run"]);
     let ran = bounded(&mut cmd, Duration::from_secs(60));
-    let per_op: f64 = ran
-        .stdout
-        .lines()
-        .find(|l| l.contains("usecs/op"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    Some(per_op / 2.0 * 1e3)
+    arum_calibrate::peers::sysbench_yield_ns(&ran.stdout, yields)
 }
 
 #[test]
-fn two_threads_on_one_cpu_switch_about_as_fast_as_perf_bench_sched_pipe() {
+fn two_threads_on_one_cpu_switch_about_as_fast_as_sysbench_threads_yield() {
     let _one = one_at_a_time();
     let cpu = test_cpu();
     // Two CPU threads: the scheduler preempts one for the other, each switch with a clock
@@ -279,8 +276,8 @@ fn two_threads_on_one_cpu_switch_about_as_fast_as_perf_bench_sched_pipe() {
         us(f(inv, "/gaps/cluster_median_ns"))
     );
     assert!(f(inv, "/gaps/count") >= 10.0);
-    // Yielding threads switch directly, as perf's pipe pair does by blocking: the figures to
-    // compare. At SCHED_FIFO when root, so the machine's other tasks do not come in between.
+    // Yielding threads switch directly, as sysbench's pair does: the figures to compare. At
+    // SCHED_FIFO when root, so the machine's other tasks do not come in between.
     let prio = if root() { "RTLOW" } else { "NORMAL" };
     let r = hourglass(
         &[
@@ -301,23 +298,23 @@ fn two_threads_on_one_cpu_switch_about_as_fast_as_perf_bench_sched_pipe() {
     );
     let y = switches(&r, "yield").expect("no switch gap between two yielding threads");
     let ours = f(y, "/gaps/cluster_median_ns");
-    match perf_per_switch(&cpu) {
-        Some(perf) => {
+    match sysbench_per_yield(&cpu) {
+        Some(theirs) => {
             println!(
-                "CPU {cpu} at {prio}: hourglass yield-switch gap median {} ({} gaps); perf bench sched pipe {} per switch; ratio {:.2}",
+                "CPU {cpu} at {prio}: hourglass yield-switch gap median {} ({} gaps); sysbench threads {} per yield; ratio {:.2}",
                 us(ours),
                 y["gaps"]["count"],
-                us(perf),
-                ours / perf
+                us(theirs),
+                ours / theirs
             );
             assert!(
-                ours / perf <= 3.0 && perf / ours <= 3.0,
+                ours / theirs <= 3.0 && theirs / ours <= 3.0,
                 "more than a factor 3 apart"
             );
         }
         None => {
             println!(
-                "no perf figure to compare: hourglass yield-switch gap median {}",
+                "no sysbench figure to compare: hourglass yield-switch gap median {}",
                 us(ours)
             );
             assert!(ours < 1e6, "a switch took a millisecond");
