@@ -104,6 +104,22 @@ pub struct Totals {
 /// 3 entry runs.
 type Histograms = BTreeMap<(u32, u16), Vec<(u32, u64)>>;
 
+/// Every function's histograms at one moment ([`FunctionCounter::histograms_now`]).
+pub struct HistogramsNow(Histograms);
+
+impl HistogramsNow {
+    /// Function `index`'s inclusive-time histogram: (bucket, calls).
+    pub fn inclusive(&self, index: u32) -> &[(u32, u64)] {
+        self.0.get(&(index, 0)).map_or(&[], Vec::as_slice)
+    }
+
+    /// Function `index`'s entry runs, where [`FunctionCounter::record_runs`] asked: (bucket,
+    /// calls).
+    pub fn entry_runs(&self, index: u32) -> &[(u32, u64)] {
+        self.0.get(&(index, 3)).map_or(&[], Vec::as_slice)
+    }
+}
+
 /// The exclusive-time histogram: every call's inclusive bin, less the inclusive bins of the
 /// calls that had probed children, plus those calls' exclusive bins (a leaf call is binned once,
 /// its exclusive time being its inclusive one).
@@ -291,7 +307,7 @@ impl FunctionCounter {
     }
 
     /// From now on, each timed call of function `index` bins how long the program's entry run
-    /// took ([`Self::entry_run_histogram`]): for arum's calibration functions.
+    /// took ([`HistogramsNow::entry_runs`]): for arum's calibration functions.
     pub fn record_runs(&mut self, index: u32) -> Result<(), Unavailable> {
         self.controls[index as usize].record_runs = true;
         self.write_control(index)
@@ -355,14 +371,10 @@ impl FunctionCounter {
         Ok(sum_fields(&copies, 9, &[4, 5]))
     }
 
-    /// Function `index`'s inclusive-time histogram so far: (bucket, calls).
-    pub fn inclusive_histogram(&self, index: u32) -> Result<Vec<(u32, u64)>, Unavailable> {
-        Ok(self.histograms()?.remove(&(index, 0)).unwrap_or_default())
-    }
-
-    /// Function `index`'s entry runs so far, where [`Self::record_runs`] asked: (bucket, calls).
-    pub fn entry_run_histogram(&self, index: u32) -> Result<Vec<(u32, u64)>, Unavailable> {
-        Ok(self.histograms()?.remove(&(index, 3)).unwrap_or_default())
+    /// Every function's histograms so far, in one walk of the map (it holds all functions'
+    /// buckets: reading one function's is reading them all).
+    pub fn histograms_now(&self) -> Result<HistogramsNow, Unavailable> {
+        Ok(HistogramsNow(self.histograms()?))
     }
 
     fn histograms(&self) -> Result<Histograms, Unavailable> {

@@ -208,35 +208,26 @@ fn calibrate(
     counter.follow_running(me)?;
     let (timed, counted) = timed_and_counted(counter, first, wanted)?;
     let first_calls = first_calls(counter, first as u32, wanted[0]);
-    let mut warm = Vec::new();
-    let mut cold = Vec::new();
+    // Each class's cold round calls its own function only: one reading before them all and
+    // one after give every class's warm calls and cold ones.
+    let warm = counter.histograms_now()?;
     let mut evicted = vec![0u8; EVICTED];
-    for (k, &class) in wanted.iter().enumerate() {
-        let index = (first + k) as u32;
-        let before = (
-            counter.inclusive_histogram(index)?,
-            counter.entry_run_histogram(index)?,
-        );
+    for &class in wanted {
         cold_round(class, &mut evicted);
-        let after = (
-            counter.inclusive_histogram(index)?,
-            counter.entry_run_histogram(index)?,
-        );
-        cold.push((less(&after.0, &before.0), less(&after.1, &before.1)));
-        warm.push(before);
     }
+    let after = counter.histograms_now()?;
     counter.unfollow(me)?;
     let median =
         |h: &[(u32, u64)]| arum_stats::quantile_of_buckets(hist::values(h), 0.5).unwrap_or(0.0);
     let mut out = Vec::new();
     for (k, &class) in wanted.iter().enumerate() {
         let index = (first + k) as u32;
-        let inside = median(&warm[k].0);
+        let inside = median(warm.inclusive(index));
         let cold = Cold::from_medians(
-            median(&warm[k].1),
-            median(&cold[k].1),
+            median(warm.entry_runs(index)),
+            median(&less(after.entry_runs(index), warm.entry_runs(index))),
             inside,
-            median(&cold[k].0),
+            median(&less(after.inclusive(index), warm.inclusive(index))),
         );
         counter.ignore(index)?;
         let base = arum_stats::median(&bare[k]).unwrap_or(0.0);
