@@ -110,12 +110,15 @@ pub fn cluster(gaps: &[f64]) -> Option<GapCluster> {
     let mode = (0..nbins).max_by_key(|&i| (counts[i], usize::MAX - i))?;
     let floor = ((counts[mode] as f64 * 0.05).ceil() as usize).max(1);
     let full = |i: &usize| counts[*i] >= floor;
+    // Where a lone gap makes a bin full (a mode of 20 gaps or fewer), a bridge would chain
+    // scattered gaps into the cluster: none.
+    let reach = if floor >= 2 { DIP_BINS + 1 } else { 1 };
     let mut lo = mode;
-    while let Some(next) = (lo.saturating_sub(DIP_BINS + 1)..lo).rev().find(full) {
+    while let Some(next) = (lo.saturating_sub(reach)..lo).rev().find(full) {
         lo = next;
     }
     let mut hi = mode;
-    while let Some(next) = (hi + 1..(hi + DIP_BINS + 2).min(nbins)).find(full) {
+    while let Some(next) = (hi + 1..(hi + reach + 1).min(nbins)).find(full) {
         hi = next;
     }
     let members: Vec<f64> = v
@@ -171,8 +174,18 @@ mod tests {
     }
 
     #[test]
+    fn a_few_scattered_gaps_are_not_bridged_into_the_cluster() {
+        // A mode of ten gaps: a single gap fills a bin, and gaps 25% apart stay outliers.
+        let mut gaps = vec![1000.0; 10];
+        gaps.extend([1250.0, 1560.0, 1950.0, 2440.0]);
+        let c = cluster(&gaps).unwrap();
+        assert_eq!(c.cluster_count, 10, "{c:?}");
+        assert_eq!(c.outliers, 4);
+    }
+
+    #[test]
     fn the_cluster_stops_at_a_wide_dip() {
-        // Three empty bins (a 30% step) between the mode and a smaller group: two clusters.
+        // Three empty bins between the mode and a smaller group 50% above it: two clusters.
         let mut gaps: Vec<f64> = (0..1000).map(|i| 1000.0 + (i % 5) as f64 * 10.0).collect();
         gaps.extend((0..200).map(|i| 1500.0 + (i % 5) as f64 * 10.0));
         let c = cluster(&gaps).unwrap();

@@ -63,9 +63,11 @@ pub struct Gap {
 /// on some lattice by chance than the 250 Hz tick has, while the tick's own gaps, a handler
 /// behind a timer exit, last 20-90 µs (both seen on our VMs). A clock's gaps are of one kind and
 /// alike in length, so where all the gaps show no source, the longer half, the longest quarter
-/// and so on are searched on their own, down to `MIN_GAPS`: each subset half the one before, the
-/// whole search costs at most twice the first pass. A lattice at the hint alone (chance members
-/// among a flood can hold to any period) does not end the search for a source.
+/// and so on are searched on their own, down to `MIN_GAPS`: each subset half the one before,
+/// together they hold no more gaps than the whole. A lattice at the hint alone (chance members
+/// among a flood can hold to any period) does not end the search for a source; where a subset
+/// shows sources and its own gaps hold no lattice at the hint, the one among all the gaps is
+/// kept, as before subsets were searched.
 pub fn infer(gaps: &[Gap], running_ns: f64, hint_ns: Option<f64>) -> Sources {
     let times: Vec<f64> = gaps.iter().map(|g| g.at_ns).collect();
     let all = infer_times(&times, gaps.len(), running_ns, hint_ns);
@@ -82,17 +84,23 @@ pub fn infer(gaps: &[Gap], running_ns: f64, hint_ns: Option<f64>) -> Sources {
             .filter(|g| g.len_ns >= cut)
             .map(|g| g.at_ns)
             .collect();
-        // Lengths alike: the subset is the one before, which said nothing.
-        if longer.len() < MIN_GAPS || longer.len() == last {
+        if longer.len() < MIN_GAPS {
             break;
         }
-        last = longer.len();
-        let some = infer_times(&longer, gaps.len(), running_ns, hint_ns);
-        if !some.found.is_empty() {
-            return Sources {
-                at_hint: some.at_hint.or(all.at_hint),
-                ..some
-            };
+        // Lengths alike across the cut: the subset is the one before, which said nothing.
+        if longer.len() < last {
+            last = longer.len();
+            let some = infer_times(&longer, gaps.len(), running_ns, hint_ns);
+            if !some.found.is_empty() {
+                return Sources {
+                    at_hint: some.at_hint.or(all.at_hint),
+                    ..some
+                };
+            }
+        }
+        // The last quantile that can still cut off a gap.
+        if (1.0 - q) * gaps.len() as f64 <= 1.0 {
+            break;
         }
         q = 1.0 - (1.0 - q) / 2.0;
     }
@@ -457,7 +465,10 @@ fn lattice(times: &[f64], rough: f64, max_tol: f64) -> Option<(f64, f64, Vec<f64
     let mut sweep = Sweep::new(times);
     let spacings: Vec<f64> = times
         .iter()
-        .filter_map(|&t| sweep.near(t + rough, wide).first().map(|u| u - t))
+        .filter_map(|&t| {
+            let next = sweep.near(t + rough, wide).iter().find(|&&u| u > t);
+            next.map(|u| u - t)
+        })
         .collect();
     let mut period = densest(spacings.clone(), 2.0 * MIN_TOL_NS)?;
     let deviations: Vec<f64> = spacings.iter().map(|s| (s - period).abs()).collect();
