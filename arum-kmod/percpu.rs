@@ -11,6 +11,7 @@ use core::marker::PhantomPinned;
 
 use kernel::bindings;
 use kernel::prelude::*;
+use kernel::sync::LockClassKey;
 use kernel::types::Opaque;
 
 /// One CPU's work item and what it runs this time.
@@ -56,8 +57,14 @@ unsafe fn trampoline<T, F: Fn(&mut T)>(job: *const (), item: *mut ()) {
 }
 
 impl Calls {
-    /// Work items for `cpus`, in that order.
-    pub(crate) fn new(cpus: impl Iterator<Item = u32>, n: usize) -> Result<Self> {
+    /// Work items for `cpus`, in that order, of lockdep class `key`. Waiting for a work item
+    /// tells lockdep of every lock any item of its class takes: runs made under different locks
+    /// need classes of their own, or lockdep chains one run's locks to the other's.
+    pub(crate) fn new(
+        cpus: impl Iterator<Item = u32>,
+        n: usize,
+        key: Pin<&'static LockClassKey>,
+    ) -> Result<Self> {
         let mut calls = KVec::with_capacity(n, GFP_KERNEL)?;
         for cpu in cpus {
             calls.push(
@@ -72,7 +79,6 @@ impl Calls {
                 GFP_KERNEL,
             )?;
         }
-        let key = kernel::static_lock_class!();
         for call in calls.iter_mut() {
             // SAFETY: the vector is never grown again, so each `work_struct` keeps its address
             // for the life of `Calls`; it is initialised once, here, before any use.

@@ -467,8 +467,12 @@ impl<B: Backend> Session<B> {
     /// Prepares every CPU, publishes the session to the hotplug callbacks, arms every CPU at
     /// once and starts the timer. On failure nothing is left counting or published.
     pub(crate) fn start(backend: B, cpus: &[u32], plan: Plan) -> Result<Arc<Self>, Failure> {
-        let mut calls =
-            Calls::new(cpus.iter().copied(), cpus.len()).map_err(|_| Failure::nomem())?;
+        let calls = Calls::new(
+            cpus.iter().copied(),
+            cpus.len(),
+            kernel::static_lock_class!(),
+        )
+        .map_err(|_| Failure::nomem())?;
         let mut slots = KVec::with_capacity(cpus.len(), GFP_KERNEL)?;
         for &cpu in cpus {
             slots.push(
@@ -491,7 +495,16 @@ impl<B: Backend> Session<B> {
             )?;
         }
         // Each CPU's counters are allocated on that CPU, all CPUs at once, without any lock.
-        calls.run(&mut slots, |_| true, &|s: &mut Slot<B::Cpu>| {
+        // A CPU that fails drops what it made there, which takes the CPU-hotplug lock: these
+        // items are of a class of their own, apart from the session's, which run under the
+        // session lock that the hotplug callbacks take.
+        Calls::new(
+            cpus.iter().copied(),
+            cpus.len(),
+            kernel::static_lock_class!(),
+        )
+        .map_err(|_| Failure::nomem())?
+        .run(&mut slots, |_| true, &|s: &mut Slot<B::Cpu>| {
             s.result = backend.prepare(s.cpu).map(|hw| s.hw = Some(hw));
         });
         if let Some(f) = slots.iter().find_map(|s| s.result.err()) {
