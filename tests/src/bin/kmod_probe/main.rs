@@ -906,24 +906,39 @@ fn hotplug(args: &[String]) {
 }
 
 /// rearm-failslab CPU ROUNDS: in one perf session CPU goes off- and online ROUNDS times, and in
-/// round N the Nth slab allocation of each of the CPU's high-priority workers fails (their
-/// `fail-nth`): the module's re-arm work runs there, so each of its allocations fails in turn,
-/// the list of counters it replaces among them. The session must end readable with the CPU's
-/// record; what must not happen on the way (a lock taken out of order, a leak) the kernel's
-/// checkers report, and the no-oops-or-warning and kmemleak checks after it fail.
+/// round N the Nth allocation made under the module's code by each of the CPU's high-priority
+/// workers fails (their `fail-nth`, counting only allocations with a return address in the
+/// module: failslab's stack filter). The module's re-arm work runs there, so each of its
+/// allocations fails in turn, the list of counters it replaces among them, whatever the worker
+/// allocates for itself. The session must end readable with the CPU's record; what must not
+/// happen on the way (a lock taken out of order, a leak) the kernel's checkers report, and the
+/// no-oops-or-warning and kmemleak checks after it fail.
 fn rearm_failslab(args: &[String]) {
     let cpu: u32 = arg(args, 2, "cpu");
     let rounds: u32 = arg(args, 3, "rounds");
-    // GFP_KERNEL allocations may fail too; no stack printed for an injected failure. Both
-    // settings are global: they are given back as found.
-    let found = ["ignore-gfp-wait", "verbose"].map(|k| (k, failslab_setting(k)));
+    let (start, end) = module_range("arum");
+    // The slab allocator's own refills of its per-CPU caches (sheaves) come and go with what
+    // every task allocates: counted, they would move the re-arm's allocations from round to round.
+    let (not_from, not_to) = symbol_range("__alloc_empty_sheaf").unwrap_or((0, 0));
+    // GFP_KERNEL allocations may fail too; no stack printed for an injected failure; only
+    // allocations under the module count. The settings are global: they are given back as found.
+    let keys = ["ignore-gfp-wait", "verbose", "require-start", "require-end"];
+    let found = keys
+        .iter()
+        .chain(&["reject-start", "reject-end"])
+        .map(|&k| (k, failslab_setting(k)))
+        .collect::<Vec<_>>();
     set_failslab("ignore-gfp-wait", "N");
     set_failslab("verbose", "0");
+    set_failslab("require-start", &start.to_string());
+    set_failslab("require-end", &end.to_string());
+    set_failslab("reject-start", &not_from.to_string());
+    set_failslab("reject-end", &not_to.to_string());
     let mut r = software(&online_cpus());
     r.timer_period_ns = 100_000_000;
     let mut f = must_open();
     must_submit(&mut f, &r);
-    let mut injected = 0;
+    let mut injected = Vec::new();
     for nth in 1..=rounds {
         set_online(cpu, false);
         let workers = highpri_workers(cpu);
@@ -937,7 +952,7 @@ fn rearm_failslab(args: &[String]) {
             let path = format!("/proc/{w}/fail-nth");
             // 0 after a count was set: it reached its Nth allocation, which failed.
             if std::fs::read_to_string(&path).is_ok_and(|v| v.trim() == "0") {
-                injected += 1;
+                injected.push(nth);
             }
             let _ = std::fs::write(&path, "0");
         }
@@ -953,13 +968,59 @@ fn rearm_failslab(args: &[String]) {
     if rec.flags & wire::CPU_WENT_OFFLINE == 0 {
         fail(format!("CPU {cpu} flags {:#x}", rec.flags));
     }
-    // No failure injected would mean the re-arm ran where no count was set: nothing was tested.
-    if injected == 0 {
+    // The re-arm's allocations up to the list of counters it replaces are the same each round
+    // (what follows may vary: the work-object checker refills its pool in batches). Round 1
+    // without a failure means the re-arm ran where no count was set, and a sweep that failed
+    // in every round never reached the re-arm's end: either way not every allocation was tried.
+    let first_without = (1..=rounds).find(|n| !injected.contains(n));
+    if first_without.is_none_or(|n| n == 1) {
         fail(format!(
-            "{rounds} rounds, no allocation failed on CPU {cpu}'s high-priority workers"
+            "{rounds} rounds, allocations under the module failed in rounds {injected:?} on \
+             CPU {cpu}'s high-priority workers: want rounds 1 to K < {rounds}"
         ));
     }
-    println!("{rounds} rounds, {injected} allocations failed");
+    println!("{rounds} rounds, failures injected in rounds {injected:?}");
+}
+
+/// Where the kernel's function `name` begins and the next symbol does (/proc/kallsyms), if the
+/// kernel has it.
+fn symbol_range(name: &str) -> Option<(u64, u64)> {
+    let text = std::fs::read_to_string("/proc/kallsyms").ok()?;
+    let mut addrs: Vec<(u64, &str)> = text
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let a = u64::from_str_radix(f.next()?, 16).ok()?;
+            Some((a, f.nth(1)?))
+        })
+        .collect();
+    addrs.sort_unstable();
+    let i = addrs.iter().position(|&(_, n)| n == name)?;
+    let start = addrs[i].0;
+    let end = addrs[i..].iter().find(|&&(a, _)| a > start)?.0;
+    (start != 0).then_some((start, end))
+}
+
+/// The addresses of module `name`'s memory, text first (/proc/modules: its size and where its
+/// text begins); only this module is loaded, so a return address in the range is its code.
+fn module_range(name: &str) -> (u64, u64) {
+    let text = std::fs::read_to_string("/proc/modules").unwrap_or_default();
+    let line = text
+        .lines()
+        .find(|l| l.split(' ').next() == Some(name))
+        .unwrap_or_else(|| fail(format!("{name} is not in /proc/modules")));
+    let fields: Vec<&str> = line.split(' ').collect();
+    let size: u64 = fields.get(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let base = fields
+        .get(5)
+        .and_then(|s| u64::from_str_radix(s.trim_start_matches("0x"), 16).ok())
+        .unwrap_or(0);
+    if size == 0 || base == 0 {
+        fail(format!(
+            "/proc/modules hides {name}'s address (kptr_restrict): {line}"
+        ));
+    }
+    (base, base + size)
 }
 
 /// The pids of CPU's high-priority workqueue workers (`kworker/1:0H`, with `-queue` while busy).
