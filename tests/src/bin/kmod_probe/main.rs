@@ -922,12 +922,15 @@ fn rearm_failslab(args: &[String]) {
     let (not_from, not_to) = symbol_range("__alloc_empty_sheaf").unwrap_or((0, 0));
     // GFP_KERNEL allocations may fail too; no stack printed for an injected failure; only
     // allocations under the module count. The settings are global: they are given back as found.
-    let keys = ["ignore-gfp-wait", "verbose", "require-start", "require-end"];
-    let found = keys
-        .iter()
-        .chain(&["reject-start", "reject-end"])
-        .map(|&k| (k, failslab_setting(k)))
-        .collect::<Vec<_>>();
+    let found = [
+        "ignore-gfp-wait",
+        "verbose",
+        "require-start",
+        "require-end",
+        "reject-start",
+        "reject-end",
+    ]
+    .map(|k| (k, failslab_setting(k)));
     set_failslab("ignore-gfp-wait", "N");
     set_failslab("verbose", "0");
     set_failslab("require-start", &start.to_string());
