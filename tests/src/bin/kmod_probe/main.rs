@@ -971,8 +971,8 @@ fn rearm_failslab(args: &[String]) {
     if rec.flags & wire::CPU_WENT_OFFLINE == 0 {
         fail(format!("CPU {cpu} flags {:#x}", rec.flags));
     }
-    // The re-arm's allocations up to the list of counters it replaces are the same each round
-    // (what follows may vary: the work-object checker refills its pool in batches). Round 1
+    // The re-arm's allocations up to the list of counters it replaces are the same each round;
+    // the check asks no more of what follows (the kernel's checkers may allocate there). Round 1
     // without a failure means the re-arm ran where no count was set, and a sweep that failed
     // in every round never reached the re-arm's end: either way not every allocation was tried.
     let first_without = (1..=rounds).find(|n| !injected.contains(n));
