@@ -187,7 +187,7 @@ fn row(x: &FunctionTiming) -> Vec<String> {
             ThrottleReason::TooShort => "throttled: too short".into(),
             ThrottleReason::Budget => "throttled: probe budget".into(),
         },
-        (None, true) => "too short to time".into(),
+        (None, true) => "below the probes' resolution".into(),
         (None, false) => String::new(),
     };
     vec![

@@ -1,9 +1,9 @@
 //! The report section of the functions facility, from what the reader gathered.
 
 use crate::facilities::functions::model::{
-    CallEstimate, ClassCostInfo, DurationSummary, EstimateAxis, FunctionInterval, FunctionTiming,
-    FunctionsReport, Perturbation, ProbeCostInfo, ProcessHits, RecordStats, TargetProbe,
-    ThreadTiming, Throttled,
+    below_resolution, CallEstimate, ClassCostInfo, DurationSummary, EstimateAxis, FunctionInterval,
+    FunctionTiming, FunctionsReport, Perturbation, ProbeCostInfo, ProcessHits, RecordStats,
+    TargetProbe, ThreadTiming, Throttled,
 };
 use crate::perf::records::stats::Durations;
 
@@ -41,7 +41,7 @@ pub fn build(
         let overhead = hits.overhead_ns(&live.costs[i]);
         hits_total += hits.count();
         overhead_total += overhead;
-        let mut timing = timing(settings, live, i, st, hits, overhead);
+        let mut timing = timing(live, i, st, hits, overhead);
         timing.unfinished = open.iter().filter(|(f, _, _)| *f == i).count() as u64;
         functions.push(timing);
     }
@@ -160,7 +160,6 @@ impl Hits {
 
 /// Function `index`'s timing (its unfinished calls left at 0 for the caller).
 fn timing(
-    settings: &Settings,
     live: &Live,
     index: usize,
     st: &FunctionState,
@@ -168,8 +167,8 @@ fn timing(
     overhead_ns: f64,
 ) -> FunctionTiming {
     let cost = &live.costs[index];
-    let too_short = st.inclusive.count > 0
-        && st.inclusive.mean_ns() < settings.policy.short_factor * cost.pair_ns;
+    let too_short =
+        st.inclusive.count > 0 && below_resolution(st.inclusive.mean_ns(), cost.inside_ns);
     let (calls, calls_exact, estimate) = calls(live, st);
     let target = &live.targets[index];
     FunctionTiming {
@@ -224,6 +223,7 @@ fn timing(
             class: cost.class.name().to_string(),
             pair_ns: cost.pair_ns,
             entry_ns: cost.entry_ns,
+            inside_ns: cost.inside_ns,
         }),
     }
 }

@@ -84,6 +84,13 @@ fn pair_cost(t: &FunctionTiming, f: &FunctionsReport) -> f64 {
     t.probe.as_ref().map_or(f.probe_cost.pair_ns, |p| p.pair_ns)
 }
 
+/// The probes' own time inside a timed call of this function, as taken out of its durations.
+fn inside_cost(t: &FunctionTiming, f: &FunctionsReport) -> f64 {
+    t.probe
+        .as_ref()
+        .map_or(f.probe_cost.inside_ns, |p| p.inside_ns)
+}
+
 /// What the calibration found beyond a probed call's cost: back-to-back calls, and the cycles
 /// an entry hit adds where the estimates count against user-mode cycles.
 fn probe_cost_lines(out: &mut String, f: &FunctionsReport) {
@@ -221,9 +228,10 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
         ));
     } else if t.too_short {
         notes.push(format!(
-            "too short to time reliably: mean {}, probe cost {} (timed anyway: not throttled)",
+            "below the probes' resolution: mean {}, the probes' own time in each timed call {} \
+             (taken out of every duration; timed anyway: not throttled)",
             duration::format_ns(t.inclusive.mean_ns),
-            duration::format_ns(pair_cost(t, f))
+            duration::format_ns(inside_cost(t, f))
         ));
     }
     notes.extend(where_called(t));
@@ -253,8 +261,9 @@ fn throttled_because(th: &Throttled, t: &FunctionTiming, f: &FunctionsReport) ->
     let cost = duration::format_ns(pair_cost(t, f));
     match th.reason {
         ThrottleReason::TooShort => format!(
-            "too short to time reliably: mean {}, probe cost {cost}",
-            duration::format_ns(th.mean_ns)
+            "throttled as too short for its probes (mean {}, under {} probe costs of {cost})",
+            duration::format_ns(th.mean_ns),
+            f.policy.short_factor
         ),
         ThrottleReason::Budget => format!(
             "throttled to keep the probes within the {}% budget (mean {}, probe cost {cost})",
@@ -432,6 +441,7 @@ mod tests {
             probe_cost: ProbeCostInfo {
                 pair_ns: 1000.0,
                 entry_ns: 400.0,
+                inside_ns: 600.0,
                 calibration_calls: 1000,
                 calibration_rounds: 5,
                 ..ProbeCostInfo::default()
@@ -567,8 +577,8 @@ mod tests {
         assert_eq!(
             function_notes(&bounded, &report(Vec::new())),
             [
-                "too short to time reliably: mean 50 ns, probe cost 1 µs; timed the first 100 \
-              calls; about 10,000 calls in all (sampled in 7 windows; 95% interval \
+                "throttled as too short for its probes (mean 50 ns, under 10 probe costs of 1 \
+              µs); timed the first 100 calls; about 10,000 calls in all (sampled in 7 windows; 95% interval \
               9,000–11,000)"
             ]
         );
@@ -648,9 +658,9 @@ mod tests {
         f.policy.mode = ThrottleMode::NoThrottle;
         let out = text(&f);
         assert_eq!(
-            line(&out, "work: too short"),
-            "work: too short to time reliably: mean 3 µs, probe cost 1 µs (timed anyway: not \
-             throttled)"
+            line(&out, "work: below"),
+            "work: below the probes' resolution: mean 3 µs, the probes' own time in each timed \
+             call 600 ns (taken out of every duration; timed anyway: not throttled)"
         );
         assert_eq!(
             line(&out, "work: calls per thread"),
@@ -669,7 +679,7 @@ mod tests {
             line(&out, "work: 2 entries"),
             "work: 2 entries lost, 0 returns without an entry"
         );
-        assert!(line_number(&out, "work: too short") > line_number(&out, "work 7"));
+        assert!(line_number(&out, "work: below") > line_number(&out, "work 7"));
         assert!(line(&out, "perturbation").ends_with("(budget 2%; --no-throttle: not applied)"));
     }
 
@@ -700,6 +710,7 @@ mod tests {
             class: "stepped".into(),
             pair_ns: 11_000.0,
             entry_ns: 9_000.0,
+            inside_ns: 7_000.0,
         });
         if let Some(th) = &mut t.throttled {
             th.unprobed = true;

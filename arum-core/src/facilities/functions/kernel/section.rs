@@ -9,8 +9,9 @@ use arum_bpf::hist;
 
 use super::live::{exact_counting_cost, Function, KernelLive, Phase};
 use crate::facilities::functions::model::{
-    ClassCostInfo, DurationSummary, EstimateAxis, FunctionInterval, FunctionTiming,
-    FunctionsReport, ProbeCostInfo, ProcessHits, RecordStats, TargetProbe, ThreadTiming, Throttled,
+    below_resolution, ClassCostInfo, DurationSummary, EstimateAxis, FunctionInterval,
+    FunctionTiming, FunctionsReport, ProbeCostInfo, ProcessHits, RecordStats, TargetProbe,
+    ThreadTiming, Throttled,
 };
 use crate::facilities::functions::section::{by_total_time, perturbation, reordered, summary};
 use crate::facilities::functions::settings::Settings;
@@ -47,8 +48,7 @@ pub fn build(
             inclusive: durations(t, 0),
             exclusive: durations(t, 1),
             too_short: t.timed > 0
-                && (t.inclusive_ns as f64 / t.timed as f64)
-                    < settings.policy.short_factor * f.cost.pair_ns,
+                && below_resolution(t.inclusive_ns as f64 / t.timed as f64, f.cost.inside_ns),
             throttled: throttled(f, program_cpu_ns),
             estimate: None,
             unfinished: t.unfinished,
@@ -63,6 +63,7 @@ pub fn build(
                 class: f.cost.class.name().to_string(),
                 pair_ns: f.cost.pair_ns,
                 entry_ns: f.cost.entry_ns,
+                inside_ns: f.cost.inside_ns,
             }),
         });
     }
