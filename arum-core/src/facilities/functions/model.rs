@@ -92,6 +92,7 @@ const FUNCTION_TIMING: &[Field] = &[
             label("class"),
             measured("pair_ns", Unit::Nanoseconds, Lower),
             measured("entry_ns", Unit::Nanoseconds, Lower),
+            measured("inside_ns", Unit::Nanoseconds, Lower),
         ],
     ),
     measured("unfinished", Unit::Count, Neither),
