@@ -38,6 +38,7 @@ pub const SELF_TIMING: &[Field] = &[
             measured("ticks", Unit::Count, Better::Neither),
             measured("cpu_ns", Unit::Nanoseconds, Better::Lower),
             measured("stretched_to_ns", Unit::Nanoseconds, Better::Neither),
+            measured("budget_percent", Unit::Percent, Better::Neither),
         ],
     ),
 ];
@@ -151,6 +152,10 @@ pub struct SamplerCost {
     pub ticks: u64,
     pub cpu_ns: u64,
     pub stretched_to_ns: Option<u64>,
+    /// The share of a CPU its ticks were allowed (reports before it was recorded: 0, read as
+    /// the 1% every sampler had then).
+    #[serde(default)]
+    pub budget_percent: u32,
 }
 
 impl SelfTiming {

@@ -89,6 +89,7 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
             ticks: l.ticks,
             cpu_ns: l.cpu_ns,
             stretched_to_ns: l.stretched_to.map(|d| d.as_nanos() as u64),
+            budget_percent: l.budget_percent,
         })
         .collect();
 

@@ -24,6 +24,8 @@ pub struct Load {
     pub ticks: u64,
     pub cpu_ns: u64,
     pub stretched_to: Option<Duration>,
+    /// The share of a CPU its ticks were allowed, in percent.
+    pub budget_percent: u32,
 }
 
 impl Load {
@@ -31,8 +33,9 @@ impl Load {
     pub fn note(&self, what: &str) -> Option<String> {
         let to = self.stretched_to?;
         Some(format!(
-            "{what}: samples were taken up to {} apart, not as often as asked, to keep the sampler within 1% of a CPU ({} of CPU over {} samples)",
+            "{what}: samples were taken up to {} apart, not as often as asked, to keep the sampler within {}% of a CPU ({} of CPU over {} samples)",
             arum_units::duration::format_ns(to.as_nanos() as f64),
+            self.budget_percent,
             arum_units::duration::format_ns(self.cpu_ns as f64),
             self.ticks
         ))
@@ -61,6 +64,8 @@ struct Pace {
     due: Schedule,
     load: Load,
     started: Instant,
+    /// The inverse of the CPU share its ticks may take ([`BUDGET`] unless spawned with another).
+    budget: u32,
 }
 
 impl Pace {
@@ -81,7 +86,7 @@ impl Pace {
         if last {
             return;
         }
-        let floor = Duration::from_nanos(cost.saturating_mul(u64::from(BUDGET)));
+        let floor = Duration::from_nanos(cost.saturating_mul(u64::from(self.budget)));
         if floor > self.due.gap_now() && floor > back_off {
             self.load.stretched_to = self.load.stretched_to.max(Some(floor));
         }
@@ -135,7 +140,19 @@ impl<T: Send + 'static> Sampler<T> {
     /// created (the caller reports the facility's data as missing).
     pub fn spawn<S: Send + 'static>(
         name: &str,
+        timing: (Cadence, FirstTick, bool),
+        state: S,
+        tick: impl FnMut(&mut S, Tick) -> Duration + Send + 'static,
+        done: impl FnOnce(S) -> T + Send + 'static,
+    ) -> Option<Self> {
+        Self::spawn_with_budget(name, timing, BUDGET, state, tick, done)
+    }
+
+    /// `spawn`, its ticks allowed 1/`budget` of the time to the next instead of 1/[`BUDGET`].
+    pub fn spawn_with_budget<S: Send + 'static>(
+        name: &str,
         (cadence, first, final_tick): (Cadence, FirstTick, bool),
+        budget: u32,
         mut state: S,
         mut tick: impl FnMut(&mut S, Tick) -> Duration + Send + 'static,
         done: impl FnOnce(S) -> T + Send + 'static,
@@ -145,8 +162,12 @@ impl<T: Send + 'static> Sampler<T> {
         let started = Instant::now();
         let mut pace = Pace {
             due: Schedule::new(cadence),
-            load: Load::default(),
+            load: Load {
+                budget_percent: 100 / budget.max(1),
+                ..Load::default()
+            },
             started,
+            budget,
         };
         if first == FirstTick::Caller && pace.due.next == Some(Duration::ZERO) {
             pace.run(&mut state, &mut tick, Duration::ZERO, false);

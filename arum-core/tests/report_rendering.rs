@@ -197,7 +197,7 @@ fn everything() -> Report {
         json!([{"errno": "ENOENT", "count": 2}]),
     );
     v["self_timing"]["samplers"] = json!([{"name": "arum-tree", "ticks": 12, "cpu_ns": 340000,
-                                           "stretched_to_ns": 200000000}]);
+                                           "stretched_to_ns": 200000000, "budget_percent": 1}]);
     v["rank"] = json!({"rank": 0, "size": 2, "local_rank": 0, "job_id": "7",
                        "launcher": "slurm"});
     serde_json::from_value(v).expect("the filled-in fixture is a report")

@@ -68,8 +68,9 @@ pub fn render_with(r: &Report, options: &TextOptions) -> String {
 fn sampler_row(s: &crate::header::SamplerCost) -> [String; 2] {
     let spaced = s.stretched_to_ns.map_or(String::new(), |ns| {
         format!(
-            ", up to {} apart (1% CPU budget)",
-            arum_units::duration::format_ns(ns as f64)
+            ", up to {} apart ({}% CPU budget)",
+            arum_units::duration::format_ns(ns as f64),
+            s.budget_percent.max(1)
         )
     });
     row(

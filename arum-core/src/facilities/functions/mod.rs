@@ -62,6 +62,14 @@ use live::Live;
 pub use settings::{Policy, Settings};
 use uprobe::UprobePmu;
 
+/// The reader's ticks may take a tenth of the time to the next, where other samplers take a
+/// hundredth (`periodic::BUDGET`): it governs the probes, whose cost a late judgement leaves on
+/// the program. Its first ticks cost hundreds of µs here (a map lookup per function, the
+/// threads' names), which at a hundredth put its first judgement 20-50 ms after the start: a
+/// 20 ns function called back to back paid a probe hit per call all that while
+/// (benchmarks/functions.sh, throttling: 1.33× the bare loop).
+const READER_BUDGET: u32 = 10;
+
 /// Whether this process may open uprobes, and if not, the one line saying what to do.
 pub fn permission_problem(perms: &Permissions) -> Option<String> {
     // The kernel's uprobe PMU asks for CAP_SYS_ADMIN itself (perf_uprobe_event_init), whatever
@@ -300,7 +308,7 @@ impl Facility for Functions<'_> {
         // The reader starts now, not after the launch's grace: a short function called back to
         // back costs a probe hit per call until the reader throttles it.
         // Ticks on a 1 ms grid; each tick says how long it can wait (windows need 1 ms).
-        self.reader = Sampler::spawn(
+        self.reader = Sampler::spawn_with_budget(
             "arum-functions",
             (
                 Cadence::Fixed {
@@ -310,6 +318,7 @@ impl Facility for Functions<'_> {
                 FirstTick::Thread,
                 false,
             ),
+            READER_BUDGET,
             live,
             |live, tick| {
                 if tick.elapsed.is_zero() {
@@ -408,7 +417,7 @@ impl Functions<'_> {
             open_task_clock(pid),
             self.settings.interval_ms.map(|ms| ms * 1_000_000),
         );
-        self.kernel_reader = Sampler::spawn(
+        self.kernel_reader = Sampler::spawn_with_budget(
             "arum-functions",
             (
                 Cadence::Fixed {
@@ -418,6 +427,7 @@ impl Functions<'_> {
                 FirstTick::Thread,
                 false,
             ),
+            READER_BUDGET,
             live,
             |live, _| live.tick(),
             |live| live,
