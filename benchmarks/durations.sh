@@ -17,21 +17,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
-arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
-[ -x "$arum" ] || cargo build --release -q -p arum
-if ! command -v uftrace >/dev/null; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "installing uftrace" >&2
-  $sudo apt-get install -y -qq uftrace >/dev/null
-fi
-for tool in uftrace cc python3; do
-  command -v $tool >/dev/null || { echo "$tool is missing: run scripts/deps.sh" >&2; exit 1; }
-done
+source benchmarks/probe-peers.sh
+install_peer uftrace
+need uftrace cc python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Itests/native -pthread \
-  -o "$tmp/fcalls" tests/native/fcalls.c tests/native/fcalls_lib.c
+build_fcalls "$tmp/fcalls"
 
 # One function's figures from arum's JSON report: "CALLS TOTAL_NS MEAN_NS TOO_SHORT P50_NS".
 arum_fn() {

@@ -23,17 +23,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 n=${1:-200000}
 rounds=${2:-5}
-arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
-[ -x "$arum" ] || cargo build --release -q -p arum
-if ! command -v bpftrace >/dev/null; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  echo "installing bpftrace" >&2
-  $sudo apt-get install -y -qq bpftrace >/dev/null
-fi
-for tool in perf bpftrace cc; do
-  command -v $tool >/dev/null || { echo "$tool is missing: run scripts/deps.sh" >&2; exit 1; }
-done
+source benchmarks/probe-peers.sh
+install_peer bpftrace
+need perf bpftrace cc
 tmp=$(mktemp -d)
 group=arumbench$$
 cleanup() {
@@ -41,8 +33,7 @@ cleanup() {
   rm -rf "$tmp"
 }
 trap cleanup EXIT
-cc -O2 -g -fno-omit-frame-pointer -fno-optimize-sibling-calls -Itests/native -pthread \
-  -o "$tmp/fcalls" tests/native/fcalls.c tests/native/fcalls_lib.c
+build_fcalls "$tmp/fcalls"
 exe=$tmp/fcalls
 perf probe -q -x "$exe" -a "$group:entry=tiny"
 perf probe -q -x "$exe" -a "$group:ret=tiny%return"
