@@ -228,14 +228,16 @@ pub struct TargetProbe {
     pub inside_ns: f64,
 }
 
-/// Whether a mean duration is below what the probes resolve: under the probes' own time inside
-/// each timed interval, which is taken out of every duration and known no better than its
-/// calibration, what is left is more correction than measurement. Longer calls are timed within
-/// the calibration's accuracy however they compare with the probes' whole cost (a 20 µs
-/// function within 2% under a 2.4 µs pair: benchmarks/durations.sh); that cost decides only
-/// the throttling (`ThrottlePolicy::short_factor`).
-pub fn below_resolution(mean_ns: f64, inside_ns: f64) -> bool {
-    mean_ns < inside_ns
+/// Whether a function's typical call, its median duration, is below what the probes resolve:
+/// under the probes' own time inside each timed interval, which is taken out of every duration
+/// and known no better than its calibration, what is left is more correction than measurement.
+/// The median, not the mean: a few long calls (the nested calls of a recursive function, a
+/// malloc that maps memory) carry a mean above it while most calls are unresolved. Longer calls
+/// are timed within the calibration's accuracy however they compare with the probes' whole cost
+/// (a 20 µs function within 2% under a 2.4 µs pair: benchmarks/durations.sh); that cost decides
+/// only the throttling (`ThrottlePolicy::short_factor`).
+pub fn below_resolution(median_ns: u64, inside_ns: f64) -> bool {
+    (median_ns as f64) < inside_ns
 }
 
 /// The clock the estimates of throttled functions run on. Inside a window every call costs a
@@ -395,8 +397,8 @@ pub struct FunctionTiming {
     pub inclusive: DurationSummary,
     /// Inclusive time less the time in probed functions called from it.
     pub exclusive: DurationSummary,
-    /// The mean is below the probes' resolution ([`below_resolution`]): durations are not
-    /// reliable.
+    /// The median call is below the probes' resolution ([`below_resolution`]): durations are
+    /// not reliable.
     pub too_short: bool,
     pub throttled: Option<Throttled>,
     pub estimate: Option<CallEstimate>,

@@ -167,8 +167,8 @@ fn timing(
     overhead_ns: f64,
 ) -> FunctionTiming {
     let cost = &live.costs[index];
-    let too_short =
-        st.inclusive.count > 0 && below_resolution(st.inclusive.mean_ns(), cost.inside_ns);
+    let inclusive = summary(&st.inclusive);
+    let too_short = st.inclusive.count > 0 && below_resolution(inclusive.p50_ns, cost.inside_ns);
     let (calls, calls_exact, estimate) = calls(live, st);
     let target = &live.targets[index];
     FunctionTiming {
@@ -179,7 +179,7 @@ fn timing(
         calls,
         calls_exact,
         timed_calls: st.inclusive.count,
-        inclusive: summary(&st.inclusive),
+        inclusive,
         exclusive: summary(&st.exclusive),
         too_short,
         throttled: st.throttle.as_ref().map(|t| Throttled {

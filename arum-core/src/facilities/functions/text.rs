@@ -228,9 +228,9 @@ fn function_notes(t: &FunctionTiming, f: &FunctionsReport) -> Vec<String> {
         ));
     } else if t.too_short {
         notes.push(format!(
-            "below the probes' resolution: mean {}, the probes' own time in each timed call {} \
-             (taken out of every duration; timed anyway: not throttled)",
-            duration::format_ns(t.inclusive.mean_ns),
+            "below the probes' resolution: median {}, the probes' own time in each timed call \
+             {} (taken out of every duration; timed anyway: not throttled)",
+            duration::format_ns(t.inclusive.p50_ns as f64),
             duration::format_ns(inside_cost(t, f))
         ));
     }
@@ -578,8 +578,8 @@ mod tests {
             function_notes(&bounded, &report(Vec::new())),
             [
                 "throttled as too short for its probes (mean 50 ns, under 10 probe costs of 1 \
-              µs); timed the first 100 calls; about 10,000 calls in all (sampled in 7 windows; 95% interval \
-              9,000–11,000)"
+              µs); timed the first 100 calls; about 10,000 calls in all (sampled in 7 windows; \
+              95% interval 9,000–11,000)"
             ]
         );
         let exact = throttled(ThrottleReason::Budget, None);
@@ -635,7 +635,8 @@ mod tests {
 
     #[test]
     fn notes_name_threads_processes_and_lost_calls_under_the_table() {
-        let mut t = timing("work", 7, 3000.0);
+        // A median below the probes' time inside each call (600 ns).
+        let mut t = timing("work", 7, 300.0);
         t.too_short = true;
         t.threads = [(11, 3), (12, 4)]
             .map(|(tid, calls)| ThreadTiming {
@@ -659,8 +660,8 @@ mod tests {
         let out = text(&f);
         assert_eq!(
             line(&out, "work: below"),
-            "work: below the probes' resolution: mean 3 µs, the probes' own time in each timed \
-             call 600 ns (taken out of every duration; timed anyway: not throttled)"
+            "work: below the probes' resolution: median 300 ns, the probes' own time in each \
+             timed call 600 ns (taken out of every duration; timed anyway: not throttled)"
         );
         assert_eq!(
             line(&out, "work: calls per thread"),

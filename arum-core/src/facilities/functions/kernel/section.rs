@@ -37,6 +37,7 @@ pub fn build(
         let cost = f.overhead_ns(progress);
         hits += 2 * t.timed + t.calls.saturating_sub(t.timed);
         overhead += cost;
+        let inclusive = durations(t, 0);
         functions.push(FunctionTiming {
             name: target.name.clone(),
             symbol: target.symbol.clone(),
@@ -45,10 +46,9 @@ pub fn build(
             calls: t.calls,
             calls_exact: f.phase != Phase::Unprobed,
             timed_calls: t.timed,
-            inclusive: durations(t, 0),
+            too_short: t.timed > 0 && below_resolution(inclusive.p50_ns, f.cost.inside_ns),
+            inclusive,
             exclusive: durations(t, 1),
-            too_short: t.timed > 0
-                && below_resolution(t.inclusive_ns as f64 / t.timed as f64, f.cost.inside_ns),
             throttled: throttled(f, program_cpu_ns),
             estimate: None,
             unfinished: t.unfinished,
