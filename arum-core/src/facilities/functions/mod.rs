@@ -63,16 +63,13 @@ pub use settings::{Policy, Settings};
 use uprobe::UprobePmu;
 
 /// The reader's ticks may take a tenth of the time to the next, where other samplers take a
-/// hundredth (`periodic::BUDGET`): it governs the probes, whose cost a late judgement leaves on
-/// the program. Its first ticks cost hundreds of µs here (a map lookup per function, the
-/// threads' names), which at a hundredth put its first judgement 20-50 ms after the start: a
-/// 20 ns function called back to back paid a probe hit per call all that while
-/// (benchmarks/functions.sh, throttling: 1.33× the bare loop).
+/// hundredth (`periodic::BUDGET`): it governs the probes, and each tick it is late leaves their
+/// far larger cost on the program (its first ticks, a map lookup per function and the threads'
+/// names, cost hundreds of µs; the throttling figures of benchmarks/functions.sh measure it).
 const READER_BUDGET: u32 = 10;
 
 /// The reader's budget under `mode`: `--no-throttle` judges nothing, so there it keeps every
-/// sampler's hundredth; its ticks, more frequent at a tenth, slowed each probe hit of the program
-/// by 2-6% (fcalls tiny 200000 under --no-throttle, interleaved with the build before).
+/// sampler's hundredth, since its ticks also slow the program's probe hits (docs/functions.md).
 fn reader_budget(mode: ThrottleMode) -> u32 {
     match mode {
         ThrottleMode::NoThrottle => crate::periodic::BUDGET,
