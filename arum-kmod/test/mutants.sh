@@ -32,6 +32,9 @@ for patch in "${patches[@]}"; do
     echo "KILLED $name: $check failed in $((SECONDS - t0)) s, the guest printed \"$said\""
   else
     echo "UNCLEAR $name: $check failed, but without /$expect/ ($work/console.log)"
+    # What failed instead, for a log read where the work directory is gone.
+    grep -ahE '^FAIL |Kernel panic|BUG:|WARNING:|Oops|did not (reach|finish)' \
+      "$work/console.log" "$work/run.out" 2>/dev/null | tr -d '\r' | head -n 8 | sed 's/^/  /'
     status=1
   fi
 done

@@ -51,8 +51,9 @@ LIST
 init_secs=${ARUM_KTEST_INIT_SECS:-300}
 
 # boot_once NAME CPUS MEMORY SECONDS CMDLINE: one guest run, its console in NAME.log. Prints
-# "ran", "timeout" (the guest outlived SECONDS) or "no-init"; a guest that is stopped has where
-# its CPUs were (QEMU's monitor, System.map) printed first.
+# "ran", "timeout" (the guest outlived SECONDS) or "no-init" (it did not reach /init: stuck after
+# $init_secs s, or ended in the kernel's boot); a guest that is stopped has where its CPUs were
+# (QEMU's monitor, System.map) printed first.
 boot_once() {
   local name=$1 cpus=$2 mem=$3 secs=$4 extra=$5
   # The monitor's socket lives in /tmp: a unix socket's path has at most 107 bytes, and the work
@@ -81,13 +82,17 @@ boot_once() {
   done
   wait "$qemu" 2>/dev/null || true
   rm -f "$mon"
+  # A guest that ended without reaching /init (a panic in the kernel's own boot) ran nothing of
+  # the module either.
+  [ $state != ran ] || grep -aq '^guest: ' "$log" || state=no-init
   echo "run.sh: the $cpus-CPU guest ran for $((SECONDS - t0)) s of its $secs s limit" >&2
   echo $state
 }
 
 # boot NAME CPUS MEMORY SECONDS [CMDLINE]: a guest run, with its checks and summary printed. A
 # boot that never reaches /init has run nothing of the module; it is booted again, at most twice,
-# each stuck console kept as NAME-no-init-N.log. Any other failure fails.
+# each such console kept as NAME-no-init-N.log and its last kernel lines printed. Any other
+# failure fails.
 boot() {
   local name=$1 cpus=$2 mem=$3 secs=$4 extra=${5:-} attempt state
   for attempt in 1 2 3; do
@@ -95,8 +100,9 @@ boot() {
     state=$(boot_once "$name" "$cpus" "$mem" "$secs" "$extra")
     [ "$state" = no-init ] && [ $attempt -lt 3 ] || break
     cp "$work/$name.log" "$work/$name-no-init-$attempt.log"
-    echo "run.sh: the $cpus-CPU guest did not reach /init in $init_secs s (console in" \
-      "$work/$name-no-init-$attempt.log); booting it once more" >&2
+    echo "run.sh: the $cpus-CPU guest did not reach /init (console in" \
+      "$work/$name-no-init-$attempt.log); its last lines, then booting it once more:" >&2
+    tail -n 25 "$work/$name.log" | tr -d '\r' | sed 's/^/run.sh:   /' >&2
   done
   grep -aE '^(PASS|FAIL) |^    |^guest: ' "$work/$name.log" | tr -d '\r' || true
   local summary
