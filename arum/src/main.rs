@@ -10,6 +10,8 @@
 
 mod cli;
 mod completions;
+#[cfg(arum_entry)]
+mod entry;
 mod values;
 
 use std::time::Instant;

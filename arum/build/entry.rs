@@ -1,0 +1,20 @@
+//! The entry point ahead of the C library's (src/entry.rs), for position-independent static
+//! builds of x86-64 Linux only: there the start-up relocation writes every page it prefaults.
+
+pub fn link() {
+    println!("cargo::rustc-check-cfg=cfg(arum_entry)");
+    println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    // The last relocation model given wins, as rustc takes it.
+    let pie = flags
+        .iter()
+        .rev()
+        .find_map(|f| f.trim_start_matches("-C").strip_prefix("relocation-model="))
+        .is_some_and(|m| m == "pie");
+    let is_static = flags.iter().any(|f| f.contains("+crt-static"));
+    if pie && is_static && std::env::var("TARGET").as_deref() == Ok("x86_64-unknown-linux-gnu") {
+        println!("cargo:rustc-cfg=arum_entry");
+        println!("cargo:rustc-link-arg-bin=arum=-Wl,-e,arum_entry");
+    }
+}

@@ -1,0 +1,35 @@
+//! The process's entry point, ahead of the C library's `_start`.
+//!
+//! At start, the C library relocates the position-independent build's pointers: it writes every
+//! page of the data made read-only after relocation (`.data.rel.ro`, the GOT), and arum then
+//! writes most pages of its `.data` and `.bss`. Each first write to such a page is a page fault
+//! of its own, each taken apart at a few µs here. One `madvise(MADV_POPULATE_WRITE)` over the
+//! whole range, from the page of `.init_array` (where the relocated data begins) to `_end`,
+//! makes those pages in a single system call (docs/launch-overhead.md measures the difference).
+//! The range holds no page the run would not write anyway but for a few of the small `.bss`.
+//! This runs before anything is relocated, so it is written in assembly, with addresses relative
+//! to the instruction pointer only and no stack of its own. A kernel without
+//! MADV_POPULATE_WRITE (before 5.14) returns EINVAL, and the pages fault one by one as before.
+//! The build script makes it the entry point only of a position-independent static build: a
+//! build at a fixed address relocates nothing, and would copy pages it never writes.
+
+// The kernel starts a process with the stack pointer on argc and RDX zero (the dynamic linker's
+// exit hook, none for a static program), which `_start` reads: RDX waits in R12, which `_start`
+// does not read. The system call changes only RAX, RCX and R11. 23 is MADV_POPULATE_WRITE, 28
+// the number of madvise; the linker marks both ends of the range.
+std::arch::global_asm!(
+    ".globl arum_entry",
+    ".type arum_entry, @function",
+    "arum_entry:",
+    "mov r12, rdx",
+    "lea rdi, [rip + __init_array_start]",
+    "and rdi, -4096",
+    "lea rsi, [rip + _end]",
+    "sub rsi, rdi",
+    "mov edx, 23",
+    "mov eax, 28",
+    "syscall",
+    "mov rdx, r12",
+    "jmp _start",
+    ".size arum_entry, . - arum_entry",
+);
