@@ -1,5 +1,5 @@
 //! The entry point ahead of the C library's (src/entry.rs), for position-independent static
-//! builds of x86-64 Linux only: there the start-up relocation writes every page it prefaults.
+//! builds of x86-64 Linux only: there the start-up writes every page it prefaults.
 
 pub fn link() {
     println!("cargo::rustc-check-cfg=cfg(arum_entry)");

@@ -3,9 +3,9 @@
 //! At start, the C library relocates the position-independent build's pointers: it writes every
 //! page of the data made read-only after relocation (`.data.rel.ro`, the GOT), and arum then
 //! writes most pages of its `.data` and `.bss`. Each first write to such a page is a page fault
-//! of its own, each taken apart at a few µs here. One `madvise(MADV_POPULATE_WRITE)` over the
-//! whole range, from the page of `.init_array` (where the relocated data begins) to `_end`,
-//! makes those pages in a single system call (docs/launch-overhead.md measures the difference).
+//! of its own. One `madvise(MADV_POPULATE_WRITE)` over the whole range, from the page of
+//! `.init_array` (where the relocated data begins) to `_end`, makes those pages in a single
+//! system call instead (docs/launch-overhead.md measures the difference).
 //! The range holds no page the run would not write anyway but for a few of the small `.bss`.
 //! This runs before anything is relocated, so it is written in assembly, with addresses relative
 //! to the instruction pointer only and no stack of its own. A kernel without
