@@ -39,7 +39,7 @@ impl RunArgs {
             series,
             argv,
         } = self;
-        let scope = if counting.all_cpus {
+        let scope = if counting.all_cpus.unwrap_or(false) {
             Scope::System
         } else {
             match counting.scope {
@@ -50,7 +50,7 @@ impl RunArgs {
         let run = RunRequest {
             program: ProgramRequest {
                 launch,
-                shell,
+                shell: shell.unwrap_or(false),
                 argv,
                 compare: series.compare,
                 env: series.env.clone(),
@@ -62,7 +62,7 @@ impl RunArgs {
                 ReportFormat::Csv => Format::Csv,
             },
             html: report.html,
-            self_timing: report.self_timing,
+            self_timing: report.self_timing.unwrap_or(false),
             events: EventRequest {
                 events: events.events,
                 metrics: events.metrics,
@@ -70,9 +70,9 @@ impl RunArgs {
                 cpu: events.cpu.into(),
                 scope,
                 cpus: counting.cpus,
-                per_cpu: counting.per_cpu,
-                totals: counting.totals,
-                no_multiplex: counting.no_multiplex,
+                per_cpu: counting.per_cpu.unwrap_or(false),
+                totals: counting.totals.unwrap_or(false),
+                no_multiplex: counting.no_multiplex.unwrap_or(false),
                 interval_ms: counting.interval,
                 backend: match counting.backend {
                     BackendChoice::Auto => Backend::Auto,
@@ -84,25 +84,25 @@ impl RunArgs {
             functions: FunctionRequest {
                 functions: functions.functions,
                 functions_file: functions.functions_file,
-                exact_counts: functions.exact_counts,
+                exact_counts: functions.exact_counts.unwrap_or(false),
                 probe_budget: functions.probe_budget,
-                no_throttle: functions.no_throttle,
+                no_throttle: functions.no_throttle.unwrap_or(false),
             },
             syscalls: SyscallRequest {
                 syscalls: syscalls.syscalls,
                 task_begin: syscalls.task_begin,
                 task_end: syscalls.task_end,
-                views: syscalls.views,
+                views: syscalls.views.unwrap_or(false),
             },
             noise_probe: watch.noise_probe.map(|c| c.0),
             per_task: watch.per_task.map(|p| match p {
                 PerTaskArg::Top => PerTask::Top,
                 PerTaskArg::All => PerTask::All,
             }),
-            enable_delayacct: watch.enable_delayacct,
-            no_memory_sampling: watch.no_memory_sampling,
+            enable_delayacct: watch.enable_delayacct.unwrap_or(false),
+            no_memory_sampling: watch.no_memory_sampling.unwrap_or(false),
             client_counts: None,
-            strict,
+            strict: strict.unwrap_or(false),
             probe_engine: match syscalls.probe_engine {
                 ProbeEngineArg::Auto => ProbeEngine::Auto,
                 ProbeEngineArg::Bpf => ProbeEngine::Bpf,

@@ -22,14 +22,11 @@ fn options() -> Vec<(Option<String>, String)> {
     };
     let mut out: Vec<(Option<String>, String)> = cli
         .get_arguments()
-        .filter(|a| a.get_action().takes_values())
+        .filter(|a| super::hints::takes_value(a))
         .filter_map(|a| Some((None, flag(a)?)))
         .collect();
     for sub in cli.get_subcommands() {
-        for a in sub
-            .get_arguments()
-            .filter(|a| a.get_action().takes_values())
-        {
+        for a in sub.get_arguments().filter(|a| super::hints::takes_value(a)) {
             if let Some(f) = flag(a) {
                 out.push((Some(sub.get_name().to_string()), f));
             }

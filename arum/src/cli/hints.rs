@@ -35,8 +35,14 @@ fn takes_next(cmd: &Command, word: &str) -> bool {
                 chars.next().is_some_and(|c| arg.get_short() == Some(c)) && chars.next().is_none()
             }
         };
-        named && arg.get_action().takes_values()
+        named && takes_value(arg)
     })
+}
+
+/// Whether the option takes a value: by its action, unless it takes none at all (the run's
+/// flags are set by presence: `num_args = 0`, see `RunArgs`).
+pub(super) fn takes_value(arg: &clap::Arg) -> bool {
+    arg.get_action().takes_values() && arg.get_num_args().is_none_or(|n| n.max_values() > 0)
 }
 
 /// An option taking a value followed by a word starting with `-`.
@@ -110,10 +116,7 @@ mod tests {
         // value, and the word after that is the program.
         let cli = Cli::command();
         let mut checked = 0;
-        for arg in cli
-            .get_arguments()
-            .filter(|a| a.get_action().takes_values())
-        {
+        for arg in cli.get_arguments().filter(|a| takes_value(a)) {
             let Some(flag) = arg
                 .get_long()
                 .map(|l| format!("--{l}"))

@@ -60,6 +60,11 @@ pub enum ReportFormat {
 /// group's definitions in a function of its own, and one function building them all kept every
 /// definition (600 bytes each, several copies) in one stack frame of 50 KiB, a dozen fresh pages
 /// touched by every run (`benchmarks/overhead.sh` prints arum's page faults).
+//
+// A flag here is an `Option<bool>`, `Some(true)` when given (no value: `num_args = 0`,
+// `default_missing_value = "true"`), not a `bool` flag of clap's: clap gives each of those a
+// default of "false" that it parses as if it had been given, on every run, which made twelve
+// flags about a tenth of arum's instructions in a run of `true` (docs/launch-overhead.md).
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("program").required(true).args(["launch", "argv"]))]
 pub struct RunArgs<S: Args = SeriesArgs> {
@@ -70,8 +75,8 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     pub launch: Vec<String>,
 
     /// Run the --launch string through `/bin/sh -c` instead of splitting it.
-    #[arg(long)]
-    pub shell: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub shell: Option<bool>,
 
     #[command(flatten)]
     pub report: ReportArgs,
@@ -94,8 +99,8 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     /// Treat a problem with the events (another CPU's event, unsupported CPU, too many events,
     /// an event the machine cannot count) as an error (exit 125) instead of a warning; a name
     /// no CPU has is an error without it.
-    #[arg(long)]
-    pub strict: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub strict: Option<bool>,
 
     #[command(flatten)]
     pub series: S,
@@ -122,8 +127,8 @@ pub struct ReportArgs {
     pub html: Option<PathBuf>,
 
     /// Show arum's own set-up and post-processing phases (always recorded in JSON).
-    #[arg(long)]
-    pub self_timing: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub self_timing: Option<bool>,
 }
 
 /// The events to count.
@@ -156,8 +161,13 @@ pub struct CountingArgs {
     pub scope: ScopeArg,
 
     /// Count everything on every CPU: the same as --scope system.
-    #[arg(short = 'a', long = "all-cpus")]
-    pub all_cpus: bool,
+    #[arg(
+        short = 'a',
+        long = "all-cpus",
+        num_args = 0,
+        default_missing_value = "true"
+    )]
+    pub all_cpus: Option<bool>,
 
     /// Count on these CPUs only (Linux cpulist syntax, e.g. 0-3,8).
     #[arg(short = 'C', long = "cpus", value_name = "LIST")]
@@ -165,17 +175,17 @@ pub struct CountingArgs {
 
     /// Count the program per CPU and print every CPU's row, however many CPUs (on more than 8,
     /// the default is one counter per event, totals only, and a text report that folds rows).
-    #[arg(long)]
-    pub per_cpu: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub per_cpu: Option<bool>,
 
     /// Count the program with one counter per event on every CPU, totals only (as perf stat):
     /// the default beyond 8 CPUs, here on any machine.
-    #[arg(long, conflicts_with_all = ["per_cpu", "cpus", "all_cpus"])]
-    pub totals: bool,
+    #[arg(long, conflicts_with_all = ["per_cpu", "cpus", "all_cpus"], num_args = 0, default_missing_value = "true")]
+    pub totals: Option<bool>,
 
     /// Open events pinned, never multiplexed; events that could not get a counter are reported.
-    #[arg(long)]
-    pub no_multiplex: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub no_multiplex: Option<bool>,
 
     /// Also read the counters every MS milliseconds while the program runs (a time series);
     /// a duration with a unit (250ms, 1s) works too. At least 1 ms.
@@ -202,8 +212,8 @@ pub struct FunctionArgs {
 
     /// Keep counting every call of a throttled function exactly (its entry probe stays; the
     /// report states the cost) instead of sampling them.
-    #[arg(long)]
-    pub exact_counts: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub exact_counts: Option<bool>,
 
     /// The most estimated probe overhead allowed, in percent of the program's CPU time; the
     /// costliest functions are throttled first (default 2).
@@ -211,8 +221,8 @@ pub struct FunctionArgs {
     pub probe_budget: Option<f64>,
 
     /// Time every call of every function: no throttling, whatever it costs.
-    #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"])]
-    pub no_throttle: bool,
+    #[arg(long, conflicts_with_all = ["exact_counts", "probe_budget"], num_args = 0, default_missing_value = "true")]
+    pub no_throttle: Option<bool>,
 }
 
 /// System calls and the ALMT views.
@@ -237,8 +247,13 @@ pub struct SyscallArgs {
     /// With --syscalls: build the ALMT views (the session's time line, tasks, the table of time
     /// per process and probe), which read every call in order from per-CPU records; implied by
     /// --task-begin/--task-end. Without it only counts are kept (in the kernel where BPF runs).
-    #[arg(long, requires = "syscalls")]
-    pub views: bool,
+    #[arg(
+        long,
+        requires = "syscalls",
+        num_args = 0,
+        default_missing_value = "true"
+    )]
+    pub views: Option<bool>,
 
     /// Where system calls and --per-task's CPU times are counted: bpf (in the kernel, complete
     /// at any rate; needs CAP_BPF and CAP_PERFMON), perf (system calls from records paired in
@@ -271,13 +286,13 @@ pub struct WatchArgs {
 
     /// With --per-task: turn kernel.task_delayacct on for the run (root only; restored
     /// afterwards), so block I/O, swap-in, reclaim and thrashing delays are accounted.
-    #[arg(long)]
-    pub enable_delayacct: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub enable_delayacct: Option<bool>,
 
     /// Do not sample the tree's memory: the peak is ru_maxrss of the largest process (or cgroup
     /// v2's memory.peak where the memory controller is there), and the sampler's cost is gone.
-    #[arg(long)]
-    pub no_memory_sampling: bool,
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub no_memory_sampling: Option<bool>,
 }
 
 impl<S: Args> RunArgs<S> {
