@@ -3,6 +3,7 @@
 
 pub fn link() {
     println!("cargo::rustc-check-cfg=cfg(arum_entry)");
+    println!("cargo::rustc-check-cfg=cfg(arum_static_glibc)");
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     let flags: Vec<&str> = flags.split('\x1f').collect();
@@ -13,6 +14,10 @@ pub fn link() {
         .find_map(|f| f.trim_start_matches("-C").strip_prefix("relocation-model="))
         .is_some_and(|m| m == "pie");
     let is_static = flags.iter().any(|f| f.contains("+crt-static"));
+    let gnu = std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
+    if is_static && gnu {
+        println!("cargo:rustc-cfg=arum_static_glibc");
+    }
     if pie && is_static && std::env::var("TARGET").as_deref() == Ok("x86_64-unknown-linux-gnu") {
         println!("cargo:rustc-cfg=arum_entry");
         println!("cargo:rustc-link-arg-bin=arum=-Wl,-e,arum_entry");

@@ -12,6 +12,8 @@ mod cli;
 mod completions;
 #[cfg(arum_entry)]
 mod entry;
+#[cfg(arum_static_glibc)]
+mod origin;
 mod values;
 
 use std::time::Instant;
