@@ -83,6 +83,18 @@ struct RunOnly {
     run: RunArgs<NoSeries>,
 }
 
+impl RunOnly {
+    /// `try_parse_from`, for the process's one parse: the definitions and the matches are left
+    /// to the process's exit instead of being freed one by one (about 30,000 instructions of a
+    /// short run's 550,000: `benchmarks/parse-cost.sh`). `None` where clap refuses the line.
+    fn parse_once(args: &[std::ffi::OsString]) -> Option<RunOnly> {
+        use clap::{CommandFactory, FromArgMatches};
+        let mut command = std::mem::ManuallyDrop::new(RunOnly::command());
+        let mut matches = std::mem::ManuallyDrop::new(command.try_get_matches_from_mut(args).ok()?);
+        RunOnly::from_arg_matches_mut(&mut matches).ok()
+    }
+}
+
 /// In place of the series options in [`RunOnly`]: none.
 #[derive(Debug, Args)]
 struct NoSeries {}
@@ -94,7 +106,7 @@ impl Cli {
     /// `ARUM_FULL_PARSER=1` sends every command line to the full parser, for the benchmark.
     pub fn parse_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         if is_plain_run(&args) && std::env::var_os("ARUM_FULL_PARSER").is_none() {
-            if let Ok(r) = RunOnly::try_parse_from(&args) {
+            if let Some(r) = RunOnly::parse_once(&args) {
                 return Ok(Cli {
                     command: None,
                     run: r.run.with_series(SeriesArgs::default()),
