@@ -1,7 +1,8 @@
 //! The launched child runs in arum's own address space on a stack of its own (arum-core's
-//! `launch::child`): that stack must stay mapped while the child may use it and be unmapped once
-//! the child is reaped, whether it ran or was abandoned before its release. One test in a file of
-//! its own, so that no other test of the process maps or unmaps memory meanwhile.
+//! `launch::child`): that stack must stay mapped while the child may use it, and once the child
+//! is reaped (whether it ran or was abandoned before its release) it serves the next launch: a
+//! process holds one such stack however many programs it launches one after another. One test
+//! in a file of its own, so that no other test of the process maps or unmaps memory meanwhile.
 
 use arum_core::launch::{self, Executable};
 
@@ -48,19 +49,21 @@ fn a_childs_stack_is_kept_while_it_waits_and_unmapped_once_it_is_reaped() {
         eprintln!("this architecture launches with fork (no raw execve here): checking that no stack is left behind only");
     }
 
+    // One stack from the first launch on, held by the child or kept for the next: never more.
+    let one = before + usize::from(shares_memory);
     for _ in 0..20 {
         let pending = launch::spawn(&exe, None).unwrap();
         assert_eq!(
             child_stacks(),
-            before + usize::from(shares_memory),
+            one,
             "a held child runs on a stack of its own"
         );
         let reaped = pending.release().unwrap().wait().unwrap();
         assert_eq!(reaped.exit.status(), 0);
         assert_eq!(
             child_stacks(),
-            before,
-            "the reaped child's stack is unmapped"
+            one,
+            "the reaped child's stack is kept for the next launch, and no other"
         );
     }
     // Abandoned before its release (a facility failed to arm): the child exits unrun.
@@ -69,8 +72,8 @@ fn a_childs_stack_is_kept_while_it_waits_and_unmapped_once_it_is_reaped() {
         drop(pending);
         assert_eq!(
             child_stacks(),
-            before,
-            "an abandoned child's stack is unmapped"
+            one,
+            "an abandoned child's stack is kept for the next launch, and no other"
         );
     }
 }

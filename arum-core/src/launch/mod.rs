@@ -14,7 +14,7 @@
 //!                                                        └fail─► write(errno), _exit(126/127)
 //!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on)
 //!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC;
-//!            the child's stack is unmapped; read(err): maxrss, then EOF = it ran, or errno
+//!            the child's stack is released; read(err): maxrss, then EOF = it ran, or errno
 //! ```
 
 mod capabilities;
