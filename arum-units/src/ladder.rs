@@ -41,6 +41,14 @@ impl Ladder {
             .rev()
             .find(|&i| a >= self.size(i))
             .unwrap_or(0);
+        // Below `ratio - 1` in its step, a figure cannot round up to the next: both ratios are
+        // under 10^HUMAN, so the last of HUMAN significant digits counts at most ones and the
+        // rounding moves the figure by at most 0.5. Most figures stop here, without writing out
+        // their digits twice to find out (a text report shows a few dozen).
+        const { assert!(HUMAN >= 4) };
+        if a / self.size(i) < self.ratio() - 1.0 {
+            return i;
+        }
         let shown = |i: usize| -> f64 { self.number(i, a).parse().unwrap_or(a) };
         if i + 1 < self.units.len() && shown(i) >= self.ratio() && shown(i + 1) >= 1.0 {
             i + 1
@@ -68,5 +76,70 @@ impl Ladder {
         }
         let i = self.pick(v);
         format!("{}{separator}{}", self.number(i, v), self.unit(i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const THOUSAND: Ladder = Ladder {
+        ratio: Ratio::Thousand,
+        units: &["ns", "µs", "ms", "s"],
+    };
+    const BINARY: Ladder = Ladder {
+        ratio: Ratio::Binary,
+        units: &["B", "KiB", "MiB", "GiB", "TiB"],
+    };
+
+    /// The step by the definition alone: the figure's digits written out in its step.
+    fn pick_by_digits(l: &Ladder, v: f64) -> usize {
+        let a = v.abs();
+        let i = (0..l.units.len())
+            .rev()
+            .find(|&i| a >= l.size(i))
+            .unwrap_or(0);
+        let shown = |i: usize| -> f64 { l.number(i, a).parse().unwrap_or(a) };
+        if i + 1 < l.units.len() && shown(i) >= l.ratio() && shown(i + 1) >= 1.0 {
+            i + 1
+        } else {
+            i
+        }
+    }
+
+    /// Figures near each step's top, where the rounding decides: `ratio - 1` and above, and a
+    /// little below, in every step and both signs.
+    fn near_a_top() -> impl Strategy<Value = (bool, usize, f64, bool)> {
+        (any::<bool>(), 0usize..5, -2.0f64..1.0, any::<bool>())
+    }
+
+    proptest! {
+        #[test]
+        fn the_shortcut_picks_the_step_the_digits_pick(
+            binary in any::<bool>(),
+            mantissa in 1.0f64..10.0,
+            exponent in -3i32..16,
+            negative in any::<bool>(),
+        ) {
+            let l = if binary { &BINARY } else { &THOUSAND };
+            let v = mantissa * 10f64.powi(exponent) * if negative { -1.0 } else { 1.0 };
+            prop_assert_eq!(l.pick(v), pick_by_digits(l, v), "{}", v);
+        }
+
+        #[test]
+        fn at_the_top_of_a_step_too((binary, step, below, negative) in near_a_top()) {
+            let l = if binary { &BINARY } else { &THOUSAND };
+            let step = step.min(l.units.len() - 1);
+            let v = (l.ratio() + below) * l.size(step) * if negative { -1.0 } else { 1.0 };
+            prop_assert_eq!(l.pick(v), pick_by_digits(l, v), "{}", v);
+        }
+    }
+
+    #[test]
+    fn a_figure_that_rounds_up_takes_the_next_step() {
+        assert_eq!(THOUSAND.format(999.96, " "), "1 µs");
+        assert_eq!(THOUSAND.format(999.94, " "), "999.9 ns");
+        assert_eq!(BINARY.format(1023.6 * 1024.0, " "), "1024 KiB");
     }
 }
