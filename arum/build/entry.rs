@@ -1,5 +1,6 @@
 //! The entry point ahead of the C library's (src/entry.rs), for position-independent static
-//! builds of x86-64 Linux only: there the start-up writes every page it prefaults.
+//! builds of x86-64 Linux only: there the start-up writes every page it prefaults. And for every
+//! build linked statically with glibc, arum's own `_dl_get_origin` (src/origin.rs).
 
 pub fn link() {
     println!("cargo::rustc-check-cfg=cfg(arum_entry)");
