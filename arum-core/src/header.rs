@@ -57,6 +57,20 @@ pub struct Metadata {
     pub start_time_unix_ns: u64,
 }
 
+impl Metadata {
+    /// The description with the run's start: when the program was released.
+    pub fn started_at(self, started: std::time::SystemTime) -> Metadata {
+        Metadata {
+            start_time_utc: humantime::format_rfc3339_nanos(started).to_string(),
+            start_time_unix_ns: started
+                .duration_since(std::time::SystemTime::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0),
+            ..self
+        }
+    }
+}
+
 /// A run's place in a parallel job, from the launcher's environment (the host is
 /// `metadata.host`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -125,7 +139,8 @@ impl ExitInfo {
 /// its sampler threads cost while the program ran.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SelfTiming {
-    /// Set-up phase 1: argument parsing and data structures.
+    /// Set-up phase 1: argument parsing and data structures (the machine's description among
+    /// them).
     pub setup_phase1_us: u64,
     /// Set-up phase 2: event verification and counter configuration.
     pub setup_phase2_us: u64,

@@ -13,6 +13,11 @@ use crate::header::Metadata;
 
 /// The machine's description for the report; `started` is when the program was released.
 pub fn metadata(started: SystemTime) -> Metadata {
+    machine().started_at(started)
+}
+
+/// The machine's description without the run's start time (see [`Metadata::started_at`]).
+pub fn machine() -> Metadata {
     let uts = nix::sys::utsname::uname().ok();
     let field = |f: fn(&nix::sys::utsname::UtsName) -> &std::ffi::OsStr| {
         uts.as_ref()
@@ -33,10 +38,7 @@ pub fn metadata(started: SystemTime) -> Metadata {
             model_name: String::new(),
         }),
         online_cpus: cpulist::online().map(|c| c.len()).unwrap_or(0),
-        start_time_utc: humantime::format_rfc3339_nanos(started).to_string(),
-        start_time_unix_ns: started
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map(|d| d.as_nanos() as u64)
-            .unwrap_or(0),
+        start_time_utc: String::new(),
+        start_time_unix_ns: 0,
     }
 }
