@@ -37,10 +37,7 @@ impl Ladder {
     /// 1023.6 KiB stays `1024 KiB` rather than `0.9996 MiB`).
     pub(crate) fn pick(&self, v: f64) -> usize {
         let a = v.abs();
-        let i = (0..self.units.len())
-            .rev()
-            .find(|&i| a >= self.size(i))
-            .unwrap_or(0);
+        let i = self.step_of(a);
         // Below `ratio - 1` in its step, a figure cannot round up to the next: both ratios are
         // under 10^HUMAN, so the last of HUMAN significant digits counts at most ones and the
         // rounding moves the figure by at most 0.5. Most figures stop here, without writing out
@@ -49,6 +46,20 @@ impl Ladder {
         if a / self.size(i) < self.ratio() - 1.0 {
             return i;
         }
+        self.rounded_step(a, i)
+    }
+
+    /// The largest step in which `a` (not negative) is at least 1 (the first below that).
+    fn step_of(&self, a: f64) -> usize {
+        (0..self.units.len())
+            .rev()
+            .find(|&i| a >= self.size(i))
+            .unwrap_or(0)
+    }
+
+    /// The step for `a` (not negative) in step `i` by its digits written out: the next one
+    /// where rounding reaches it and it still shows at least 1 there.
+    fn rounded_step(&self, a: f64, i: usize) -> usize {
         let shown = |i: usize| -> f64 { self.number(i, a).parse().unwrap_or(a) };
         if i + 1 < self.units.len() && shown(i) >= self.ratio() && shown(i + 1) >= 1.0 {
             i + 1
@@ -95,17 +106,7 @@ mod tests {
 
     /// The step by the definition alone: the figure's digits written out in its step.
     fn pick_by_digits(l: &Ladder, v: f64) -> usize {
-        let a = v.abs();
-        let i = (0..l.units.len())
-            .rev()
-            .find(|&i| a >= l.size(i))
-            .unwrap_or(0);
-        let shown = |i: usize| -> f64 { l.number(i, a).parse().unwrap_or(a) };
-        if i + 1 < l.units.len() && shown(i) >= l.ratio() && shown(i + 1) >= 1.0 {
-            i + 1
-        } else {
-            i
-        }
+        l.rounded_step(v.abs(), l.step_of(v.abs()))
     }
 
     /// Figures near each step's top, where the rounding decides: `ratio - 1` and above, and a

@@ -41,7 +41,7 @@ fn child_stacks() -> usize {
 }
 
 #[test]
-fn a_childs_stack_is_kept_while_it_waits_and_unmapped_once_it_is_reaped() {
+fn a_childs_stack_is_kept_while_it_waits_and_serves_the_next_launch_once_reaped() {
     let exe = Executable::new(&["/bin/true".to_owned()]).unwrap();
     let before = child_stacks();
     let shares_memory = cfg!(target_arch = "x86_64");

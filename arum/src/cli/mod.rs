@@ -85,8 +85,9 @@ struct RunOnly {
 
 impl RunOnly {
     /// `try_parse_from`, for the process's one parse: the definitions and the matches are left
-    /// to the process's exit instead of being freed one by one (about 30,000 instructions of a
-    /// short run's 550,000: `benchmarks/parse-cost.sh`). `None` where clap refuses the line.
+    /// to the process's exit instead of being freed one by one (about 40,000 instructions of a
+    /// short run's 557,000, by callgrind as `benchmarks/parse-cost.sh` counts them). `None`
+    /// where clap refuses the line.
     fn parse_once(args: &[std::ffi::OsString]) -> Option<RunOnly> {
         use clap::{CommandFactory, FromArgMatches};
         let mut command = std::mem::ManuallyDrop::new(RunOnly::command());
