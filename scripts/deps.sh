@@ -31,6 +31,7 @@ command -v chromium >/dev/null || need+=(chromium)  # tests/tests/html.rs: the -
 # The run history's shared store: the tests start a server of their own from these binaries.
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v git >/dev/null || need+=(git)            # --save reads the work tree's commit
+command -v valgrind >/dev/null || need+=(valgrind)  # tools/startup-order: the functions runs execute
 if ((${#need[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo

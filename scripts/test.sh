@@ -21,6 +21,7 @@ python3 -m unittest discover -s tools/module-graph -p 'test_*.py'
 python3 tools/module-graph/check.py arum-core/src
 # One implementation of each shared thing: the command line, units, statistics, writer, tables.
 tools/single-source/check.sh
+python3 -m unittest discover -s tools/startup-order -p 'test_*.py'
 tools/startup-order/check.sh
 cargo build --workspace -q
 cargo test --workspace

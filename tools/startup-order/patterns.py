@@ -10,7 +10,10 @@ the hashes; check.sh says when too much has).
 
 With `--found DEFINED` (a file of the names a build defines), reads the list's entries on stdin
 instead and prints how many of them match a defined name, by the rule the linker applies (a
-glob over the sections' names): check.sh's measure of how much of the list a build still has."""
+glob over the sections' names): check.sh's measure of how much of the list a build still has.
+
+With `--uncovered LIST` (a start-up order), reads the names of functions a run executes on stdin
+and prints those no entry of the list places: check.sh's measure of what the list misses."""
 
 import bisect
 import fnmatch
@@ -50,6 +53,19 @@ def found(entries: list[str], defined: list[str]) -> int:
     return sum(matching(e, defined, 1) > 0 for e in entries)
 
 
+def uncovered(names: list[str], entries: list[str]) -> list[str]:
+    """The names that no entry matches, by the linker's rule."""
+    exact = {e for e in entries if "*" not in e}
+    globs = {e for e in entries if "*" in e}
+    return [
+        n
+        for n in names
+        if n not in exact
+        and pattern(n) not in globs
+        and not any(fnmatch.fnmatchcase(n, g) for g in globs if n.startswith(g.split("*", 1)[0]))
+    ]
+
+
 def entry(name: str, defined: list[str]) -> str:
     """The list's entry for `name`: its pattern if that matches this function alone."""
     p = pattern(name)
@@ -57,11 +73,19 @@ def entry(name: str, defined: list[str]) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) != 3 or sys.argv[1] not in ("--found", "--defined"):
-        sys.exit("usage: patterns.py --defined DEFINED < names, or --found DEFINED < entries")
+    if len(sys.argv) != 3 or sys.argv[1] not in ("--found", "--defined", "--uncovered"):
+        sys.exit(
+            "usage: patterns.py --defined DEFINED < names, --found DEFINED < entries,"
+            " or --uncovered LIST < names"
+        )
     with open(sys.argv[2]) as f:
-        defined = sorted(line.strip() for line in f if line.strip())
+        given = [line.strip() for line in f if line.strip() and not line.startswith("#")]
     lines = [l.strip() for l in sys.stdin if l.strip() and not l.startswith("#")]
+    if sys.argv[1] == "--uncovered":
+        for name in uncovered(lines, given):
+            print(name)
+        return
+    defined = sorted(given)
     if sys.argv[1] == "--found":
         print(found(lines, defined))
         return
