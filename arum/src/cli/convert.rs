@@ -19,7 +19,8 @@ use super::commands::{
     InfoFormat, ListArgs, MergeArgs, MergeFormat,
 };
 use super::run::{
-    BackendChoice, CpuArgs, PerTaskArg, ProbeEngineArg, ReportFormat, RunArgs, ScopeArg,
+    BackendChoice, CpuArgs, PerTaskArg, ProbeEngineArg, ProgramArgs, ReportFormat, RunArgs,
+    ScopeArg, StrictArgs,
 };
 use super::series::SeriesArgs;
 
@@ -27,17 +28,20 @@ impl RunArgs {
     /// The run's request and the series options given with it.
     pub fn requests(self) -> (RunRequest, SeriesRequest) {
         let RunArgs {
-            launch,
-            shell,
+            program:
+                ProgramArgs {
+                    launch,
+                    shell,
+                    argv,
+                },
             report,
             events,
             counting,
             functions,
             syscalls,
             watch,
-            strict,
+            strictness: StrictArgs { strict },
             series,
-            argv,
         } = self;
         let scope = if counting.all_cpus.unwrap_or(false) {
             Scope::System

@@ -9,6 +9,7 @@ mod fuzz;
 mod hints;
 mod hourglass;
 mod run;
+mod run_parser;
 mod series;
 
 pub use commands::*;
@@ -16,7 +17,7 @@ pub use hints::hint;
 pub use run::*;
 pub use series::SeriesArgs;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 
 /// Exit codes, shown in `--help` and kept in step with README.md.
 pub const EXIT_CODES_HELP: &str = "\
@@ -71,46 +72,23 @@ const SUBCOMMANDS: &[&str] = &[
     "help",
 ];
 
-/// A single measured run's arguments alone: what `Cli` parses when no subcommand is named,
-/// without building the definitions of the subcommands and of the series options. clap builds
-/// every definition on every parse, and that is most of arum's own work in a short run
-/// (`benchmarks/parse-cost.sh` counts both parsers' instructions). A command line that uses a
-/// series option (`--env` among them) is refused here and parsed by the full parser.
-#[derive(Debug, Parser)]
-#[command(name = "arum", override_usage = USAGE)]
-struct RunOnly {
-    #[command(flatten)]
-    run: RunArgs<NoSeries>,
-}
-
-impl RunOnly {
-    /// `try_parse_from`, for the process's one parse: the definitions and the matches are left
-    /// to the process's exit instead of being freed one by one (about 40,000 instructions of a
-    /// short run's 557,000, by callgrind as `benchmarks/parse-cost.sh` counts them). `None`
-    /// where clap refuses the line.
-    fn parse_once(args: &[std::ffi::OsString]) -> Option<RunOnly> {
-        use clap::{CommandFactory, FromArgMatches};
-        let mut command = std::mem::ManuallyDrop::new(RunOnly::command());
-        let mut matches = std::mem::ManuallyDrop::new(command.try_get_matches_from_mut(args).ok()?);
-        RunOnly::from_arg_matches_mut(&mut matches).ok()
-    }
-}
-
-/// In place of the series options in [`RunOnly`]: none.
-#[derive(Debug, Args)]
-struct NoSeries {}
-
 impl Cli {
+    /// The full parser's command, for tests that take options from clap's definitions.
+    #[cfg(test)]
+    fn command_for_tests() -> clap::Command {
+        <Cli as clap::CommandFactory>::command()
+    }
+
     /// Parses `args` (the program name first) as `Cli::try_parse_from` does. A plain run is
     /// parsed by the run's own parser; help, version, subcommands and anything that parser
     /// refuses go to the full one, so its messages are the same.
     /// `ARUM_FULL_PARSER=1` sends every command line to the full parser, for the benchmark.
     pub fn parse_args(args: Vec<std::ffi::OsString>) -> Result<Cli, clap::Error> {
         if is_plain_run(&args) && std::env::var_os("ARUM_FULL_PARSER").is_none() {
-            if let Some(r) = RunOnly::parse_once(&args) {
+            if let Some(run) = run_parser::parse(&args) {
                 return Ok(Cli {
                     command: None,
-                    run: r.run.with_series(SeriesArgs::default()),
+                    run: run.with_series(SeriesArgs::default()),
                 });
             }
         }

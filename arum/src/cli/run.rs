@@ -21,16 +21,18 @@ pub struct CpuArgs {
     pub event_tables: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ScopeArg {
+    #[default]
     /// Only the launched program, its threads and children, per CPU.
     App,
     /// Everything on the selected CPUs (needs perf_event_paranoid <= 0 or CAP_PERFMON).
     System,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum BackendChoice {
+    #[default]
     /// kmod for system scope when /dev/arum is usable, else perf.
     Auto,
     /// perf_event_open.
@@ -48,35 +50,30 @@ pub enum PerTaskArg {
     All,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
 pub enum ReportFormat {
+    #[default]
     Text,
     Json,
     Csv,
 }
 
-/// A measured run's options; `S`, the options of repeated runs (see [`RunOnly`] for why it is a
-/// parameter). The options come in groups of a few, each flattened in: clap's derive builds a
-/// group's definitions in a function of its own, and one function building them all kept every
-/// definition (600 bytes each, several copies) in one stack frame of 50 KiB, a dozen fresh pages
-/// touched by every run (`benchmarks/overhead.sh` prints arum's page faults).
+/// A measured run's options; `S`, the options of repeated runs (a parameter because the run's
+/// own parser, `run_parser`, leaves them out). The options come in groups of a few, each
+/// flattened in: the run's parser builds only the groups a command line names, and clap's
+/// derive builds a group's definitions in a function of its own (one function building them all
+/// kept every definition, 600 bytes each, several copies, in one stack frame of 50 KiB, a dozen
+/// fresh pages touched by every run: `benchmarks/overhead.sh` prints arum's page faults). A new
+/// group goes into `run_parser::GROUPS` too (its tests say so).
 //
 // A flag here is an `Option<bool>`, `Some(true)` when given (no value: `num_args = 0`,
 // `default_missing_value = "true"`), not a `bool` flag of clap's: clap gives each of those a
 // default of "false" that it parses as if it had been given, on every run, which made twelve
 // flags about a tenth of arum's instructions in a run of `true` (docs/launch-overhead.md).
 #[derive(Debug, Args)]
-#[command(group = clap::ArgGroup::new("program").required(true).args(["launch", "argv"]))]
 pub struct RunArgs<S: Args = SeriesArgs> {
-    /// Program and arguments as one string, split into words as a POSIX shell would
-    /// (quotes, backslash escapes); no shell is run unless --shell is given. Repeat it to
-    /// benchmark several commands against each other.
-    #[arg(short = 'l', long, value_name = "\"CMD ARGS\"")]
-    pub launch: Vec<String>,
-
-    /// Run the --launch string through `/bin/sh -c` instead of splitting it.
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    pub shell: Option<bool>,
+    #[command(flatten)]
+    pub program: ProgramArgs,
 
     #[command(flatten)]
     pub report: ReportArgs,
@@ -96,22 +93,44 @@ pub struct RunArgs<S: Args = SeriesArgs> {
     #[command(flatten)]
     pub watch: WatchArgs,
 
-    /// Treat a problem with the events (another CPU's event, unsupported CPU, too many events,
-    /// an event the machine cannot count) as an error (exit 125) instead of a warning; a name
-    /// no CPU has is an error without it.
-    #[arg(long, num_args = 0, default_missing_value = "true")]
-    pub strict: Option<bool>,
+    #[command(flatten)]
+    pub strictness: StrictArgs,
 
     #[command(flatten)]
     pub series: S,
+}
+
+/// The program: one string to split, or the words after `--`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("program").required(true).args(["launch", "argv"]))]
+pub struct ProgramArgs {
+    /// Program and arguments as one string, split into words as a POSIX shell would
+    /// (quotes, backslash escapes); no shell is run unless --shell is given. Repeat it to
+    /// benchmark several commands against each other.
+    #[arg(short = 'l', long, value_name = "\"CMD ARGS\"")]
+    pub launch: Vec<String>,
+
+    /// Run the --launch string through `/bin/sh -c` instead of splitting it.
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub shell: Option<bool>,
 
     /// The program and its arguments, after `--`, taken word for word.
     #[arg(last = true, value_name = "CMD ARGS")]
     pub argv: Vec<String>,
 }
 
+/// How strictly the events are judged.
+#[derive(Debug, Args, Default)]
+pub struct StrictArgs {
+    /// Treat a problem with the events (another CPU's event, unsupported CPU, too many events,
+    /// an event the machine cannot count) as an error (exit 125) instead of a warning; a name
+    /// no CPU has is an error without it.
+    #[arg(long, num_args = 0, default_missing_value = "true")]
+    pub strict: Option<bool>,
+}
+
 /// What the report is and where it goes.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct ReportArgs {
     /// Write the report to FILE (atomically) instead of stderr.
     #[arg(short, long, value_name = "FILE")]
@@ -132,7 +151,7 @@ pub struct ReportArgs {
 }
 
 /// The events to count.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct EventArgs {
     /// Events to count: aliases (dcache_misses), native names (INST_RETIRED.ANY,
     /// EVENT:UMASK), raw codes (r003c), perf-style terms (cpu/event=0x41,umask=0x1/), software
@@ -154,7 +173,7 @@ pub struct EventArgs {
 }
 
 /// Where and how the events are counted.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct CountingArgs {
     /// Count only the launched process tree (`app`, per CPU) or everything on the CPUs (`system`).
     #[arg(long, value_enum, default_value_t = ScopeArg::App)]
@@ -198,7 +217,7 @@ pub struct CountingArgs {
 }
 
 /// Function timing (`-F`).
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct FunctionArgs {
     /// Time these functions of the program (uprobes): NAME in its executable, LIB:NAME in a
     /// library it loads (libc:malloc), PATH:NAME in a file; globs (parse_*) and demangled Rust and
@@ -226,7 +245,7 @@ pub struct FunctionArgs {
 }
 
 /// System calls and the ALMT views.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct SyscallArgs {
     /// Count and time the system calls of the tree (kernel tracepoints): per call and per
     /// category, calls, errors by errno, durations, bytes. LIST: categories (process, network,
@@ -264,7 +283,7 @@ pub struct SyscallArgs {
 }
 
 /// What else is watched while the program runs.
-#[derive(Debug, Args)]
+#[derive(Debug, Args, Default)]
 pub struct WatchArgs {
     /// Also record what the rest of the machine does (CPU, interrupts, memory, paging, disks,
     /// network) and the launched tree, every INTERVAL, a duration with its unit (default 1s;
@@ -306,13 +325,14 @@ impl<S: Args> RunArgs<S> {
                 RunArgs { $($field,)* series }
             }};
         }
-        moved!(launch, shell, report, events, counting, functions, syscalls, watch, strict, argv,)
+        moved!(program, report, events, counting, functions, syscalls, watch, strictness,)
     }
 }
 
 /// `--probe-engine`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
 pub enum ProbeEngineArg {
+    #[default]
     Auto,
     Bpf,
     Perf,
