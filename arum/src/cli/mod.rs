@@ -73,12 +73,6 @@ const SUBCOMMANDS: &[&str] = &[
 ];
 
 impl Cli {
-    /// The full parser's command, for tests that take options from clap's definitions.
-    #[cfg(test)]
-    fn command_for_tests() -> clap::Command {
-        <Cli as clap::CommandFactory>::command()
-    }
-
     /// Parses `args` (the program name first) as `Cli::try_parse_from` does. A plain run is
     /// parsed by the run's own parser; help, version, subcommands and anything that parser
     /// refuses go to the full one, so its messages are the same.

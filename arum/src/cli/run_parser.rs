@@ -271,7 +271,7 @@ mod tests {
     /// refuses) spelled in any of the ways clap takes, a value, or a cluster of short flags.
     fn word() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
-        let options: Vec<clap::Arg> = super::super::Cli::command_for_tests()
+        let options: Vec<clap::Arg> = <super::super::Cli as clap::CommandFactory>::command()
             .get_arguments()
             .cloned()
             .collect();
