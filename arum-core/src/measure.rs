@@ -49,10 +49,11 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     drop(ballast);
     let tree = Arc::new(unborn.attach(pending.pid(), pending.in_cgroup()));
     // The machine's description is read here, while the child just made gets ready to exec:
-    // the scheduler starts a new task on an idle CPU where there is one, and on a VM whose idle
-    // CPUs halt it first has to wake that CPU, tens of µs, which the reads fill instead of
-    // following the program's exit (docs/launch-overhead.md measures both). On one CPU the
-    // order changes nothing; the program's wall time starts at its release either way.
+    // where the scheduler starts it on another CPU (on a VM whose idle CPUs halt, that CPU
+    // must first be woken, tens of µs), the reads fill that wait instead of following the
+    // program's exit; where it queues the child on arum's own CPU (as on one CPU, and on some
+    // VMs' scheduler topology), the order changes nothing (docs/launch-overhead.md measures
+    // both). The program's wall time starts at its release either way.
     let described_at = Instant::now();
     let machine = system::machine();
     let describing_us = micros(described_at);
