@@ -5,10 +5,11 @@
 # entries stand for their hashes with `*`, so only code that moved (a function renamed, moved to
 # another module, or new on the run's path) makes the list stale; the linker skips stale entries
 # silently and leaves the unlisted functions among the cold code, and arum then starts with more
-# page faults (each unlisted function on the path can cost one). The 0.5% leaves room for the
-# few functions that only another machine's runs execute (another CPU vendor's code, another
-# cgroup layout), and fails when renames on the run's path leave more unlisted than that. The
-# fix is to run tools/startup-order/generate.sh.
+# page faults (each unlisted function on the path can cost one). The runs take each CPU
+# vendor's table path whatever the machine (executed.sh), and the 0.5% leaves room for the few
+# functions that only another machine's runs execute (another cgroup layout, another size of a
+# kernel file), and fails when renames on the run's path leave more unlisted than that. The fix
+# is to run tools/startup-order/generate.sh.
 # Usage: tools/startup-order/check.sh   (builds the release with its symbol table kept, as
 # generate.sh does, in the same target directory: symbols.sh)
 set -euo pipefail

@@ -11,6 +11,11 @@ executed_names() {
     "-o /dev/null -e task-clock,page-faults -- /bin/true"
     "--format json -o $work/r.json -e task-clock,page-faults,context-switches -- /bin/true"
     "--format csv -o $work/r.csv -e cycles,instructions -- /bin/true"
+    # Each vendor's event tables, whatever this machine's CPU: their masks and layouts take
+    # different code, and the list must hold on every machine (models of ours: AMD 19h/11h and
+    # 1Ah/2, Intel 6/CF, 6/A7, 6/6A).
+    "-o /dev/null --cpu GenuineIntel-6-CF -e cycles,instructions,branch-misses -- /bin/true"
+    "-o /dev/null --cpu AuthenticAMD-25-11 -e cycles,instructions,branch-misses -- /bin/true"
     "-e task-clock -I 5 -- sleep 0.02"
     "-- sleep 0.01"
   )
