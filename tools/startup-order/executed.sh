@@ -16,8 +16,14 @@ executed_names() {
     # 1Ah/2, Intel 6/CF, 6/A7, 6/6A).
     "-o /dev/null --cpu GenuineIntel-6-CF -e cycles,instructions,branch-misses -- /bin/true"
     "-o /dev/null --cpu AuthenticAMD-25-11 -e cycles,instructions,branch-misses -- /bin/true"
+    # One counter per event (the default beyond 8 CPUs) and per CPU (the default up to 8).
+    "-o /dev/null --totals -e task-clock,page-faults -- /bin/true"
+    "-o /dev/null --per-cpu -e task-clock,page-faults -- /bin/true"
     "-e task-clock -I 5 -- sleep 0.02"
     "-- sleep 0.01"
+    # The launched child's own code until exec: valgrind keeps a process's record only when it
+    # exits, so a program that cannot be run makes the child exit and keep it.
+    "-o /dev/null -- /nonexistent/startup-order-program"
   )
   for args in "${runs[@]}"; do
     # shellcheck disable=SC2086 # the arguments are words
@@ -29,9 +35,9 @@ executed_names() {
   cat "$work"/cg.* | sed -n -E 's/^c?fn=\([0-9]+\) (.*)$/\1/p' | sed -E "s/'[0-9]+$//" | sort -u >"$work/run"
   # Under valgrind arum launches with fork (valgrind cannot run a clone that shares memory, see
   # arum-core/src/launch/raw.rs) and waits without a pidfd (valgrind knows no pidfd_open), so the
-  # functions of the usual launch and wait are added by name, with the entry point (valgrind
-  # starts a program at `_start`).
-  grep -E '6launch5(child20clone_sharing_memory|child5entry|stack10ChildStack)|3nix4poll4poll|3nix6unistd7sysconf|^__sysconf$|^__getpagesize$|^__pthread_mutex_(un)?lock$|^arum_entry$' "$work/defined" >>"$work/run" || true
+  # functions of the usual launch and wait are added by name (glibc's `clone` among them), with
+  # the entry point (valgrind starts a program at `_start`).
+  grep -E '6launch5(child20clone_sharing_memory|child5entry|stack10ChildStack)|3nix4poll4poll|3nix6unistd7sysconf|^__sysconf$|^__getpagesize$|^__pthread_mutex_(un)?lock$|^arum_entry$|^clone$' "$work/defined" >>"$work/run" || true
   # glibc picks the variant of a string function (memcpy, strlen...) for the CPU at start, and
   # valgrind's emulated CPU gets another than a real one (or valgrind runs its own): every variant
   # that a CPU of today may get (SSE2, AVX2, EVEX, AVX-512, each with or without MOVBE; not the

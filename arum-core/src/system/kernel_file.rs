@@ -11,7 +11,7 @@ pub fn read(path: impl AsRef<Path>) -> std::io::Result<String> {
     let mut bytes = Vec::with_capacity(4096);
     // Through `Take`, which asks no size: its read_to_end reads straight into the buffer's spare
     // capacity, without first filling it with zeros (a page of them per read, twice for a file
-    // that fits: a tenth of a short run's instructions once), until a read returns nothing, and
+    // that fits: some 8% of a short run's instructions once), until a read returns nothing, and
     // retries an interrupted read.
     std::fs::File::open(path)?
         .take(u64::MAX)

@@ -3,7 +3,7 @@
 //!
 //! clap builds every definition of a command on every parse, and that is most of arum's own
 //! work in a short run (`benchmarks/parse-cost.sh` counts the instructions; each definition is a
-//! 672-byte value, moved into a vector that doubles as it grows, and the heap's fresh pages cost
+//! value of some 600 bytes, moved into a vector that doubles as it grows, and the heap's fresh pages cost
 //! a run more than the instructions). So this parser leaves out the subcommands and the series
 //! options, and builds a group of the run's options (`RunArgs`' flattened groups) only where a
 //! word of the line before `--` may name one of its options; a group left out takes its
@@ -28,27 +28,33 @@ use super::USAGE;
 #[derive(Debug, Args)]
 pub(super) struct NoSeries {}
 
-/// A group of the run's options built only when named: its long names (with aliases) and its
-/// short ones.
+/// A group of the run's options built only when named: its long names (with aliases), its
+/// short ones, and what adds its definitions to a command.
+///
+/// Leaving a group out is sound only while no option of one group conflicts with, requires or
+/// takes its default from an option of another, and no option takes a value that starts with
+/// `-` (which could be an option's name): a test checks the conflicts and the values, and
+/// `requires` (which clap does not give back) stays within a group by this rule.
 struct Group {
     long: &'static [&'static str],
     short: &'static [char],
+    build: fn(Command) -> Command,
 }
 
 /// The groups in the order of `RunArgs`' fields; `ProgramArgs` and `StrictArgs` are always
 /// built (every run has a program; `--strict` is one definition).
 const GROUPS: [Group; 6] = [
-    // ReportArgs
     Group {
         long: &["output", "format", "html", "self-timing"],
         short: &['o'],
+        build: ReportArgs::augment_args,
     },
-    // EventArgs, with its CpuArgs
+    // With its CpuArgs.
     Group {
         long: &["events", "metrics", "events-file", "cpu", "event-tables"],
         short: &['e', 'M'],
+        build: EventArgs::augment_args,
     },
-    // CountingArgs
     Group {
         long: &[
             "scope",
@@ -61,8 +67,8 @@ const GROUPS: [Group; 6] = [
             "backend",
         ],
         short: &['a', 'C', 'I'],
+        build: CountingArgs::augment_args,
     },
-    // FunctionArgs
     Group {
         long: &[
             "functions",
@@ -72,8 +78,8 @@ const GROUPS: [Group; 6] = [
             "no-throttle",
         ],
         short: &['F'],
+        build: FunctionArgs::augment_args,
     },
-    // SyscallArgs
     Group {
         long: &[
             "syscalls",
@@ -83,8 +89,8 @@ const GROUPS: [Group; 6] = [
             "probe-engine",
         ],
         short: &[],
+        build: SyscallArgs::augment_args,
     },
-    // WatchArgs
     Group {
         long: &[
             "ambient",
@@ -95,6 +101,7 @@ const GROUPS: [Group; 6] = [
             "no-memory-sampling",
         ],
         short: &[],
+        build: WatchArgs::augment_args,
     },
 ];
 
@@ -122,17 +129,9 @@ fn named(args: &[OsString]) -> [bool; GROUPS.len()] {
 /// The command of the run's options with the groups `named` asks for.
 fn command(named: &[bool; GROUPS.len()]) -> Command {
     let mut c = ProgramArgs::augment_args(Command::new("arum").override_usage(USAGE));
-    let builders: [fn(Command) -> Command; GROUPS.len()] = [
-        ReportArgs::augment_args,
-        EventArgs::augment_args,
-        CountingArgs::augment_args,
-        FunctionArgs::augment_args,
-        SyscallArgs::augment_args,
-        WatchArgs::augment_args,
-    ];
-    for (build, &wanted) in builders.iter().zip(named) {
+    for (g, &wanted) in GROUPS.iter().zip(named) {
         if wanted {
-            c = build(c);
+            c = (g.build)(c);
         }
     }
     StrictArgs::augment_args(c)
@@ -202,20 +201,51 @@ mod tests {
 
     #[test]
     fn each_group_s_names_are_those_clap_defines() {
-        let groups = [
-            ReportArgs::augment_args(bare()),
-            EventArgs::augment_args(bare()),
-            CountingArgs::augment_args(bare()),
-            FunctionArgs::augment_args(bare()),
-            SyscallArgs::augment_args(bare()),
-            WatchArgs::augment_args(bare()),
-        ];
-        for (c, g) in groups.into_iter().zip(&GROUPS) {
+        for g in &GROUPS {
             let mut long: Vec<String> = g.long.iter().map(|s| s.to_string()).collect();
             let mut short = g.short.to_vec();
             long.sort();
             short.sort();
-            assert_eq!(names(c), (long, short));
+            assert_eq!(names((g.build)(bare())), (long, short));
+        }
+    }
+
+    #[test]
+    fn the_groups_are_those_of_the_run_in_its_order() {
+        let ids = |c: Command| c.get_arguments().map(|a| a.get_id().to_string()).collect();
+        let mut grouped: Vec<String> = ids(ProgramArgs::augment_args(bare()));
+        for g in &GROUPS {
+            grouped.extend(ids((g.build)(bare())));
+        }
+        grouped.extend(ids(StrictArgs::augment_args(bare())));
+        let run: Vec<String> = ids(RunArgs::<NoSeries>::augment_args(bare()));
+        assert_eq!(grouped, run);
+    }
+
+    /// What makes leaving a group out sound (`Group`): every conflict stays within the group,
+    /// and no value may start with `-`.
+    #[test]
+    fn no_option_of_a_group_depends_on_another_group() {
+        let whole = command(&[true; GROUPS.len()]);
+        for g in &GROUPS {
+            let own = (g.build)(bare());
+            let ids: Vec<&str> = own.get_arguments().map(|a| a.get_id().as_str()).collect();
+            for a in own.get_arguments() {
+                let full = whole
+                    .get_arguments()
+                    .find(|b| b.get_id() == a.get_id())
+                    .unwrap();
+                for other in whole.get_arg_conflicts_with(full) {
+                    assert!(
+                        ids.contains(&other.get_id().as_str()),
+                        "{} conflicts with {} of another group",
+                        a.get_id(),
+                        other.get_id()
+                    );
+                }
+                assert!(!a.is_allow_hyphen_values_set(), "{}", a.get_id());
+                assert!(!a.is_allow_negative_numbers_set(), "{}", a.get_id());
+            }
         }
     }
 
@@ -287,7 +317,14 @@ mod tests {
         (0..options.len(), 0..6usize, values, "[aCIoeMFlrwiLPD]{1,3}").prop_map(
             move |(i, spelling, v, letters)| {
                 let a = &options[i];
-                let long = a.get_long().map(|l| format!("--{l}"));
+                // The name or one of its aliases, by the value's length.
+                let longs: Vec<&str> = a
+                    .get_long()
+                    .into_iter()
+                    .chain(a.get_all_aliases().into_iter().flatten())
+                    .collect();
+                let long =
+                    (!longs.is_empty()).then(|| format!("--{}", longs[v.len() % longs.len()]));
                 let short = a.get_short().map(|c| format!("-{c}"));
                 match (spelling, long, short) {
                     (0, Some(l), _) => l,
