@@ -36,19 +36,36 @@ fn in_kernel(args: &[&str]) -> Option<(HashMap<String, String>, Value)> {
     None
 }
 
+/// The calibrated cost in ns of an entry hit on `name`, as arum measured it on this machine in
+/// a short run of `args`; None where the in-kernel engine does not run.
+fn entry_cost(name: &str, args: &[&str]) -> Option<f64> {
+    let (_, json) = in_kernel(args)?;
+    let f = function(&json, name);
+    Some(
+        f["probe"]["entry_ns"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{f}")),
+    )
+}
+
 #[test]
 fn a_short_function_called_sparsely_is_counted_exactly_at_its_class_cost() {
-    // A function too short to time, 1000 calls each followed by 1 ms of CPU time: an entry hit
-    // (1-12 µs on our VMs, by class) stays within the budget, so every call is counted.
-    let args = [
-        "-F",
+    // A function too short to time, called sparsely: each call followed by enough CPU time
+    // that its entry hit costs at most 1% of it, half the default budget of 2%, so every call
+    // is counted. An entry hit costs 1-30 µs on our VMs (by the class of the first instruction
+    // and the machine), so the gap comes from this machine's own calibration, at least 1 ms,
+    // and fewer calls where it is long (some 0.3-1 s of calls in all).
+    let helper = native("fcalls");
+    let Some(entry_ns) = entry_cost(
         "tiny",
-        "--",
-        &native("fcalls"),
-        "sparse",
-        "1000",
-        "1000",
-    ];
+        &["-F", "tiny", "--", &helper, "sparse", "20", "1000"],
+    ) else {
+        return;
+    };
+    let gap_us = ((entry_ns * 100.0 / 1000.0).ceil() as u64).max(1000);
+    let calls = (1_000_000 / gap_us).clamp(300, 1000);
+    let (gap, n) = (gap_us.to_string(), calls.to_string());
+    let args = ["-F", "tiny", "--", &helper, "sparse", &n, &gap];
     let Some((own, json)) = in_kernel(&args) else {
         return;
     };
