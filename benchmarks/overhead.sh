@@ -7,7 +7,11 @@
 # ratios to GNU time's (target: at most 1.25). A minimal counting launcher (count-floor, from
 # benchmarks/overhead-study) runs with and without the same two events, and with each alone: the
 # difference is the kernel's own price of counting them on this machine, which every perf-based
-# tool pays.
+# tool pays. A second copy of arum takes its turns too: its ratio to the first is the run's own
+# noise, against which the other ratios are read. Beside the ratio of the whole run's means, each
+# ratio to GNU time's is printed as the median of the rounds' own ratios with their range: a slow
+# spell of the host weighs on the mean of whichever tool's turns it fell in, and on only a round
+# or two of the median.
 # Usage: benchmarks/overhead.sh [RUNS]   (ARUM=path/to/arum to pick a build; default release)
 # ARUM_BESIDE=path/to/another/arum takes turns with the others too, and its rows and ratio to
 # ARUM's are printed: e.g. the build at a fixed address (`cargo build-fixed`) beside the default
@@ -30,6 +34,8 @@ trap 'rm -rf "$installed"' EXIT
 cp "$arum" "$installed/arum"
 arum=$installed/arum
 cp "$floor" "$installed/count-floor"
+cp "$arum" "$installed/arum-again"
+again=$installed/arum-again
 floor=$installed/count-floor
 beside=${ARUM_BESIDE:-}
 if [ -n "$beside" ]; then
@@ -40,12 +46,13 @@ command -v perf >/dev/null || { echo "perf is missing: apt-get install linux-per
 [ -x /usr/bin/time ] || { echo "GNU time is missing: apt-get install time" >&2; exit 1; }
 
 sw_events=task-clock,page-faults
-names=(bare arum arum_ev time perf floor floor_ev floor_tc floor_pf)
+names=(bare arum arum_ev time perf floor floor_ev floor_tc floor_pf again)
 [ -z "$beside" ] || names+=(beside beside_ev)
 cmd() {
   case $1 in
     bare) /bin/true ;;
     arum) "$arum" -o /dev/null -- /bin/true ;;
+    again) "$again" -o /dev/null -- /bin/true ;;
     arum_ev) "$arum" -o /dev/null -e "$sw_events" -- /bin/true ;;
     time) /usr/bin/time -v /bin/true ;;
     perf) perf stat -e "$sw_events" /bin/true ;;
@@ -57,7 +64,7 @@ cmd() {
     beside_ev) "$beside" -o /dev/null -e "$sw_events" -- /bin/true ;;
   esac
 }
-declare -A ns
+declare -A ns round
 for n in "${names[@]}"; do ns[$n]=0; done
 for n in "${names[@]}"; do cmd "$n" >/dev/null 2>&1; done # warm the page cache
 for ((r = 0; r < rounds; r++)); do
@@ -66,6 +73,7 @@ for ((r = 0; r < rounds; r++)); do
     for ((i = 0; i < per_round; i++)); do cmd "$n" >/dev/null 2>&1; done
     t1=$(date +%s%N)
     ns[$n]=$((ns[$n] + t1 - t0))
+    round[$n,$r]=$((t1 - t0))
   done
 done
 total=$((rounds * per_round))
@@ -83,6 +91,16 @@ peak_and_faults() {
   echo "$max $faults"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
+# The rounds' own ratios of A's added time to B's: "median of the N rounds M, range LO-HI".
+rounds_ratio() {
+  local r
+  for ((r = 0; r < rounds; r++)); do
+    echo "$((round[$1,$r] - round[bare,$r])) $((round[$2,$r] - round[bare,$r]))"
+  done | awk '$2 > 0 { print $1 / $2 }' | sort -g | awk -v n="$rounds" '
+    { v[NR] = $1 }
+    END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+          printf "median of the %d rounds %.2f, range %.2f-%.2f", n, m, v[1], v[NR] }'
+}
 
 row() { # NAME US ADDED COMMAND...
   local name=$1 wall=$2 added=$3
@@ -106,8 +124,9 @@ row "count-floor -e=task-clock -- true" "$(us floor_tc)" "$(added floor_tc)" "$f
 row "count-floor -e=page-faults -- true" "$(us floor_pf)" "$(added floor_pf)" "$floor" -e=page-faults -- /bin/true
 echo
 echo "runs per tool: $total, in $rounds interleaved rounds"
-echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")"
-echo "arum -e $sw_events added wall time / GNU time -v's: $(ratio "$(added arum_ev)" "$(added time)")   (target <= 1.25)"
+echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")   ($(rounds_ratio arum time))"
+echo "arum -e $sw_events added wall time / GNU time -v's: $(ratio "$(added arum_ev)" "$(added time)")   ($(rounds_ratio arum_ev time); target <= 1.25)"
+echo "the noise: a second copy of arum's added wall time / the first's: $(ratio "$(added again)" "$(added arum)")   ($(rounds_ratio again arum))"
 echo "arum -e $sw_events added wall time / perf stat's:   $(ratio "$(added arum_ev)" "$(added perf)")"
 # The kernel's price of the two events (opening four counters, patching the software-event static
 # key on open and close, counting in the child): what the target leaves for everything else.
@@ -115,7 +134,7 @@ kernel=$(($(us floor_ev) - $(us floor)))
 echo "the kernel's price of counting the two events:        $kernel us per run = $(ratio "$kernel" "$(added time)") of GNU time -v's added time"
 echo "arum -e $sw_events beyond that price / GNU time -v's: $(ratio "$(($(added arum_ev) - kernel))" "$(added time)")"
 if [ -n "$beside" ]; then
-  echo "arum added wall time / ARUM_BESIDE's:                 $(ratio "$(added arum)" "$(added beside)")"
+  echo "arum added wall time / ARUM_BESIDE's:                 $(ratio "$(added arum)" "$(added beside)")   ($(rounds_ratio arum beside))"
   echo "arum -e $sw_events added wall time / ARUM_BESIDE's: $(ratio "$(added arum_ev)" "$(added beside_ev)")"
 fi
 echo "each event alone (its counters on every CPU): task-clock $(($(us floor_tc) - $(us floor))) us, page-faults $(($(us floor_pf) - $(us floor))) us per run"
