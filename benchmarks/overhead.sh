@@ -34,9 +34,9 @@ trap 'rm -rf "$installed"' EXIT
 cp "$arum" "$installed/arum"
 arum=$installed/arum
 cp "$floor" "$installed/count-floor"
+floor=$installed/count-floor
 cp "$arum" "$installed/arum-again"
 again=$installed/arum-again
-floor=$installed/count-floor
 beside=${ARUM_BESIDE:-}
 if [ -n "$beside" ]; then
   cp "$beside" "$installed/arum-beside"

@@ -54,7 +54,8 @@ fn a_short_function_called_sparsely_is_counted_exactly_at_its_class_cost() {
     // that its entry hit costs at most 1% of it, half the default budget of 2%, so every call
     // is counted. An entry hit costs 1-30 µs on our VMs (by the class of the first instruction
     // and the machine), so the gap comes from this machine's own calibration, at least 1 ms,
-    // and fewer calls where it is long (some 0.3-1 s of calls in all).
+    // and fewer calls where it is long (about 1 s of calls, more only where a hit costs over
+    // 33 µs).
     let helper = native("fcalls");
     let Some(entry_ns) = entry_cost(
         "tiny",

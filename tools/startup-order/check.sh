@@ -41,6 +41,6 @@ missing=$(wc -l <"$work/uncovered")
 echo "start-up order: $missing of the $executed functions typical runs execute are in none of its entries"
 sed 's/^/  not in the list: /' "$work/uncovered"
 if ((missing * 100 > executed)); then
-  echo "check.sh: $order misses functions the runs execute on this machine ($(grep -m1 -E '^(vendor_id|model name)' /proc/cpuinfo | cut -d: -f2- | xargs), $(nproc) CPUs, uid $(id -u)): run tools/startup-order/generate.sh and commit the result" >&2
+  echo "check.sh: $order misses functions the runs execute on this machine ($(awk -F': ' '/^(vendor_id|cpu family|model)\t/ { printf "%s ", $2 } /^$/ { exit }' /proc/cpuinfo)with $(nproc) CPUs, uid $(id -u)): run tools/startup-order/generate.sh and commit the result" >&2
   exit 1
 fi

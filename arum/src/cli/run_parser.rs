@@ -3,8 +3,8 @@
 //!
 //! clap builds every definition of a command on every parse, and that is most of arum's own
 //! work in a short run (`benchmarks/parse-cost.sh` counts the instructions; each definition is a
-//! value of some 600 bytes, moved into a vector that doubles as it grows, and the heap's fresh pages cost
-//! a run more than the instructions). So this parser leaves out the subcommands and the series
+//! value of some 600 bytes, moved into a vector that doubles as it grows, and the heap's fresh
+//! pages cost a run more than the instructions). So this parser leaves out the subcommands and the series
 //! options, and builds a group of the run's options (`RunArgs`' flattened groups) only where a
 //! word of the line before `--` may name one of its options; a group left out takes its
 //! defaults, which are those clap gives (a test compares them). Whatever this parser refuses,
