@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Launch overhead of arum against its peers, measured in the same run: bare /bin/true, arum --
 # true, arum with two software events, GNU time -v and perf stat with the same two events.
-# The tools take turns in rounds (A B C D E, A B C D E, ...) so that a machine that slows down
-# or speeds up during the benchmark affects all alike. Prints the wall time each adds per run
-# over bare `true`, each one's peak RSS and page faults (its own and the program's), and the
-# ratios to GNU time's (target: at most 1.25). A minimal counting launcher (count-floor, from
+# The tools take turns run by run (run i: every tool once, starting at a different tool each
+# time), each run timed on its own, so that a machine that slows down or speeds up affects all
+# alike. A tool's added time is the median over the runs of its wall time less bare `true`'s in
+# the same turn: this host's slow spells (an interrupt of 9.6 ms, a `true` three times as slow
+# for a second) fall on a few runs, which move a mean and not a median. Prints the added time,
+# each one's peak RSS and page faults (its own and the program's), and the ratios to GNU time's
+# (target: at most 1.25), with the ratios of the means beside them and the range of the ratio
+# over ten blocks of consecutive runs. A minimal counting launcher (count-floor, from
 # benchmarks/overhead-study) runs with and without the same two events, and with each alone: the
 # difference is the kernel's own price of counting them on this machine, which every perf-based
 # tool pays. A second copy of arum takes its turns too: its ratio to the first is the run's own
-# noise, against which the other ratios are read. Beside the ratio of the whole run's means, each
-# ratio to GNU time's is printed as the median of the rounds' own ratios with their range: a slow
-# spell of the host weighs on the mean of whichever tool's turns it fell in, and on only a round
-# or two of the median.
+# noise, against which the other ratios are read.
 # Usage: benchmarks/overhead.sh [RUNS]   (ARUM=path/to/arum to pick a build; default release)
 # ARUM_BESIDE=path/to/another/arum takes turns with the others too, and its rows and ratio to
 # ARUM's are printed: e.g. the build at a fixed address (`cargo build-fixed`) beside the default
@@ -19,8 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-300}
-rounds=10
-per_round=$(((runs + rounds - 1) / rounds))
+blocks=10
 # The builds of this tree (cargo makes them, or finds them up to date), unless named.
 [ -n "${ARUM:-}" ] || cargo build --release -q -p arum
 arum=${ARUM:-target/x86_64-unknown-linux-gnu/release/arum}
@@ -64,21 +64,32 @@ cmd() {
     beside_ev) "$beside" -o /dev/null -e "$sw_events" -- /bin/true ;;
   esac
 }
-declare -A ns round
-for n in "${names[@]}"; do ns[$n]=0; done
+declare -A t # t[NAME,I]: the wall time of NAME's run I, in µs
 for n in "${names[@]}"; do cmd "$n" >/dev/null 2>&1; done # warm the page cache
-for ((r = 0; r < rounds; r++)); do
-  for n in "${names[@]}"; do
-    t0=$(date +%s%N)
-    for ((i = 0; i < per_round; i++)); do cmd "$n" >/dev/null 2>&1; done
-    t1=$(date +%s%N)
-    ns[$n]=$((ns[$n] + t1 - t0))
-    round[$n,$r]=$((t1 - t0))
+for ((i = 0; i < runs; i++)); do
+  for ((j = 0; j < ${#names[@]}; j++)); do
+    n=${names[(i + j) % ${#names[@]}]}
+    # $EPOCHREALTIME is bash's own clock (no process of its own); its digits are µs.
+    t0=$EPOCHREALTIME
+    cmd "$n" >/dev/null 2>&1
+    t1=$EPOCHREALTIME
+    t[$n,$i]=$((${t1//[!0-9]/} - ${t0//[!0-9]/}))
   done
 done
-total=$((rounds * per_round))
-us() { echo $((ns[$1] / total / 1000)); }
-added() { echo $(($(us "$1") - $(us bare))); }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+mean() { awk '{ s += $1 } END { print s / NR }'; }
+# walls NAME FROM TO: the wall times of NAME's runs FROM..TO-1; diffs: each less bare `true`'s
+# in the same turn.
+walls() {
+  local i
+  for ((i = $2; i < $3; i++)); do echo "${t[$1,$i]}"; done
+}
+diffs() {
+  local i
+  for ((i = $2; i < $3; i++)); do echo "$((t[$1,$i] - t[bare,$i]))"; done
+}
+us() { walls "$1" 0 "$runs" | median | awk '{ printf "%d", $1 }'; }
+added() { diffs "$1" 0 "$runs" | median | awk '{ printf "%d", $1 }'; }
 # Peak RSS in KiB of the measuring tool itself (largest of 5 runs) and its minor page faults
 # (with those of the program it runs; the smallest of the 5), as "KIB FAULTS".
 peak_and_faults() {
@@ -91,15 +102,18 @@ peak_and_faults() {
   echo "$max $faults"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", (b > 0 ? a / b : 0) }'; }
-# The rounds' own ratios of A's added time to B's: "median of the N rounds M, range LO-HI".
-rounds_ratio() {
-  local r
-  for ((r = 0; r < rounds; r++)); do
-    echo "$((round[$1,$r] - round[bare,$r])) $((round[$2,$r] - round[bare,$r]))"
-  done | awk '$2 > 0 { print $1 / $2 }' | sort -g | awk -v n="$rounds" '
+# A's added time over B's: "means R, blocks LO-HI" (the ratio of the mean added times, and the
+# range of the ratio of medians over ten blocks of consecutive runs).
+beside_ratio() {
+  local k lo hi means
+  means=$(ratio "$(diffs "$1" 0 "$runs" | mean)" "$(diffs "$2" 0 "$runs" | mean)")
+  for ((k = 0; k < blocks; k++)); do
+    lo=$((k * runs / blocks)) hi=$(((k + 1) * runs / blocks))
+    ratio "$(diffs "$1" "$lo" "$hi" | median)" "$(diffs "$2" "$lo" "$hi" | median)"
+    echo
+  done | sort -g | awk -v m="$means" -v n="$blocks" '
     { v[NR] = $1 }
-    END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-          printf "median of the %d rounds %.2f, range %.2f-%.2f", n, m, v[1], v[NR] }'
+    END { printf "means %s; over %d blocks of runs %.2f-%.2f", m, n, v[1], v[NR] }'
 }
 
 row() { # NAME US ADDED COMMAND...
@@ -123,18 +137,18 @@ row "count-floor -e -- true (the same two events)" "$(us floor_ev)" "$(added flo
 row "count-floor -e=task-clock -- true" "$(us floor_tc)" "$(added floor_tc)" "$floor" -e=task-clock -- /bin/true
 row "count-floor -e=page-faults -- true" "$(us floor_pf)" "$(added floor_pf)" "$floor" -e=page-faults -- /bin/true
 echo
-echo "runs per tool: $total, in $rounds interleaved rounds"
-echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")   ($(rounds_ratio arum time))"
-echo "arum -e $sw_events added wall time / GNU time -v's: $(ratio "$(added arum_ev)" "$(added time)")   ($(rounds_ratio arum_ev time); target <= 1.25)"
-echo "the noise: a second copy of arum's added wall time / the first's: $(ratio "$(added again)" "$(added arum)")   ($(rounds_ratio again arum))"
+echo "runs per tool: $runs, taking turns run by run; added times are medians of the runs"
+echo "arum added wall time / GNU time -v's:                 $(ratio "$(added arum)" "$(added time)")   ($(beside_ratio arum time))"
+echo "arum -e $sw_events added wall time / GNU time -v's: $(ratio "$(added arum_ev)" "$(added time)")   ($(beside_ratio arum_ev time); target <= 1.25)"
+echo "the noise: a second copy of arum's added wall time / the first's: $(ratio "$(added again)" "$(added arum)")   ($(beside_ratio again arum))"
 echo "arum -e $sw_events added wall time / perf stat's:   $(ratio "$(added arum_ev)" "$(added perf)")"
 # The kernel's price of the two events (opening four counters, patching the software-event static
 # key on open and close, counting in the child): what the target leaves for everything else.
-kernel=$(($(us floor_ev) - $(us floor)))
+kernel=$(($(added floor_ev) - $(added floor)))
 echo "the kernel's price of counting the two events:        $kernel us per run = $(ratio "$kernel" "$(added time)") of GNU time -v's added time"
 echo "arum -e $sw_events beyond that price / GNU time -v's: $(ratio "$(($(added arum_ev) - kernel))" "$(added time)")"
 if [ -n "$beside" ]; then
-  echo "arum added wall time / ARUM_BESIDE's:                 $(ratio "$(added arum)" "$(added beside)")   ($(rounds_ratio arum beside))"
+  echo "arum added wall time / ARUM_BESIDE's:                 $(ratio "$(added arum)" "$(added beside)")   ($(beside_ratio arum beside))"
   echo "arum -e $sw_events added wall time / ARUM_BESIDE's: $(ratio "$(added arum_ev)" "$(added beside_ev)")"
 fi
-echo "each event alone (its counters on every CPU): task-clock $(($(us floor_tc) - $(us floor))) us, page-faults $(($(us floor_pf) - $(us floor))) us per run"
+echo "each event alone (its counters on every CPU): task-clock $(($(added floor_tc) - $(added floor))) us, page-faults $(($(added floor_pf) - $(added floor))) us per run"
