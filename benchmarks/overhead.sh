@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Launch overhead of arum against its peers, measured in the same run: bare /bin/true, arum --
 # true, arum with two software events, GNU time -v and perf stat with the same two events.
-# The tools take turns run by run (run i: every tool once, starting at a different tool each
-# time), each run timed on its own, so that a machine that slows down or speeds up affects all
+# The tools take turns run by run (run i: every tool once, in an order of its own), each run
+# timed on its own, so that a machine that slows down or speeds up affects all
 # alike. A tool's added time is the median over the runs of its wall time less bare `true`'s in
 # the same turn: this host's slow spells (an interrupt of 9.6 ms, a `true` three times as slow
 # for a second) fall on a few runs, which move a mean and not a median. Prints the added time,
@@ -66,9 +66,17 @@ cmd() {
 }
 declare -A t # t[NAME,I]: the wall time of NAME's run I, in µs
 for n in "${names[@]}"; do cmd "$n" >/dev/null 2>&1; done # warm the page cache
+# Each turn takes the tools in an order of its own (a shuffle, repeatable: RANDOM is seeded), so
+# that no tool always follows the same one: what a run leaves in the caches and the scheduler's
+# state weighs on the next.
+RANDOM=1
+order=("${names[@]}")
 for ((i = 0; i < runs; i++)); do
-  for ((j = 0; j < ${#names[@]}; j++)); do
-    n=${names[(i + j) % ${#names[@]}]}
+  for ((j = ${#order[@]} - 1; j > 0; j--)); do
+    k=$((RANDOM % (j + 1)))
+    n=${order[j]} order[j]=${order[k]} order[k]=$n
+  done
+  for n in "${order[@]}"; do
     # $EPOCHREALTIME is bash's own clock (no process of its own); its digits are µs.
     t0=$EPOCHREALTIME
     cmd "$n" >/dev/null 2>&1
