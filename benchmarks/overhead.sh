@@ -2,13 +2,12 @@
 # Launch overhead of arum against its peers, measured in the same run: bare /bin/true, arum --
 # true, arum with two software events, GNU time -v and perf stat with the same two events.
 # The tools take turns run by run (run i: every tool once, in an order of its own), each run
-# timed on its own, so that a machine that slows down or speeds up affects all
-# alike. A tool's added time is the median over the runs of its wall time less bare `true`'s in
-# the same turn: this host's slow spells (an interrupt of 9.6 ms, a `true` three times as slow
-# for a second) fall on a few runs, which move a mean and not a median. Prints the added time,
-# each one's peak RSS and page faults (its own and the program's), and the ratios to GNU time's
-# (target: at most 1.25), with the ratios of the means beside them and the range of the ratio
-# over ten blocks of consecutive runs. A minimal counting launcher (count-floor, from
+# timed on its own, so that a machine that slows down or speeds up affects all alike. A tool's
+# added time is the median over the runs of its wall time less bare `true`'s in the same turn: a
+# slow spell of the host falls on a few runs, which move a mean and not a median
+# (docs/launch-overhead.md, The benchmark). Prints the added time, each one's peak RSS and page
+# faults (its own and the program's), and the ratios to GNU time's (target: at most 1.25), with
+# the ratios of the means beside them and the range of the ratio over ten blocks of runs. A minimal counting launcher (count-floor, from
 # benchmarks/overhead-study) runs with and without the same two events, and with each alone: the
 # difference is the kernel's own price of counting them on this machine, which every perf-based
 # tool pays. A second copy of arum takes its turns too: its ratio to the first is the run's own

@@ -1332,8 +1332,8 @@ fn series(args: &[String]) {
 /// The seconds a session of `r` needs for `min` samples on its slowest CPU (a busy host runs the
 /// guest's timer late, and late expiries are skipped), measured with a 2 s session first, with
 /// twice that to spare: the emulated CPUs share the host's, so the rate moves with the host's
-/// load between the two sessions (CI saw CPU 0's rate 17% below the session's rate of expiries,
-/// and a host that got busier after the calibration 27% below the calibrated rate).
+/// load between the two sessions, and one CPU's rate may fall below the session's rate of
+/// expiries (docs/kmod.md has the shortfalls seen).
 fn auto_series_seconds(r: &wire::Request, min: usize) -> f64 {
     let mut f = must_open();
     must_submit(&mut f, r);
