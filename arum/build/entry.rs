@@ -22,5 +22,7 @@ pub fn link() {
     if pie && is_static && std::env::var("TARGET").as_deref() == Ok("x86_64-unknown-linux-gnu") {
         println!("cargo:rustc-cfg=arum_entry");
         println!("cargo:rustc-link-arg-bin=arum=-Wl,-e,arum_entry");
+        // The entry point applies the packed relative relocations itself (src/entry.rs).
+        println!("cargo:rustc-link-arg-bin=arum=-Wl,-z,pack-relative-relocs");
     }
 }

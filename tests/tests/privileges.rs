@@ -383,30 +383,83 @@ fn a_group_installation_measures_and_grants_nothing_beyond_measuring() {
     assert!(!marker.exists(), "the program ran");
 }
 
+/// arum's ELF, read field by field (little-endian, 64-bit).
+struct Elf(Vec<u8>);
+
+impl Elf {
+    fn read() -> Elf {
+        let elf = Elf(std::fs::read(arum_path()).unwrap());
+        assert_eq!(&elf.0[..4], b"\x7fELF");
+        assert_eq!(elf.0[4], 2, "64-bit");
+        elf
+    }
+    fn u16_at(&self, o: usize) -> u16 {
+        u16::from_le_bytes(self.0[o..o + 2].try_into().unwrap())
+    }
+    fn u32_at(&self, o: usize) -> u32 {
+        u32::from_le_bytes(self.0[o..o + 4].try_into().unwrap())
+    }
+    fn u64_at(&self, o: usize) -> u64 {
+        u64::from_le_bytes(self.0[o..o + 8].try_into().unwrap())
+    }
+    /// The file offsets of the program headers.
+    fn program_headers(&self) -> impl Iterator<Item = usize> + '_ {
+        let (phoff, phentsize) = (self.u64_at(32) as usize, self.u16_at(54) as usize);
+        (0..self.u16_at(56) as usize).map(move |i| phoff + i * phentsize)
+    }
+    /// The dynamic section's entries, (tag, value), up to DT_NULL.
+    fn dynamic(&self) -> Vec<(u64, u64)> {
+        const PT_DYNAMIC: u32 = 2;
+        let Some(ph) = self
+            .program_headers()
+            .find(|&ph| self.u32_at(ph) == PT_DYNAMIC)
+        else {
+            return Vec::new();
+        };
+        let (offset, size) = (self.u64_at(ph + 8) as usize, self.u64_at(ph + 32) as usize);
+        (offset..offset + size)
+            .step_by(16)
+            .map(|o| (self.u64_at(o), self.u64_at(o + 8)))
+            .take_while(|&(tag, _)| tag != 0)
+            .collect()
+    }
+}
+
 /// The binary is position-independent (its code at a random address at every start, as for
 /// every program Debian builds that may hold privileges) and still static (no interpreter, no
 /// shared library to load): an ELF of type DYN without a PT_INTERP program header.
 #[test]
 fn the_binary_is_a_static_position_independent_executable() {
-    let elf = std::fs::read(arum_path()).unwrap();
-    let u16_at = |o: usize| u16::from_le_bytes([elf[o], elf[o + 1]]);
-    let u32_at = |o: usize| u32::from_le_bytes(elf[o..o + 4].try_into().unwrap());
-    let u64_at = |o: usize| u64::from_le_bytes(elf[o..o + 8].try_into().unwrap());
-    assert_eq!(&elf[..4], b"\x7fELF");
-    assert_eq!(elf[4], 2, "64-bit");
+    let elf = Elf::read();
     const ET_DYN: u16 = 3;
     assert_eq!(
-        u16_at(16),
+        elf.u16_at(16),
         ET_DYN,
         "not position-independent (readelf -h says EXEC)"
     );
-    let (phoff, phentsize, phnum) = (u64_at(32) as usize, u16_at(54) as usize, u16_at(56));
     const PT_INTERP: u32 = 3;
-    const PT_DYNAMIC: u32 = 2;
-    let types: Vec<u32> = (0..phnum as usize)
-        .map(|i| u32_at(phoff + i * phentsize))
-        .collect();
+    let types: Vec<u32> = elf.program_headers().map(|ph| elf.u32_at(ph)).collect();
     assert!(!types.contains(&PT_INTERP), "dynamically linked: {types:?}");
     // A static PIE has a dynamic section for its own relocations, and nothing to load.
-    assert!(types.contains(&PT_DYNAMIC), "{types:?}");
+    assert!(!elf.dynamic().is_empty(), "no dynamic section: {types:?}");
+}
+
+/// The relative relocations are packed (DT_RELR), for the entry point to apply (arum/src/entry.rs),
+/// and none is left in the plain table: a linker that ignored `-z pack-relative-relocs` would
+/// leave them all to the C library, and every start would read the plain table's 250 KiB.
+#[test]
+fn the_relative_relocations_are_packed_for_the_entry_point() {
+    const DT_RELRSZ: u64 = 35;
+    const DT_RELACOUNT: u64 = 0x6fff_fff9;
+    let dynamic = Elf::read().dynamic();
+    let value = |tag| dynamic.iter().find(|&&(t, _)| t == tag).map(|&(_, v)| v);
+    assert!(
+        value(DT_RELRSZ).is_some_and(|size| size > 0),
+        "no packed relocations (readelf -d shows no RELR): {dynamic:x?}"
+    );
+    assert_eq!(
+        value(DT_RELACOUNT).unwrap_or(0),
+        0,
+        "relative relocations left in the plain table"
+    );
 }
