@@ -124,3 +124,46 @@ impl Sql for Sqlite {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The bundled SQLite is built as `.cargo/config.toml`'s `LIBSQLITE3_FLAGS` asks: without
+    /// the extras arum's SQL never uses, whose tables of pointers the start-up would relocate at
+    /// every run.
+    #[test]
+    fn sqlite_is_built_without_the_extras() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let mut stmt = conn.prepare("PRAGMA compile_options").unwrap();
+        let options: Vec<String> = stmt
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for extra in [
+            "ENABLE_FTS3",
+            "ENABLE_FTS5",
+            "ENABLE_RTREE",
+            "ENABLE_DBSTAT_VTAB",
+            "ENABLE_STAT4",
+            "SOUNDEX",
+        ] {
+            assert!(!options.iter().any(|o| o == extra), "{extra}: {options:?}");
+        }
+        for omitted in ["OMIT_LOAD_EXTENSION", "OMIT_JSON"] {
+            assert!(
+                options.iter().any(|o| o == omitted),
+                "{omitted}: {options:?}"
+            );
+        }
+        assert!(conn.query_row("SELECT json('{}')", [], |_| Ok(())).is_err());
+        // What arum's store does use still works.
+        conn.execute_batch(
+            "CREATE TABLE t (k TEXT PRIMARY KEY, v REAL); INSERT INTO t VALUES ('a', 1.5);",
+        )
+        .unwrap();
+        let v: f64 = conn
+            .query_row("SELECT v FROM t WHERE k = 'a'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 1.5);
+    }
+}
