@@ -2,11 +2,13 @@
 //!
 //! At start, the C library relocates the position-independent build's pointers: it writes every
 //! page of the data made read-only after relocation (`.data.rel.ro`, the GOT), and arum then
-//! writes most pages of its `.data` and `.bss`. Each first write to such a page is a page fault
-//! of its own. One `madvise(MADV_POPULATE_WRITE)` over the whole range, from the page of
-//! `.init_array` (where the relocated data begins) to `_end`, makes those pages in a single
-//! system call instead (docs/launch-overhead.md measures the difference).
-//! The range holds no page the run would not write anyway but for a few of the small `.bss`.
+//! writes most pages of its `.data`. Each first write to such a page is a page fault of its
+//! own. One `madvise(MADV_POPULATE_WRITE)` over the whole range, from the page of `.init_array`
+//! (where the relocated data begins) to the end of `.data` (`_edata`), makes those pages in a
+//! single system call instead (docs/launch-overhead.md measures the difference). `.bss` is
+//! left to fault: a run writes one or two of its seven pages (most of it is the C library's
+//! table of thread-specific keys, 16 KiB of which a run uses the first entries), and a page
+//! made but never written is a page allocated for nothing (`kmem:mm_page_alloc` counts them).
 //! A second call makes the stack's first 32 KiB below the entry's stack pointer: the
 //! deepest frames of a run's start-up (clap building the run's options, whose builders move
 //! large values) reach about 31 KiB down, a page fault for each page otherwise (measured with
@@ -40,7 +42,7 @@ std::arch::global_asm!(
     "mov r12, rdx",
     "lea rdi, [rip + __init_array_start]",
     "and rdi, -4096",
-    "lea rsi, [rip + _end]",
+    "lea rsi, [rip + _edata]",
     "sub rsi, rdi",
     "mov edx, 23",
     "mov eax, 28",
