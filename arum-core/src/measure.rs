@@ -34,8 +34,12 @@ fn facilities<'a>(s: &'a Settings) -> Vec<Box<dyn Running + 'a>> {
 pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     let mut warnings = Warnings::new(settings.echo_warnings);
     warnings.extend_quietly(&settings.warnings);
-    if let Some(w) = crate::leftovers::warning(&crate::leftovers::clean()) {
-        warnings.add(w);
+    // What a killed arum left is removed while the child just made gets ready (below, as the
+    // machine's description), unless the run reads delay accounting (`--per-task`): the
+    // setting a dead arum left on would already hold for the child, so that run cleans first.
+    let clean_first = settings.tasks.is_some();
+    if clean_first {
+        clean_leftovers(&mut warnings);
     }
     let mut facilities = facilities(settings);
 
@@ -48,6 +52,9 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     let pending = launch::spawn(&settings.executable, unborn.cgroup_fd())?;
     drop(ballast);
     let tree = Arc::new(unborn.attach(pending.pid(), pending.in_cgroup()));
+    if !clean_first {
+        clean_leftovers(&mut warnings);
+    }
     // The machine's description is read here, while the child just made gets ready to exec:
     // where the scheduler starts it on another CPU (on a VM whose idle CPUs halt, that CPU
     // must first be woken, tens of µs), the reads fill that wait instead of following the
@@ -119,6 +126,12 @@ pub fn measure_once(settings: &Settings) -> Result<Report, ArumError> {
     timing.post_phase2_us = micros(post2);
     report.self_timing = timing;
     Ok(report)
+}
+
+fn clean_leftovers(warnings: &mut Warnings) {
+    if let Some(w) = crate::leftovers::warning(&crate::leftovers::clean()) {
+        warnings.add(w);
+    }
 }
 
 fn micros(since: Instant) -> u64 {
