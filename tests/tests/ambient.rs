@@ -375,10 +375,9 @@ fn the_noise_probe_reports_what_took_its_cpu_beside_the_program() {
 
 /// `taskset -c N prog`: taskset runs its moment before exec wherever arum forked it; the
 /// program's CPUs (whose other load counts as interference) are the pinned one alone. The
-/// moment (taskset's own start, about 1 ms) stays a CPU of the program's only below 1% of the
-/// tree's CPU time; a host that stalls the VM while it runs makes it longer, which the VM's
-/// clock counts as the task's (a CI run saw more than 3 ms), so the program burns 1.5 s:
-/// 15 ms of room.
+/// moment (taskset's own start) leaves its CPU out only while it stays below 1% of the tree's
+/// CPU time, and a host that stalls the VM meanwhile lengthens it (a guest's clock counts the
+/// stall as the task's time): the program burns 1.5 s, so the moment may take 15 ms.
 #[test]
 fn a_launchers_moment_before_exec_is_not_the_programs_cpu() {
     let _one = MACHINE.lock().unwrap_or_else(|e| e.into_inner());
