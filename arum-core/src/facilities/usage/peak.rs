@@ -95,7 +95,7 @@ pub fn start(tree: &Tree) -> Option<Sampler<TreeStats>> {
 }
 
 fn sample(pids: &[i32], stats: &mut TreeStats) {
-    let (mut threads, mut rss_only) = (0, false);
+    let mut threads = 0;
     // Every process's status (cheap): its resident size, high-water mark and threads.
     let mut sizes: Vec<(u64, procfs::process::Process)> = Vec::with_capacity(pids.len());
     for &pid in pids {
@@ -105,40 +105,99 @@ fn sample(pids: &[i32], stats: &mut TreeStats) {
         let Ok(status) = p.status() else { continue };
         stats.hwm = stats.hwm.max(status.vmhwm.unwrap_or(0) * 1024);
         threads += status.threads;
-        sizes.push((status.vmrss.unwrap_or(0) * 1024, p));
-    }
-    let mut sum: u64 = 0;
-    stats.read_pss = false;
-    if sizes.len() == 1 {
-        // Nothing shared within one process: its resident size and VmHWM say it all.
-        sum = sizes[0].0;
-    } else {
-        sizes.sort_by_key(|s| std::cmp::Reverse(s.0));
-        for (i, (rss, p)) in sizes.iter().enumerate() {
-            let pss = (i < PSS_LARGEST)
-                .then(|| p.smaps_rollup().ok().and_then(|r| pss_bytes(&r)))
-                .flatten();
-            match pss {
-                Some(pss) => {
-                    sum += pss;
-                    stats.pss = true;
-                    stats.read_pss = true;
-                }
-                None => {
-                    sum += rss;
-                    rss_only |= *rss > 0;
-                }
-            }
+        // A zombie has released its memory: nothing of it to add, and its partners' PSS no
+        // longer divides by it.
+        if !status.state.starts_with(['Z', 'X']) {
+            sizes.push((status.vmrss.unwrap_or(0) * 1024, p));
         }
     }
+    stats.read_pss = false;
+    let (sum, rss_only) = add_up(&mut sizes, stats);
     stats.samples += 1;
-    let steady = sum.abs_diff(stats.last_sum) * 100 <= stats.last_sum;
-    stats.stable = if steady { stats.stable + 1 } else { 0 };
-    stats.last_sum = sum;
-    stats.sum = stats.sum.max(sum);
+    // 0: a sample torn by an exit (see add_up), or a tree with nothing resident.
+    if sum > 0 {
+        let steady = sum.abs_diff(stats.last_sum) * 100 <= stats.last_sum;
+        stats.stable = if steady { stats.stable + 1 } else { 0 };
+        stats.last_sum = sum;
+        stats.sum = stats.sum.max(sum);
+    }
     stats.rss_only |= rss_only;
     stats.threads = stats.threads.max(threads);
     stats.processes = stats.processes.max(pids.len() as u64);
+}
+
+/// The tree's memory at one sample, from its live processes' resident sizes (`sizes`, read
+/// from their status), and whether it fell back to a resident size where a PSS was wanted; 0
+/// for a sample torn by a process's exit.
+fn add_up(sizes: &mut [(u64, procfs::process::Process)], stats: &mut TreeStats) -> (u64, bool) {
+    if let [(rss, _)] = sizes {
+        // Nothing shared within one process: its resident size and VmHWM say it all.
+        return (*rss, false);
+    }
+    sizes.sort_by_key(|s| std::cmp::Reverse(s.0));
+    let (mut sum, mut rss_only, mut torn) = (0, false, false);
+    for (i, (rss, p)) in sizes.iter().enumerate() {
+        let share = if i < PSS_LARGEST {
+            share_of(*rss, p.smaps_rollup())
+        } else {
+            Share::Resident(*rss)
+        };
+        match share {
+            Share::Proportional(pss) => {
+                sum += pss;
+                stats.pss = true;
+                stats.read_pss = true;
+            }
+            Share::Resident(rss) => {
+                sum += rss;
+                rss_only |= rss > 0;
+            }
+            Share::Gone => torn = true,
+        }
+    }
+    // A process's PSS divides each of its pages by the number of processes mapping it when
+    // the kernel walks it. A process that exits while the others are read unmaps its pages in
+    // between: read first, it counted half of each page it shared; its partners, read after,
+    // count those pages in full. Such a sample adds a shared region up to one and a half
+    // times, so it is left out. Exiting is for good, so a process not exiting once every read
+    // is done was not exiting during them; checked for the processes whose PSS was read, the
+    // largest (the others' resident sizes do not depend on their partners).
+    torn |= sizes.iter().take(PSS_LARGEST).any(|(_, p)| exiting(p));
+    if torn {
+        (0, false)
+    } else {
+        (sum, rss_only)
+    }
+}
+
+/// What one process of a sample adds to the tree's sum.
+#[derive(Debug, PartialEq)]
+enum Share {
+    /// Its proportional set size.
+    Proportional(u64),
+    /// Its resident size: its PSS could not be read (not permitted, or not in the file).
+    Resident(u64),
+    /// It exited after its status was read: smaps_rollup says ESRCH once its memory is
+    /// detached and ENOENT once it is reaped (procfs makes both NotFound). Its resident size,
+    /// read a moment earlier, may be half torn down, and its partners' PSS no longer divides by
+    /// it: the sample is not consistent.
+    Gone,
+}
+
+fn share_of(rss: u64, rollup: procfs::ProcResult<procfs::process::SmapsRollup>) -> Share {
+    match rollup {
+        Ok(r) => pss_bytes(&r).map_or(Share::Resident(rss), Share::Proportional),
+        Err(procfs::ProcError::NotFound(_)) => Share::Gone,
+        Err(_) => Share::Resident(rss),
+    }
+}
+
+/// Whether the process has begun to exit (the kernel's PF_EXITING, set before it releases its
+/// memory), or is gone.
+fn exiting(p: &procfs::process::Process) -> bool {
+    /// From linux/sched.h.
+    const PF_EXITING: u32 = 0x4;
+    p.stat().map_or(true, |s| s.flags & PF_EXITING != 0)
 }
 
 fn pss_bytes(r: &procfs::process::SmapsRollup) -> Option<u64> {
@@ -188,5 +247,88 @@ pub fn peak_memory(
         peak_threads: stats.threads.max(stats.processes).max(1),
         peak_processes: stats.processes.max(1),
         launcher_rss_at_fork_bytes: inherited_rss_bytes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Forks a child that exits at once, and waits for its exit without reaping it: its memory
+    /// is gone, its /proc entry not. Returns its pid; `reap` ends it.
+    fn zombie() -> i32 {
+        // SAFETY: the child only exits, without running this process's exit handlers.
+        let pid = unsafe { libc::fork() };
+        assert!(pid >= 0, "fork failed");
+        if pid == 0 {
+            // SAFETY: see above.
+            unsafe { libc::_exit(0) };
+        }
+        // SAFETY: siginfo_t is plain old data; waitid fills it. WNOWAIT leaves the child
+        // unreaped.
+        let waited = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOWAIT,
+            )
+        };
+        assert_eq!(waited, 0);
+        pid
+    }
+
+    fn reap(pid: i32) {
+        let mut status = 0;
+        // SAFETY: reaps a child this test made.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+    }
+
+    #[test]
+    fn a_process_that_exits_during_a_sample_is_gone_and_exiting() {
+        let pid = zombie();
+        let p = procfs::process::Process::new(pid).expect("a zombie is still in /proc");
+        assert_eq!(share_of(1 << 20, p.smaps_rollup()), Share::Gone);
+        assert!(exiting(&p));
+        reap(pid);
+        assert_eq!(share_of(1 << 20, p.smaps_rollup()), Share::Gone);
+        assert!(exiting(&p));
+    }
+
+    #[test]
+    fn a_live_process_shares_its_pss_and_an_unreadable_one_its_resident_size() {
+        let me = procfs::process::Process::myself().unwrap();
+        assert!(!exiting(&me));
+        match share_of(1 << 40, me.smaps_rollup()) {
+            Share::Proportional(pss) => assert!(pss > 0 && pss < 1 << 40, "{pss}"),
+            other => panic!("{other:?} for this process"),
+        }
+        let denied = procfs::ProcError::PermissionDenied(None);
+        assert_eq!(share_of(4096, Err(denied)), Share::Resident(4096));
+        let garbled = procfs::ProcError::Incomplete(None);
+        assert_eq!(share_of(4096, Err(garbled)), Share::Resident(4096));
+    }
+
+    #[test]
+    fn a_sample_torn_by_an_exit_adds_nothing_and_one_without_adds_its_share() {
+        let me = procfs::process::Process::myself().unwrap();
+        let pid = zombie();
+        let mut stats = TreeStats::default();
+        // The zombie as a process whose status was read while it was still running.
+        let dead = procfs::process::Process::new(pid).unwrap();
+        let mut sizes = vec![(1 << 20, me), (1 << 20, dead)];
+        assert_eq!(add_up(&mut sizes, &mut stats), (0, false));
+        // A zombie found at the status read is left out: this process alone, its resident size.
+        let mut stats = TreeStats::default();
+        sample(&[std::process::id() as i32, pid], &mut stats);
+        reap(pid);
+        assert_eq!(stats.samples, 1);
+        assert!(stats.sum > 0 && !stats.rss_only && !stats.pss, "{stats:?}");
+        // Two live processes (this one twice): their PSS, each page counted once per entry.
+        let mut stats = TreeStats::default();
+        let me = std::process::id() as i32;
+        sample(&[me, me], &mut stats);
+        assert!(stats.pss && !stats.rss_only && stats.sum > 0, "{stats:?}");
     }
 }
