@@ -254,44 +254,31 @@ pub fn peak_memory(
 mod tests {
     use super::*;
 
-    /// Forks a child that exits at once, and waits for its exit without reaping it: its memory
-    /// is gone, its /proc entry not. Returns its pid; `reap` ends it.
-    fn zombie() -> i32 {
-        // SAFETY: the child only exits, without running this process's exit handlers.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0, "fork failed");
-        if pid == 0 {
-            // SAFETY: see above.
-            unsafe { libc::_exit(0) };
-        }
-        // SAFETY: siginfo_t is plain old data; waitid fills it. WNOWAIT leaves the child
-        // unreaped.
-        let waited = unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOWAIT,
-            )
-        };
-        assert_eq!(waited, 0);
-        pid
-    }
+    use nix::sys::wait::{waitid, Id, WaitPidFlag};
+    use nix::unistd::Pid;
 
-    fn reap(pid: i32) {
-        let mut status = 0;
-        // SAFETY: reaps a child this test made.
-        unsafe { libc::waitpid(pid, &mut status, 0) };
+    /// Starts a child that exits at once, and waits for its exit without reaping it: its memory
+    /// is gone, its /proc entry not. `Child::wait` reaps it.
+    fn zombie() -> (std::process::Child, i32) {
+        let child = std::process::Command::new("true")
+            .spawn()
+            .expect("true runs");
+        let pid = child.id() as i32;
+        waitid(
+            Id::Pid(Pid::from_raw(pid)),
+            WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT,
+        )
+        .expect("the child's exit is seen without reaping it");
+        (child, pid)
     }
 
     #[test]
     fn a_process_that_exits_during_a_sample_is_gone_and_exiting() {
-        let pid = zombie();
+        let (mut child, pid) = zombie();
         let p = procfs::process::Process::new(pid).expect("a zombie is still in /proc");
         assert_eq!(share_of(1 << 20, p.smaps_rollup()), Share::Gone);
         assert!(exiting(&p));
-        reap(pid);
+        child.wait().unwrap();
         assert_eq!(share_of(1 << 20, p.smaps_rollup()), Share::Gone);
         assert!(exiting(&p));
     }
@@ -313,7 +300,7 @@ mod tests {
     #[test]
     fn a_sample_torn_by_an_exit_adds_nothing_and_one_without_adds_its_share() {
         let me = procfs::process::Process::myself().unwrap();
-        let pid = zombie();
+        let (mut child, pid) = zombie();
         let mut stats = TreeStats::default();
         // The zombie as a process whose status was read while it was still running.
         let dead = procfs::process::Process::new(pid).unwrap();
@@ -322,7 +309,7 @@ mod tests {
         // A zombie found at the status read is left out: this process alone, its resident size.
         let mut stats = TreeStats::default();
         sample(&[std::process::id() as i32, pid], &mut stats);
-        reap(pid);
+        child.wait().unwrap();
         assert_eq!(stats.samples, 1);
         assert!(stats.sum > 0 && !stats.rss_only && !stats.pss, "{stats:?}");
         // Two live processes (this one twice): their PSS, each page counted once per entry.
