@@ -9,10 +9,10 @@
 //! left to fault: a run writes one or two of its seven pages (most of it is the C library's
 //! table of thread-specific keys, 16 KiB of which a run uses the first entries), and a page
 //! made but never written is a page allocated for nothing (`kmem:mm_page_alloc` counts them).
-//! A second call makes the stack's first 32 KiB below the entry's stack pointer: the
-//! deepest frames of a run's start-up (clap building the run's options, whose builders move
-//! large values) reach about 31 KiB down, a page fault for each page otherwise (measured with
-//! the `exceptions:page_fault_user` tracepoint; docs/launch-overhead.md). The kernel's stack
+//! A second call makes the stack's first 32 KiB below the entry's stack pointer: a plain run
+//! reaches about 30 KiB down (`main`, the run, the measurement and the report's filling, which
+//! reads the saved calibration: 3-9 KiB of frame each), a page fault for each page otherwise
+//! (a hardware watchpoint on the deepest word written; docs/launch-overhead.md). The kernel's stack
 //! mapping reaches 128 KiB below the arguments from exec on, so the range lies inside it.
 //! Then it applies the packed relative relocations (`DT_RELR`, which the build asks the linker
 //! for) itself and sets their size in the dynamic section to zero, so that the C library finds
