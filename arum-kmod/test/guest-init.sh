@@ -125,11 +125,16 @@ race_close_rmmod() {
   t=$!
   i=0
   # Each stop waits between halting and finishing until CPU 1 comes back (at most 300 ms), and
-  # re-arm work 1 s before it looks: the CPU back in that window must queue nothing, and work
+  # re-arm work 3 s before it looks: the CPU back in that window must queue nothing, and work
   # queued before must be done before the module goes (work queued there to the system's queue
-  # ran after rmmod: an oops).
-  while [ $i -lt 20 ] && insmod /arum.ko sim_stop_pause_ms=300 sim_rearm_pause_ms=1000 &&
-    /kmod_probe churn 50 && rmmod arum; do
+  # ran after rmmod: an oops). The pause is long enough for such work to be still asleep when
+  # the rmmod that ends the round has freed the module's code (docs/kmod.md). The module then
+  # stays out for longer than the pause, so that the work wakes with no copy of it loaded: each
+  # insmod puts the same code at the same address, where work left over from the copy before
+  # would run unharmed.
+  rearm_ms=3000
+  while [ $i -lt 20 ] && insmod /arum.ko sim_stop_pause_ms=300 sim_rearm_pause_ms=$rearm_ms &&
+    /kmod_probe churn 50 && rmmod arum && sleep $((rearm_ms / 1000 + 1)); do
     i=$((i + 1))
   done
   rm /tmp/racing
