@@ -27,13 +27,7 @@ impl Identity {
             host: field(|u| u.nodename()),
             kernel_release: field(|u| u.release()),
             kernel_version: field(|u| u.version()),
-            cpu: CpuIdent::detect().unwrap_or(CpuIdent {
-                vendor: "unknown".into(),
-                family: 0,
-                model: 0,
-                stepping: 0,
-                model_name: String::new(),
-            }),
+            cpu: CpuIdent::detect().unwrap_or_else(CpuIdent::unknown),
         }
     }
 

@@ -376,6 +376,17 @@ impl CpuIdReader for SharedCpuid {
 }
 
 impl CpuIdent {
+    /// What a report says of a processor that could not be identified.
+    pub fn unknown() -> CpuIdent {
+        CpuIdent {
+            vendor: "unknown".into(),
+            family: 0,
+            model: 0,
+            stepping: 0,
+            model_name: String::new(),
+        }
+    }
+
     /// Identifies the processor arum runs on. Asked once per process: a run wants the answer
     /// for its events, its report and its saved calibration, and every CPUID costs a trip to
     /// the hypervisor (see [`SharedCpuid`]).

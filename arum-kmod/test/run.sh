@@ -25,7 +25,9 @@ fi
 make -s -C "$kdir" M="$work/mod/arum-kmod" LLVM=-19 ARUM_SIM=1 modules >&2
 
 echo "run.sh: building static arum and kmod_probe" >&2
-(cd "$top" && RUSTFLAGS='-C target-feature=+crt-static' cargo build -q --release \
+# With the workspace's own flags (.cargo/config.toml: static PIE, arum's entry point): the guest
+# runs the release build users run, and the build shares its artifacts with theirs.
+(cd "$top" && cargo build -q --release \
   --target x86_64-unknown-linux-gnu -p arum -p arum-tests --bin arum --bin kmod_probe)
 bin="$top/target/x86_64-unknown-linux-gnu/release"
 

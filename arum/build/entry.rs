@@ -8,12 +8,15 @@ pub fn link() {
     println!("cargo:rerun-if-env-changed=CARGO_ENCODED_RUSTFLAGS");
     let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     let flags: Vec<&str> = flags.split('\x1f').collect();
-    // The last relocation model given wins, as rustc takes it.
-    let pie = flags
+    // The last relocation model given wins, as rustc takes it. None given is this target's
+    // default, under which rustc links an executable as a PIE (static-pie with +crt-static),
+    // as it does with `pic` and `pie`: a build with only `RUSTFLAGS=-C target-feature=+crt-static`
+    // (the config's flags replaced) starts through the entry point all the same.
+    let model = flags
         .iter()
         .rev()
-        .find_map(|f| f.trim_start_matches("-C").strip_prefix("relocation-model="))
-        .is_some_and(|m| m == "pie");
+        .find_map(|f| f.trim_start_matches("-C").strip_prefix("relocation-model="));
+    let pie = matches!(model, None | Some("pie" | "pic"));
     let is_static = flags.iter().any(|f| f.contains("+crt-static"));
     let gnu = std::env::var("CARGO_CFG_TARGET_ENV").as_deref() == Ok("gnu");
     if is_static && gnu {

@@ -12,7 +12,7 @@
 //! With a cgroup to be born into, the child is forked instead (clone3 takes no function to run
 //! on a new stack), as it is on architectures without a raw execve here.
 
-use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 
 use nix::errno::Errno;
 use nix::sys::signal::{SigAction, SigSet, SigmaskHow, Signal};
@@ -25,12 +25,13 @@ use super::signals::{self, SignalGuard};
 use super::stack::ChildStack;
 use crate::error::{EXIT_ARUM_FAILED, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND};
 
-/// A child waiting to exec: its pid, whether it was born in the cgroup, and the stack it runs on
-/// when it shares arum's memory.
+/// A child waiting to exec: its pid, whether it was born in the cgroup, the stack it runs on
+/// when it shares arum's memory, and its pidfd when the clone made one.
 pub(super) struct Launched {
     pub pid: Pid,
     pub in_cgroup: bool,
     pub stack: Option<ChildStack>,
+    pub pidfd: Option<OwnedFd>,
 }
 
 /// What the child reads, by value or by pointers into memory that stays unchanged until the
@@ -94,13 +95,15 @@ pub(super) fn launch_waiting(
 
 fn launch(args: ChildArgs, cgroup: Option<BorrowedFd<'_>>) -> Result<Launched, Errno> {
     if let Some(cgroup) = cgroup {
-        match fork_into_cgroup(cgroup) {
+        let mut pidfd = -1;
+        match fork_into_cgroup(cgroup, &mut pidfd) {
             Ok(ForkResult::Child) => child_main(&args),
             Ok(ForkResult::Parent { child }) => {
                 return Ok(Launched {
                     pid: child,
                     in_cgroup: true,
                     stack: None,
+                    pidfd: owned(pidfd),
                 })
             }
             // Older kernels (ENOSYS), or a group the kernel will not fork into: as without one.
@@ -123,24 +126,41 @@ fn launch(args: ChildArgs, cgroup: Option<BorrowedFd<'_>>) -> Result<Launched, E
             pid: child,
             in_cgroup: false,
             stack: None,
+            pidfd: None,
         }),
     }
 }
 
+/// The pidfd a clone with CLONE_PIDFD wrote, if it wrote one: kernels before 5.2 ignore the flag
+/// and leave the -1 in place.
+fn owned(pidfd: libc::c_int) -> Option<OwnedFd> {
+    // SAFETY: a non-negative value there is the descriptor the kernel just installed in this
+    // process for the child, owned by no one else.
+    (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) })
+}
+
 /// clone(CLONE_VM): the child runs `entry` on a stack of its own in arum's memory.
+///
+/// CLONE_PIDFD hands back the child's pidfd with the clone, which the launch's grace period
+/// polls (`reap::runs_past`), instead of a pidfd_open of its own. The kernel installs it in
+/// arum's descriptor table after copying that table for the child, and close-on-exec: the child
+/// and the program never hold it.
 fn clone_sharing_memory(args: ChildArgs) -> Result<Launched, Errno> {
     let mut stack = ChildStack::new()?;
     let (args, top) = stack.place(args);
+    let mut pidfd: libc::c_int = -1;
     // SAFETY: the child starts in `entry` on its own stack, with a pointer to its arguments on
     // that stack; it shares arum's memory and keeps to what the module's header allows. No
     // CLONE_THREAD: it is a process of its own, reaped by wait like a forked one; SIGCHLD tells
-    // of its end.
+    // of its end. The kernel writes the pidfd into the local `pidfd` (the parent_tid argument)
+    // before clone returns.
     let pid = unsafe {
         libc::clone(
             entry,
             top,
-            libc::CLONE_VM | libc::SIGCHLD,
+            libc::CLONE_VM | libc::CLONE_PIDFD | libc::SIGCHLD,
             args.cast_mut().cast(),
+            &mut pidfd as *mut libc::c_int,
         )
     };
     if pid == -1 {
@@ -152,6 +172,7 @@ fn clone_sharing_memory(args: ChildArgs) -> Result<Launched, Errno> {
         pid: Pid::from_raw(pid),
         in_cgroup: false,
         stack: Some(stack),
+        pidfd: owned(pidfd),
     })
 }
 
@@ -162,13 +183,15 @@ extern "C" fn entry(args: *mut libc::c_void) -> libc::c_int {
     child_main(&args)
 }
 
-/// clone3(CLONE_INTO_CGROUP) with fork semantics: the child is born in the group.
-fn fork_into_cgroup(cgroup: BorrowedFd<'_>) -> Result<ForkResult, Errno> {
+/// clone3(CLONE_INTO_CGROUP) with fork semantics: the child is born in the group. The parent
+/// gets the child's pidfd in `pidfd` (CLONE_PIDFD, as for the clone in arum's memory).
+fn fork_into_cgroup(cgroup: BorrowedFd<'_>, pidfd: &mut libc::c_int) -> Result<ForkResult, Errno> {
     /// From linux/sched.h (Linux 5.7).
     const CLONE_INTO_CGROUP: u64 = 0x2_0000_0000;
     // SAFETY: clone_args is plain old data; all-zero is "no flags, no stack" (fork semantics).
     let mut args: libc::clone_args = unsafe { std::mem::zeroed() };
-    args.flags = CLONE_INTO_CGROUP;
+    args.flags = CLONE_INTO_CGROUP | libc::CLONE_PIDFD as u64;
+    args.pidfd = pidfd as *mut libc::c_int as u64;
     args.exit_signal = libc::SIGCHLD as u64;
     args.cgroup = cgroup.as_raw_fd() as u64;
     // SAFETY: as for fork (see `launch`): no CLONE_VM, so the child runs on a copy of this

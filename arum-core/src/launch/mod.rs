@@ -12,7 +12,8 @@
 //!            write(start) ──────────────────► write(err, own ru_maxrss)
 //!                                              execve()  ──ok──► err pipe closes (CLOEXEC)
 //!                                                        └fail─► write(errno), _exit(126/127)
-//!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on)
+//!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on);
+//!            the pidfd comes with the clone (CLONE_PIDFD), else from pidfd_open
 //!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC;
 //!            the child's stack is released; read(err): maxrss, then EOF = it ran, or errno
 //! ```
@@ -45,6 +46,7 @@ pub struct Pending<'exe> {
     pid: Pid,
     in_cgroup: bool,
     stack: Option<ChildStack>,
+    pidfd: Option<OwnedFd>,
     _exe: PhantomData<&'exe Executable>,
     start: Option<OwnedFd>,
     exec_error: Option<OwnedFd>,
@@ -81,6 +83,7 @@ impl<'exe> Pending<'exe> {
             pid,
             t0,
             stack: self.stack.take(),
+            pidfd: self.pidfd.take(),
             _exe: PhantomData,
             exec_error: self.exec_error.take().expect("released once"),
             display: std::mem::take(&mut self.display),
@@ -109,6 +112,8 @@ pub struct Running<'exe> {
     t0: Duration,
     /// The stack of a child in arum's memory, kept until the reap shows the child gone.
     stack: Option<ChildStack>,
+    /// The child's pidfd, when the clone made one.
+    pidfd: Option<OwnedFd>,
     _exe: PhantomData<&'exe Executable>,
     /// The child's side of the launch: its high-water mark before exec, and exec's errno if it
     /// failed; complete once the child has exec'd or exited.
@@ -124,7 +129,7 @@ impl Running<'_> {
     /// then: a program that ends sooner gives them nothing to watch, and arum's overhead for it
     /// stays at the launch itself.
     pub fn still_running_after(&self, grace: Duration) -> bool {
-        reap::runs_past(self.pid, grace, &self.exec_error)
+        reap::runs_past(self.pid, self.pidfd.as_ref(), grace, &self.exec_error)
     }
 
     /// Waits for the program to end, then reaps it with its resource usage; the exec error
@@ -203,6 +208,7 @@ pub fn spawn<'exe>(
         pid: launched.pid,
         in_cgroup: launched.in_cgroup,
         stack: launched.stack,
+        pidfd: launched.pidfd,
         _exe: PhantomData,
         start: Some(start_w),
         exec_error: Some(err_r),

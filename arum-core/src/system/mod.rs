@@ -30,13 +30,8 @@ pub fn machine() -> Metadata {
         kernel_release: field(|u| u.release()),
         kernel_version: field(|u| u.version()),
         arch: field(|u| u.machine()),
-        cpu: arum_events::cpu::CpuIdent::detect().unwrap_or_else(|| arum_events::cpu::CpuIdent {
-            vendor: "unknown".into(),
-            family: 0,
-            model: 0,
-            stepping: 0,
-            model_name: String::new(),
-        }),
+        cpu: arum_events::cpu::CpuIdent::detect()
+            .unwrap_or_else(arum_events::cpu::CpuIdent::unknown),
         online_cpus: cpulist::online().map(|c| c.len()).unwrap_or(0),
         start_time_utc: String::new(),
         start_time_unix_ns: 0,

@@ -126,6 +126,11 @@ fn self_cgroup() -> Option<&'static str> {
         .as_deref()
 }
 
+/// Whether a /proc/self/cgroup text has lines of v1 hierarchies (any but the unified one's).
+fn has_v1_hierarchies(text: &str) -> bool {
+    text.lines().any(|l| !l.starts_with("0::"))
+}
+
 /// arum's path in the unified (v2) hierarchy, relative to its mount point.
 fn unified_path() -> Option<&'static str> {
     let line = self_cgroup()?.lines().find_map(|l| l.strip_prefix("0::"))?;
@@ -136,21 +141,28 @@ fn unified_path() -> Option<&'static str> {
 /// hierarchy-0 (unified) line of /proc/self/cgroup. The usual mount points (systemd's unified
 /// and hybrid layouts) are tried first, by one look for the group's `cgroup.controllers`, a file
 /// only cgroup2 directories have; the mount table (hundreds of lines to parse) only if neither
-/// has it. Looked up once: the leftovers check, the memory controller's check and the tree's
-/// group (every run of a series) all ask.
+/// has it. Lines of v1 hierarchies in /proc/self/cgroup tell a hybrid layout, whose cgroup2
+/// sits at `unified`: that mount point is tried first there, sparing the look that would fail.
+/// Looked up once: the leftovers check, the memory controller's check and the tree's group
+/// (every run of a series) all ask.
 pub(crate) fn own_cgroup_dir() -> Option<PathBuf> {
     static DIR: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     DIR.get_or_init(find_own_cgroup_dir).clone()
 }
 
 fn find_own_cgroup_dir() -> Option<PathBuf> {
-    const USUAL: [&str; 2] = ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"];
+    const UNIFIED: &str = "/sys/fs/cgroup";
+    const HYBRID: &str = "/sys/fs/cgroup/unified";
     let rel = unified_path()?;
     let group_in = |mount: &Path| {
         let dir = mount.join(rel);
         dir.join("cgroup.controllers").exists().then_some(dir)
     };
-    if let Some(dir) = USUAL.iter().find_map(|m| group_in(Path::new(m))) {
+    let usual = match self_cgroup().is_some_and(has_v1_hierarchies) {
+        true => [HYBRID, UNIFIED],
+        false => [UNIFIED, HYBRID],
+    };
+    if let Some(dir) = usual.iter().find_map(|m| group_in(Path::new(m))) {
         return Some(dir);
     }
     let mount = procfs::process::Process::myself()
@@ -166,6 +178,35 @@ fn find_own_cgroup_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hybrid_layout_is_told_by_its_v1_lines() {
+        assert!(has_v1_hierarchies(
+            "9:name=systemd:/\n4:memory:/user.slice\n0::/\n"
+        ));
+        assert!(has_v1_hierarchies(
+            "1:name=systemd:/init.scope\n0::/init.scope\n"
+        ));
+        // Only the unified hierarchy, whatever its path says; or no file text at all.
+        assert!(!has_v1_hierarchies("0::/system.slice/1:memory:/x\n"));
+        assert!(!has_v1_hierarchies("0::/\n"));
+        assert!(!has_v1_hierarchies(""));
+    }
+
+    #[test]
+    fn the_own_group_is_the_one_under_the_mount_tables_cgroup2() {
+        let mount = procfs::process::Process::myself()
+            .and_then(|p| p.mountinfo())
+            .ok()
+            .and_then(|m| m.into_iter().find(|m| m.fs_type == "cgroup2"));
+        let Some(mount) = mount else {
+            eprintln!("no cgroup2 mounted here: only the absence is checked");
+            assert_eq!(own_cgroup_dir(), None);
+            return;
+        };
+        let expected = unified_path().map(|rel| mount.mount_point.join(rel));
+        assert_eq!(own_cgroup_dir(), expected.filter(|d| d.exists()));
+    }
 
     #[test]
     fn the_memory_controller_on_a_v1_hierarchy_is_told_by_its_line() {
