@@ -26,7 +26,7 @@ use super::stack::ChildStack;
 use crate::error::{EXIT_ARUM_FAILED, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND};
 
 /// A child waiting to exec: its pid, whether it was born in the cgroup, the stack it runs on
-/// when it shares arum's memory, and its pidfd when the clone made one.
+/// when it shares arum's memory, and its pidfd where the kernel has pidfds.
 pub(super) struct Launched {
     pub pid: Pid,
     pub in_cgroup: bool,
@@ -126,7 +126,11 @@ fn launch(args: ChildArgs, cgroup: Option<BorrowedFd<'_>>) -> Result<Launched, E
             pid: child,
             in_cgroup: false,
             stack: None,
-            pidfd: None,
+            // A fork hands back no pidfd: one opened here, before the program is released,
+            // as the clones' are made before it.
+            pidfd: rustix::process::Pid::from_raw(child.as_raw()).and_then(|pid| {
+                rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty()).ok()
+            }),
         }),
     }
 }

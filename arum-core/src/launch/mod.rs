@@ -13,7 +13,7 @@
 //!                                              execve()  ──ok──► err pipe closes (CLOEXEC)
 //!                                                        └fail─► write(errno), _exit(126/127)
 //!  still_running_after(): poll(pidfd) for a grace period (watchers start only if it runs on);
-//!            the pidfd comes with the clone (CLONE_PIDFD), else from pidfd_open
+//!            the pidfd comes with the clone (CLONE_PIDFD), or from pidfd_open after a fork
 //!  wait():   waitid(WNOWAIT), forget pid, wait4() = status + rusage, t1 = CLOCK_MONOTONIC;
 //!            the child's stack is released; read(err): maxrss, then EOF = it ran, or errno
 //! ```
@@ -112,7 +112,7 @@ pub struct Running<'exe> {
     t0: Duration,
     /// The stack of a child in arum's memory, kept until the reap shows the child gone.
     stack: Option<ChildStack>,
-    /// The child's pidfd, when the clone made one.
+    /// The child's pidfd, where the kernel has pidfds.
     pidfd: Option<OwnedFd>,
     _exe: PhantomData<&'exe Executable>,
     /// The child's side of the launch: its high-water mark before exec, and exec's errno if it
@@ -129,7 +129,7 @@ impl Running<'_> {
     /// then: a program that ends sooner gives them nothing to watch, and arum's overhead for it
     /// stays at the launch itself.
     pub fn still_running_after(&self, grace: Duration) -> bool {
-        reap::runs_past(self.pid, self.pidfd.as_ref(), grace, &self.exec_error)
+        reap::runs_past(self.pidfd.as_ref(), grace, &self.exec_error)
     }
 
     /// Waits for the program to end, then reaps it with its resource usage; the exec error

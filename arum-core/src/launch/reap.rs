@@ -69,32 +69,15 @@ pub struct Reaped {
     pub pre_exec_maxrss_bytes: u64,
 }
 
-/// Whether `pid` is still running after `grace` and has exec'd, told by polling its pidfd
-/// (`pidfd`, the clone's, or one opened here; readable once the process has exited; nothing is
-/// reaped) and then also the `exec_error` pipe: exec closes the child's end (close-on-exec), and
-/// so does its exit, so the pipe hangs up either way and the pidfd tells which. Polling consumes
-/// nothing: the pipe's contents are read at the reap. Kernels without pidfds (before 5.2 for the
-/// clone's, 5.3 for pidfd_open) answer "no" at once.
-pub(super) fn runs_past(
-    pid: Pid,
-    pidfd: Option<&OwnedFd>,
-    grace: Duration,
-    exec_error: &OwnedFd,
-) -> bool {
-    let opened;
-    let fd = match pidfd {
-        Some(fd) => fd,
-        None => {
-            let Some(pid) = rustix::process::Pid::from_raw(pid.as_raw()) else {
-                return false;
-            };
-            let Ok(fd) = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty())
-            else {
-                return false;
-            };
-            opened = fd;
-            &opened
-        }
+/// Whether the child is still running after `grace` and has exec'd, told by polling its pidfd
+/// (readable once the process has exited; nothing is reaped) and then also the `exec_error`
+/// pipe: exec closes the child's end (close-on-exec), and so does its exit, so the pipe hangs
+/// up either way and the pidfd tells which. Polling consumes nothing: the pipe's contents are
+/// read at the reap. Without a pidfd (kernels before 5.2, or 5.3 for a forked child) the answer
+/// is "no" at once.
+pub(super) fn runs_past(pidfd: Option<&OwnedFd>, grace: Duration, exec_error: &OwnedFd) -> bool {
+    let Some(fd) = pidfd else {
+        return false;
     };
     let deadline = monotonic() + grace;
     loop {

@@ -158,9 +158,10 @@ fn find_own_cgroup_dir() -> Option<PathBuf> {
         let dir = mount.join(rel);
         dir.join("cgroup.controllers").exists().then_some(dir)
     };
-    let usual = match self_cgroup().is_some_and(has_v1_hierarchies) {
-        true => [HYBRID, UNIFIED],
-        false => [UNIFIED, HYBRID],
+    let usual = if self_cgroup().is_some_and(has_v1_hierarchies) {
+        [HYBRID, UNIFIED]
+    } else {
+        [UNIFIED, HYBRID]
     };
     if let Some(dir) = usual.iter().find_map(|m| group_in(Path::new(m))) {
         return Some(dir);
